@@ -1,0 +1,47 @@
+// Package graph defines the shared rules graph as the rest of the system sees
+// it: nodes, the read and write interfaces, and the whitelist of what may be
+// stored. Implementations live in graph/memory (local) and graph/bolt
+// (Memgraph in production, Neo4j in tests).
+package graph
+
+import (
+	"context"
+	"time"
+
+	"regintel/shared/concept"
+)
+
+// Node is a graph node as read back for prompts and APIs.
+type Node struct {
+	ID           string         `json:"id"`
+	Labels       []string       `json:"labels"`
+	PrefLabel    string         `json:"prefLabel,omitempty"`
+	Jurisdiction string         `json:"jurisdiction,omitempty"`
+	Definition   string         `json:"definition,omitempty"`
+	Properties   map[string]any `json:"properties,omitempty"`
+	UpdatedAt    time.Time      `json:"updatedAt"`
+}
+
+// Reader reads nodes by id in one round trip. Missing ids are simply absent
+// from the result.
+type Reader interface {
+	GetNodesByIDs(ctx context.Context, ids []string) ([]Node, error)
+}
+
+// ConceptStore is what concept resolution needs from a graph backend. Writes
+// reach it only through the write service (graph/write), which guards them.
+type ConceptStore interface {
+	Reader
+	// UpsertConcepts MERGEs all concepts by id in one transaction: created_at
+	// set once, updated_at = now, alt labels and source urls merged as sets,
+	// a :Label node per alt label linked by HAS_ALT_LABEL.
+	UpsertConcepts(ctx context.Context, concepts []concept.Concept, now time.Time) error
+	// HasUsefulDetail is true when the concept has edges to detail nodes
+	// (sections, rates, thresholds, benefits, reliefs, timelines) or was
+	// verified at or after freshSince.
+	HasUsefulDetail(ctx context.Context, id string, freshSince time.Time) (bool, error)
+	// MarkEnrichmentRequested sets enrichment_requested_at = now unless it is
+	// already at or after notBefore; it reports whether it set it, so at most
+	// one enrichment job is queued per concept per window.
+	MarkEnrichmentRequested(ctx context.Context, id string, now, notBefore time.Time) (bool, error)
+}
