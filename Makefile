@@ -1,0 +1,37 @@
+# Build, run and test the regulatory copilot backend. `make help` lists targets.
+SHELL := /bin/bash
+GO ?= go
+PORT ?= 8080
+FUNCTIONS := $(notdir $(wildcard functions/*))
+
+.PHONY: help dev test test-go lint fmt build bench clean
+
+help: ## list targets
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
+
+dev: ## run the chat API locally on http://127.0.0.1:$(PORT) with embedded defaults
+	PORT=$(PORT) $(GO) run ./cmd/devserver
+
+test: ## install and start the test servers, then run lint and every test
+	@bash scripts/test.sh
+
+lint: ## gofmt, go vet and staticcheck
+	@out="$$(gofmt -l $$(git ls-files '*.go' | grep -v '^infra/'))"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
+
+fmt: ## format the Go code
+	gofmt -w $$(git ls-files '*.go')
+
+build: ## build every Lambda bootstrap into build/<function>/bootstrap (arm64)
+	@for fn in $(FUNCTIONS); do \
+	  echo "build $$fn"; \
+	  mkdir -p build/$$fn; \
+	  CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -tags lambda.norpc -trimpath -buildvcs=false \
+	    -ldflags="-s -w -buildid=" -o build/$$fn/bootstrap ./functions/$$fn || exit 1; \
+	done
+
+clean: ## remove build output and test state
+	rm -rf build .testenv cdk.out
+
+-include mk/*.mk
