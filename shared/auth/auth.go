@@ -1,0 +1,145 @@
+// Package auth turns an HTTP request into a caller identity. Identity always
+// comes from a verified token (JWT mode) or, for local development only,
+// from headers (dev mode); never from the request body.
+package auth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/MicahParks/keyfunc/v3"
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/google/uuid"
+)
+
+// ErrUnauthenticated means no credentials, or credentials that do not verify.
+var ErrUnauthenticated = errors.New("unauthenticated")
+
+// Caller is the verified identity of a request. TenantID is always a UUID.
+type Caller struct {
+	TenantID string
+	UserID   string
+}
+
+// Authenticator verifies a request.
+type Authenticator interface {
+	Authenticate(r *http.Request) (Caller, error)
+}
+
+// tenantNamespace maps tenant names that are not UUIDs (e.g. "acme") to
+// stable UUIDs, so every table can key tenants by uuid (seed 000 §3.1).
+var tenantNamespace = uuid.MustParse("6b1f3c52-3d8e-4d1e-9a53-2f0c8b7a9e10")
+
+// TenantUUID returns tenant itself when it is a UUID, else a name-based
+// (v5) UUID derived from it.
+func TenantUUID(tenant string) string {
+	if id, err := uuid.Parse(tenant); err == nil {
+		return id.String()
+	}
+	return uuid.NewSHA1(tenantNamespace, []byte(tenant)).String()
+}
+
+// Dev trusts X-Tenant-Id / X-User-Id headers. Local use only: the chat
+// function refuses to start with it under Lambda.
+type Dev struct {
+	DefaultTenant string
+	DefaultUser   string
+}
+
+// Authenticate implements Authenticator.
+func (d Dev) Authenticate(r *http.Request) (Caller, error) {
+	tenant := strings.TrimSpace(r.Header.Get("X-Tenant-Id"))
+	if tenant == "" {
+		tenant = d.DefaultTenant
+	}
+	user := strings.TrimSpace(r.Header.Get("X-User-Id"))
+	if user == "" {
+		user = d.DefaultUser
+	}
+	if tenant == "" || user == "" {
+		return Caller{}, ErrUnauthenticated
+	}
+	return Caller{TenantID: TenantUUID(tenant), UserID: user}, nil
+}
+
+// JWTConfig configures bearer-token verification. Exactly one of JWKSURL
+// (RS256/ES256 keys) or HS256Secret must be set.
+type JWTConfig struct {
+	JWKSURL     string
+	HS256Secret []byte
+	Issuer      string
+	Audience    string
+	// TenantClaim names the claim holding the tenant (default "tenant_id").
+	TenantClaim string
+	// UserClaim names the claim holding the user (default "sub").
+	UserClaim string
+	Leeway    time.Duration
+}
+
+// JWT verifies bearer tokens.
+type JWT struct {
+	cfg     JWTConfig
+	keyFunc jwt.Keyfunc
+	parser  *jwt.Parser
+}
+
+// NewJWT builds a verifier. With a JWKS URL the key set is fetched now and
+// refreshed in the background until ctx ends.
+func NewJWT(ctx context.Context, cfg JWTConfig) (*JWT, error) {
+	if cfg.TenantClaim == "" {
+		cfg.TenantClaim = "tenant_id"
+	}
+	if cfg.UserClaim == "" {
+		cfg.UserClaim = "sub"
+	}
+	opts := []jwt.ParserOption{jwt.WithLeeway(cfg.Leeway), jwt.WithExpirationRequired()}
+	if cfg.Issuer != "" {
+		opts = append(opts, jwt.WithIssuer(cfg.Issuer))
+	}
+	if cfg.Audience != "" {
+		opts = append(opts, jwt.WithAudience(cfg.Audience))
+	}
+	v := &JWT{cfg: cfg}
+	switch {
+	case cfg.JWKSURL != "" && len(cfg.HS256Secret) > 0:
+		return nil, errors.New("jwt: set either a JWKS URL or an HS256 secret, not both")
+	case cfg.JWKSURL != "":
+		kf, err := keyfunc.NewDefaultCtx(ctx, []string{cfg.JWKSURL})
+		if err != nil {
+			return nil, fmt.Errorf("jwt: load JWKS: %w", err)
+		}
+		v.keyFunc = kf.Keyfunc
+		opts = append(opts, jwt.WithValidMethods([]string{"RS256", "RS384", "RS512", "ES256", "ES384", "PS256"}))
+	case len(cfg.HS256Secret) > 0:
+		secret := cfg.HS256Secret
+		v.keyFunc = func(*jwt.Token) (any, error) { return secret, nil }
+		opts = append(opts, jwt.WithValidMethods([]string{"HS256"}))
+	default:
+		return nil, errors.New("jwt: a JWKS URL or an HS256 secret is required")
+	}
+	v.parser = jwt.NewParser(opts...)
+	return v, nil
+}
+
+// Authenticate implements Authenticator.
+func (v *JWT) Authenticate(r *http.Request) (Caller, error) {
+	h := r.Header.Get("Authorization")
+	scheme, token, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+		return Caller{}, ErrUnauthenticated
+	}
+	claims := jwt.MapClaims{}
+	if _, err := v.parser.ParseWithClaims(strings.TrimSpace(token), claims, v.keyFunc); err != nil {
+		return Caller{}, fmt.Errorf("%w: %v", ErrUnauthenticated, err)
+	}
+	tenant, _ := claims[v.cfg.TenantClaim].(string)
+	user, _ := claims[v.cfg.UserClaim].(string)
+	if strings.TrimSpace(tenant) == "" || strings.TrimSpace(user) == "" {
+		return Caller{}, fmt.Errorf("%w: token lacks the %q or %q claim", ErrUnauthenticated, v.cfg.TenantClaim, v.cfg.UserClaim)
+	}
+	return Caller{TenantID: TenantUUID(tenant), UserID: user}, nil
+}
