@@ -1,0 +1,92 @@
+package concept
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"regintel/shared/llm"
+)
+
+// CaptureToolName is the tool the main chat call offers (seed 001 §4).
+const CaptureToolName = "capture_concepts"
+
+// CaptureTool is the capture_concepts tool with the exact schema of seed 001 §4.2.
+func CaptureTool() llm.Tool {
+	str := func() map[string]any { return map[string]any{"type": "string"} }
+	return llm.Tool{
+		Name:        CaptureToolName,
+		Description: "Capture SKOS-like regulatory concepts mentioned in this turn.",
+		Parameters: map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"concepts": map[string]any{
+					"type": "array",
+					"items": map[string]any{
+						"type": "object",
+						"properties": map[string]any{
+							"domain":       str(),
+							"kind":         str(),
+							"jurisdiction": str(),
+							"prefLabel":    str(),
+							"altLabels":    map[string]any{"type": "array", "items": str()},
+							"definition":   str(),
+							"sourceUrls":   map[string]any{"type": "array", "items": map[string]any{"type": "string", "format": "uri"}},
+						},
+						"required": []string{"domain", "kind", "jurisdiction", "prefLabel"},
+					},
+				},
+			},
+			"required": []string{"concepts"},
+		},
+	}
+}
+
+// MaxConceptsPerTurn bounds what one tool call can make the engine write.
+const MaxConceptsPerTurn = 20
+
+// ParseCapture validates capture_concepts arguments and returns the
+// normalised concepts. Entries missing a required field are skipped and
+// counted in skipped; arguments that are not the expected shape are an error.
+func ParseCapture(args json.RawMessage) (concepts []Concept, skipped int, err error) {
+	var payload struct {
+		Concepts []struct {
+			Domain       *string  `json:"domain"`
+			Kind         *string  `json:"kind"`
+			Jurisdiction *string  `json:"jurisdiction"`
+			PrefLabel    *string  `json:"prefLabel"`
+			AltLabels    []string `json:"altLabels"`
+			Definition   string   `json:"definition"`
+			SourceURLs   []string `json:"sourceUrls"`
+		} `json:"concepts"`
+	}
+	if err := json.Unmarshal(args, &payload); err != nil {
+		return nil, 0, fmt.Errorf("capture_concepts arguments are not valid: %w", err)
+	}
+	if payload.Concepts == nil {
+		return nil, 0, errors.New("capture_concepts arguments lack the concepts array")
+	}
+	seen := map[string]bool{}
+	for _, c := range payload.Concepts {
+		if c.Domain == nil || c.Kind == nil || c.Jurisdiction == nil || c.PrefLabel == nil ||
+			strings.TrimSpace(*c.Kind) == "" || strings.TrimSpace(*c.PrefLabel) == "" {
+			skipped++
+			continue
+		}
+		n := Normalize(Concept{
+			Domain: *c.Domain, Kind: *c.Kind, Jurisdiction: *c.Jurisdiction, PrefLabel: *c.PrefLabel,
+			AltLabels: c.AltLabels, Definition: c.Definition, SourceURLs: c.SourceURLs,
+		})
+		if seen[n.ID] {
+			continue
+		}
+		if len(concepts) == MaxConceptsPerTurn {
+			skipped++
+			continue
+		}
+		seen[n.ID] = true
+		concepts = append(concepts, n)
+	}
+	return concepts, skipped, nil
+}

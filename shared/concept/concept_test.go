@@ -1,0 +1,78 @@
+package concept
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+func TestCanonicalID(t *testing.T) {
+	cases := []struct{ domain, jur, kind, want string }{
+		{"TAX", "IE", "VAT", "TAX:IE:VAT"},
+		{" tax ", "ie", "vat", "TAX:IE:VAT"},
+		{"social welfare", "IE", "Jobseeker's  Benefit", "SOCIAL_WELFARE:IE:JOBSEEKER_S_BENEFIT"},
+		{"", "", "VRT", "GENERIC:GLOBAL:VRT"},
+		{"vehicle-reg", "EU/IE", "import__duty", "VEHICLE-REG:EU_IE:IMPORT_DUTY"},
+		{"TAX", "  ", "%%%", "TAX:GLOBAL:GENERIC"},
+	}
+	for _, c := range cases {
+		if got := CanonicalID(c.domain, c.jur, c.kind); got != c.want {
+			t.Errorf("CanonicalID(%q,%q,%q) = %q, want %q", c.domain, c.jur, c.kind, got, c.want)
+		}
+	}
+}
+
+func TestNormalizeDedupesLabelsAndURLs(t *testing.T) {
+	got := Normalize(Concept{Domain: "tax", Jurisdiction: "ie", Kind: "vat", PrefLabel: "  Value-Added   Tax ",
+		AltLabels:  []string{"VAT", "vat", " ", "value-added tax", "sales tax in Ireland"},
+		SourceURLs: []string{"https://www.revenue.ie/vat", "https://www.revenue.ie/vat", ""}})
+	want := Concept{ID: "TAX:IE:VAT", Domain: "TAX", Jurisdiction: "IE", Kind: "VAT", PrefLabel: "Value-Added Tax",
+		AltLabels: []string{"VAT", "sales tax in Ireland"}, SourceURLs: []string{"https://www.revenue.ie/vat"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Normalize = %+v\nwant %+v", got, want)
+	}
+}
+
+func TestParseCapture(t *testing.T) {
+	args := json.RawMessage(`{"concepts":[
+		{"domain":"TAX","kind":"VAT","jurisdiction":"IE","prefLabel":"Value-Added Tax","altLabels":["VAT"]},
+		{"domain":"TAX","kind":"vat","jurisdiction":"ie","prefLabel":"VAT again"},
+		{"domain":"TAX","kind":"VRT","prefLabel":"Vehicle Registration Tax"},
+		{"domain":"VEHICLE_REG","kind":"VRT","jurisdiction":"IE","prefLabel":"Vehicle Registration Tax"}]}`)
+	got, skipped, err := ParseCapture(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if skipped != 1 || len(got) != 2 || got[0].ID != "TAX:IE:VAT" || got[1].ID != "VEHICLE_REG:IE:VRT" {
+		t.Fatalf("got %+v skipped %d", got, skipped)
+	}
+	for _, bad := range []string{`{"concepts":`, `[]`, `{"other":1}`, `{"concepts":"VAT"}`} {
+		if _, _, err := ParseCapture(json.RawMessage(bad)); err == nil {
+			t.Errorf("ParseCapture(%s) accepted malformed arguments", bad)
+		}
+	}
+}
+
+func TestCaptureToolSchemaMatchesSeed(t *testing.T) {
+	tool := CaptureTool()
+	raw, _ := json.Marshal(tool.Parameters)
+	var schema struct {
+		Required   []string `json:"required"`
+		Properties struct {
+			Concepts struct {
+				Items struct {
+					Required   []string                   `json:"required"`
+					Properties map[string]json.RawMessage `json:"properties"`
+				} `json:"items"`
+			} `json:"concepts"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(raw, &schema); err != nil {
+		t.Fatal(err)
+	}
+	if tool.Name != "capture_concepts" || !reflect.DeepEqual(schema.Required, []string{"concepts"}) ||
+		!reflect.DeepEqual(schema.Properties.Concepts.Items.Required, []string{"domain", "kind", "jurisdiction", "prefLabel"}) ||
+		len(schema.Properties.Concepts.Items.Properties) != 7 {
+		t.Fatalf("schema drifted from seed 001 §4.2: %s", raw)
+	}
+}
