@@ -1,0 +1,431 @@
+// Package pii finds personal data in free text and property keys: e-mail
+// addresses, phone numbers, IBANs, payment card numbers, Irish PPSNs, UK
+// NINOs and IP addresses. It is the one detector set shared by the graph
+// ingress guard (which rejects) and chat storage / LLM requests (which redact).
+//
+// Detectors favour precision where a checksum exists (IBAN mod-97, Luhn,
+// PPSN check letter) so that regulatory text full of rates, amounts and
+// years is not flagged.
+package pii
+
+import (
+	"net/netip"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Kind names a category of personal data. Its string is used in redaction
+// markers and log fields, never the matched value.
+type Kind string
+
+const (
+	KindEmail Kind = "EMAIL"
+	KindPhone Kind = "PHONE"
+	KindIBAN  Kind = "IBAN"
+	KindCard  Kind = "CARD"
+	KindPPSN  Kind = "PPSN"
+	KindNINO  Kind = "NINO"
+	KindIP    Kind = "IP_ADDRESS"
+)
+
+// AllKinds lists every kind in detection priority order: when two matches
+// overlap, the earlier kind wins (an e-mail local part full of digits is an
+// e-mail, not a phone number).
+var AllKinds = []Kind{KindEmail, KindIBAN, KindCard, KindPPSN, KindNINO, KindIP, KindPhone}
+
+// Match is one detected span, as byte offsets into the searched text.
+type Match struct {
+	Kind  Kind
+	Start int
+	End   int
+}
+
+// Marker is the text that replaces a match of kind k in redacted output.
+func Marker(k Kind) string { return "[REDACTED:" + string(k) + "]" }
+
+// Find returns every match of every kind, non-overlapping, ordered by start.
+func Find(text string) []Match { return FindKinds(text, AllKinds...) }
+
+// FindKinds is Find restricted to the given kinds (priority still follows
+// AllKinds).
+func FindKinds(text string, kinds ...Kind) []Match {
+	want := make(map[Kind]bool, len(kinds))
+	for _, k := range kinds {
+		want[k] = true
+	}
+	var accepted []Match
+	overlaps := func(m Match) bool {
+		for _, a := range accepted {
+			if m.Start < a.End && a.Start < m.End {
+				return true
+			}
+		}
+		return false
+	}
+	for _, k := range AllKinds {
+		if !want[k] {
+			continue
+		}
+		for _, m := range detectors[k](text) {
+			if !overlaps(m) {
+				accepted = append(accepted, m)
+			}
+		}
+	}
+	sort.Slice(accepted, func(i, j int) bool { return accepted[i].Start < accepted[j].Start })
+	return accepted
+}
+
+// Contains reports whether text holds personal data of any of the kinds
+// (all kinds when none are given) and, if so, the first kind found.
+func Contains(text string, kinds ...Kind) (Kind, bool) {
+	if len(kinds) == 0 {
+		kinds = AllKinds
+	}
+	ms := FindKinds(text, kinds...)
+	if len(ms) == 0 {
+		return "", false
+	}
+	return ms[0].Kind, true
+}
+
+// Redact replaces every match with its typed marker (for example
+// "[REDACTED:EMAIL]") and returns the distinct kinds found, in order of first
+// appearance.
+func Redact(text string) (string, []Kind) {
+	ms := Find(text)
+	if len(ms) == 0 {
+		return text, nil
+	}
+	var b strings.Builder
+	b.Grow(len(text))
+	var kinds []Kind
+	seen := map[Kind]bool{}
+	last := 0
+	for _, m := range ms {
+		b.WriteString(text[last:m.Start])
+		b.WriteString(Marker(m.Kind))
+		last = m.End
+		if !seen[m.Kind] {
+			seen[m.Kind] = true
+			kinds = append(kinds, m.Kind)
+		}
+	}
+	b.WriteString(text[last:])
+	return b.String(), kinds
+}
+
+var detectors = map[Kind]func(string) []Match{
+	KindEmail: findEmails,
+	KindPhone: findPhones,
+	KindIBAN:  findIBANs,
+	KindCard:  findCards,
+	KindPPSN:  findPPSNs,
+	KindNINO:  findNINOs,
+	KindIP:    findIPs,
+}
+
+// isWordByte reports whether b would continue a token (so a match next to it
+// is part of something longer, not a standalone identifier).
+func isWordByte(b byte) bool {
+	return b >= '0' && b <= '9' || b >= 'A' && b <= 'Z' || b >= 'a' && b <= 'z' || b == '_'
+}
+
+// standalone reports whether text[start:end] is not glued to a neighbouring
+// letter or digit.
+func standalone(text string, start, end int) bool {
+	if start > 0 && isWordByte(text[start-1]) {
+		return false
+	}
+	if end < len(text) && isWordByte(text[end]) {
+		return false
+	}
+	return true
+}
+
+func digitsOf(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] >= '0' && s[i] <= '9' {
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
+
+var emailPattern = regexp.MustCompile(`[A-Za-z0-9._%+'-]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,}`)
+
+func findEmails(text string) []Match {
+	var out []Match
+	for _, loc := range emailPattern.FindAllStringIndex(text, -1) {
+		out = append(out, Match{KindEmail, loc[0], loc[1]})
+	}
+	return out
+}
+
+var (
+	// International: +CC or 00CC, an optional "(0)" trunk prefix, then digit
+	// groups separated by single spaces, dots or hyphens.
+	intlPhonePattern = regexp.MustCompile(`(?:\+|\b00)[1-9]\d{0,2}(?:[ .-]?\(0\))?(?:[ .-]?\(?\d{1,5}\)?){1,6}`)
+	// National IE/UK: a leading 0 (optionally in brackets with the area
+	// code), then groups. Dots are not accepted so decimals are not phones.
+	nationalPhonePattern = regexp.MustCompile(`\(?0\d{1,4}\)?(?:[ -]?\d{2,8}){0,3}`)
+)
+
+func findPhones(text string) []Match {
+	var out []Match
+	for _, loc := range intlPhonePattern.FindAllStringIndex(text, -1) {
+		s := text[loc[0]:loc[1]]
+		n := len(digitsOf(strings.Replace(s, "(0)", "", 1)))
+		if strings.HasPrefix(s, "00") {
+			n -= 2
+		}
+		// E.164 allows at most 15 digits; fewer than 8 is not a reachable
+		// number but more likely an amount or a reference.
+		if n >= 8 && n <= 15 && standalone(text, loc[0], loc[1]) {
+			out = append(out, Match{KindPhone, loc[0], loc[1]})
+		}
+	}
+	for _, loc := range nationalPhonePattern.FindAllStringIndex(text, -1) {
+		start := loc[0]
+		if start > 0 && (text[start-1] == '+' || text[start-1] == '.' || text[start-1] == ',') {
+			continue
+		}
+		n := len(digitsOf(text[loc[0]:loc[1]]))
+		// IE numbers are 9-10 digits with the trunk 0 (01 234 5678,
+		// 087 123 4567); UK ones 10-11 (020 7946 0958, 07700 900123).
+		if n >= 9 && n <= 11 && standalone(text, loc[0], loc[1]) {
+			out = append(out, Match{KindPhone, loc[0], loc[1]})
+		}
+	}
+	return out
+}
+
+// ibanLengths holds the fixed IBAN length per country for the countries we
+// are most likely to see; other countries fall back to any valid length.
+var ibanLengths = map[string]int{
+	"AT": 20, "BE": 16, "BG": 22, "CH": 21, "CY": 28, "CZ": 24, "DE": 22, "DK": 18,
+	"EE": 20, "ES": 24, "FI": 18, "FR": 27, "GB": 22, "GR": 27, "HR": 21, "HU": 28,
+	"IE": 22, "IS": 26, "IT": 27, "LI": 21, "LT": 20, "LU": 20, "LV": 21, "MT": 31,
+	"NL": 18, "NO": 15, "PL": 28, "PT": 25, "RO": 24, "SE": 24, "SI": 19, "SK": 24,
+}
+
+var ibanStartPattern = regexp.MustCompile(`(?i)\b[A-Z]{2}\d{2}[ ]?[A-Z0-9]`)
+
+func findIBANs(text string) []Match {
+	var out []Match
+	for _, loc := range ibanStartPattern.FindAllStringIndex(text, -1) {
+		start := loc[0]
+		if m, ok := ibanAt(text, start); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// ibanAt walks an IBAN candidate from start, collecting alphanumerics and
+// single spaces, and accepts the first length that fits the country and the
+// mod-97 check and ends at a token boundary.
+func ibanAt(text string, start int) (Match, bool) {
+	country := strings.ToUpper(text[start : start+2])
+	want := ibanLengths[country]
+	var compact []byte
+	for i := start; i < len(text) && len(compact) < 34; i++ {
+		c := text[i]
+		if c == ' ' {
+			if i+1 < len(text) && isAlnum(text[i+1]) && len(compact) > 0 {
+				continue
+			}
+			break
+		}
+		if !isAlnum(c) {
+			break
+		}
+		compact = append(compact, upper(c))
+		n := len(compact)
+		if (want != 0 && n != want) || (want == 0 && n < 15) {
+			continue
+		}
+		end := i + 1
+		if end < len(text) && isWordByte(text[end]) {
+			continue
+		}
+		if ibanValid(string(compact)) {
+			return Match{KindIBAN, start, end}, true
+		}
+		if want != 0 {
+			break
+		}
+	}
+	return Match{}, false
+}
+
+func isAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z'
+}
+
+func upper(c byte) byte {
+	if c >= 'a' && c <= 'z' {
+		return c - 'a' + 'A'
+	}
+	return c
+}
+
+// ibanValid applies the ISO 13616 check: move the first four characters to
+// the end, map letters to 10..35, and the number mod 97 must be 1.
+func ibanValid(iban string) bool {
+	if len(iban) < 15 || len(iban) > 34 {
+		return false
+	}
+	rearranged := iban[4:] + iban[:4]
+	rem := 0
+	for i := 0; i < len(rearranged); i++ {
+		c := rearranged[i]
+		switch {
+		case c >= '0' && c <= '9':
+			rem = (rem*10 + int(c-'0')) % 97
+		case c >= 'A' && c <= 'Z':
+			v := int(c-'A') + 10
+			rem = (rem*100 + v) % 97
+		default:
+			return false
+		}
+	}
+	return rem == 1
+}
+
+// Card numbers: 13-19 digits, optionally grouped by single spaces or hyphens.
+var cardPattern = regexp.MustCompile(`\b\d(?:[ -]?\d){12,18}\b`)
+
+func findCards(text string) []Match {
+	var out []Match
+	for _, loc := range cardPattern.FindAllStringIndex(text, -1) {
+		if loc[0] > 0 && (text[loc[0]-1] == '.' || text[loc[0]-1] == ',') {
+			continue
+		}
+		digits := digitsOf(text[loc[0]:loc[1]])
+		// Issuer prefixes in use start with 2-6 (Mastercard 2-series, Amex,
+		// Visa, Mastercard, Discover/Maestro); a leading 0 or 1 is not a card.
+		if digits[0] < '2' || digits[0] > '6' {
+			continue
+		}
+		if luhnValid(digits) {
+			out = append(out, Match{KindCard, loc[0], loc[1]})
+		}
+	}
+	return out
+}
+
+// luhnValid reports whether the digit string passes the Luhn checksum.
+func luhnValid(digits string) bool {
+	sum := 0
+	double := false
+	for i := len(digits) - 1; i >= 0; i-- {
+		d := int(digits[i] - '0')
+		if double {
+			d *= 2
+			if d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+		double = !double
+	}
+	return len(digits) > 1 && sum%10 == 0
+}
+
+// PPSN: seven digits, a check letter, and an optional second letter.
+var ppsnPattern = regexp.MustCompile(`(?i)\b(\d{7})([A-W])([A-Z]?)\b`)
+
+func findPPSNs(text string) []Match {
+	var out []Match
+	for _, loc := range ppsnPattern.FindAllStringSubmatchIndex(text, -1) {
+		digits := text[loc[2]:loc[3]]
+		check := upper(text[loc[4]])
+		second := byte(0)
+		if loc[7] > loc[6] {
+			second = upper(text[loc[6]])
+		}
+		if ppsnCheckLetter(digits, second) == check {
+			out = append(out, Match{KindPPSN, loc[0], loc[1]})
+		}
+	}
+	return out
+}
+
+// ppsnCheckLetter computes the PPSN check character: digits weighted 8..2,
+// the optional second letter (A=1 .. Z=26, W=0) weighted 9, sum mod 23,
+// where 0 is W and 1..22 are A..V.
+func ppsnCheckLetter(digits string, second byte) byte {
+	sum := 0
+	for i := 0; i < 7; i++ {
+		sum += int(digits[i]-'0') * (8 - i)
+	}
+	if second != 0 && second != 'W' {
+		sum += int(second-'A'+1) * 9
+	}
+	r := sum % 23
+	if r == 0 {
+		return 'W'
+	}
+	return byte('A' + r - 1)
+}
+
+// NINO: two prefix letters (D, F, I, Q, U, V never used; O not second),
+// six digits (optionally paired), and a suffix A-D.
+var ninoPattern = regexp.MustCompile(`(?i)\b([A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]) ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b`)
+
+// ninoInvalidPrefixes are never allocated.
+var ninoInvalidPrefixes = map[string]bool{"BG": true, "GB": true, "KN": true, "NK": true, "NT": true, "TN": true, "ZZ": true}
+
+func findNINOs(text string) []Match {
+	var out []Match
+	for _, loc := range ninoPattern.FindAllStringSubmatchIndex(text, -1) {
+		if ninoInvalidPrefixes[strings.ToUpper(text[loc[2]:loc[3]])] {
+			continue
+		}
+		out = append(out, Match{KindNINO, loc[0], loc[1]})
+	}
+	return out
+}
+
+var (
+	ipv4Pattern = regexp.MustCompile(`\b(?:\d{1,3}\.){3}\d{1,3}\b`)
+	ipv6Pattern = regexp.MustCompile(`(?i)(?:[0-9a-f]{1,4}|:)?(?::[0-9a-f]{0,4}){2,7}(?:[0-9a-f]{1,4})?`)
+)
+
+func findIPs(text string) []Match {
+	var out []Match
+	for _, loc := range ipv4Pattern.FindAllStringIndex(text, -1) {
+		// Part of a longer dotted number (a section reference 1.2.3.4.5).
+		if loc[0] > 0 && text[loc[0]-1] == '.' {
+			continue
+		}
+		if loc[1]+1 < len(text) && text[loc[1]] == '.' && text[loc[1]+1] >= '0' && text[loc[1]+1] <= '9' {
+			continue
+		}
+		addr, err := netip.ParseAddr(text[loc[0]:loc[1]])
+		if err == nil && addr.Is4() {
+			out = append(out, Match{KindIP, loc[0], loc[1]})
+		}
+	}
+	for _, loc := range ipv6Pattern.FindAllStringIndex(text, -1) {
+		// "addr:2001:db8::1" matches from the label's colon; drop it.
+		if text[loc[0]] == ':' && loc[1]-loc[0] > 1 && text[loc[0]+1] != ':' {
+			loc[0]++
+		}
+		s := text[loc[0]:loc[1]]
+		if strings.Count(s, ":") < 2 || len(strings.Trim(s, ":")) < 3 {
+			continue
+		}
+		if loc[0] > 0 && isWordByte(text[loc[0]-1]) || loc[1] < len(text) && isWordByte(text[loc[1]]) {
+			continue
+		}
+		addr, err := netip.ParseAddr(s)
+		if err == nil && addr.Is6() {
+			out = append(out, Match{KindIP, loc[0], loc[1]})
+		}
+	}
+	return out
+}
