@@ -1,0 +1,282 @@
+// Package memory is the in-process graph used by `make dev` and unit tests:
+// the same ConceptStore behaviour as graph/bolt (MERGE by id, created_at once,
+// updated_at on every write, alt labels and source urls merged as sets,
+// :Label alias nodes) held in maps behind one mutex.
+package memory
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"regintel/shared/concept"
+	"regintel/shared/graph"
+	"regintel/shared/graph/seeddata"
+)
+
+type node struct {
+	id         string
+	labels     []string
+	properties map[string]any
+}
+
+type edge struct {
+	typ string
+	to  string
+}
+
+// Store is an in-memory graph.ConceptStore. The zero value is not usable;
+// call New or NewSeeded.
+type Store struct {
+	mu    sync.RWMutex
+	nodes map[string]*node
+	out   map[string][]edge // outgoing edges by source id
+}
+
+var _ graph.ConceptStore = (*Store)(nil)
+
+// New returns an empty store.
+func New() *Store {
+	return &Store{nodes: map[string]*node{}, out: map[string][]edge{}}
+}
+
+// NewSeeded returns a store loaded with the embedded IE/UK/EU seed dataset.
+func NewSeeded(now time.Time) (*Store, error) {
+	ds, err := seeddata.Load()
+	if err != nil {
+		return nil, err
+	}
+	s := New()
+	if err := s.LoadDataset(ds, now); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// LoadDataset writes a seed dataset: its concepts through UpsertConcepts,
+// then its detail nodes and edges.
+func (s *Store) LoadDataset(ds seeddata.Dataset, now time.Time) error {
+	if err := s.UpsertConcepts(context.Background(), ds.Concepts, now); err != nil {
+		return err
+	}
+	for _, n := range ds.Nodes {
+		props := maps.Clone(n.Properties)
+		if props == nil {
+			props = map[string]any{}
+		}
+		props["pref_label"] = n.PrefLabel
+		props["jurisdiction"] = n.Jurisdiction
+		if err := s.UpsertNode(n.Label, n.ID, props, now); err != nil {
+			return err
+		}
+	}
+	for _, e := range ds.Edges {
+		if err := s.UpsertEdge(e.From, e.Type, e.To); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// GetNodesByIDs returns the nodes that exist among ids, in the order asked.
+func (s *Store) GetNodesByIDs(_ context.Context, ids []string) ([]graph.Node, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]graph.Node, 0, len(ids))
+	seen := map[string]bool{}
+	for _, id := range ids {
+		n, ok := s.nodes[id]
+		if !ok || seen[id] {
+			continue
+		}
+		seen[id] = true
+		out = append(out, n.toGraphNode())
+	}
+	return out, nil
+}
+
+// UpsertConcepts merges every concept under the one lock, so a batch is
+// applied atomically like the Bolt store's single transaction.
+func (s *Store) UpsertConcepts(_ context.Context, concepts []concept.Concept, now time.Time) error {
+	for _, c := range concepts {
+		if c.ID == "" {
+			return fmt.Errorf("memory graph: concept without id")
+		}
+	}
+	ts := graph.Timestamp(now)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range concepts {
+		n := s.merge("Concept", c.ID, ts)
+		p := n.properties
+		// The first pref_label and definition stick: a later capture that
+		// names the concept differently adds an alias instead of renaming it.
+		if _, ok := p["pref_label"]; !ok || p["pref_label"] == "" {
+			p["pref_label"] = c.PrefLabel
+		}
+		if d, _ := p["definition"].(string); d == "" && c.Definition != "" {
+			p["definition"] = c.Definition
+		}
+		p["domain"] = c.Domain
+		p["kind"] = c.Kind
+		p["jurisdiction"] = c.Jurisdiction
+		names := append(slices.Clone(c.AltLabels), c.PrefLabel)
+		pref, _ := p["pref_label"].(string)
+		aliases := slices.DeleteFunc(slices.Clone(names), func(l string) bool { return l == "" || strings.EqualFold(l, pref) })
+		p["alt_labels"] = unionFold(stringList(p["alt_labels"]), aliases)
+		p["source_urls"] = unionExact(stringList(p["source_urls"]), c.SourceURLs)
+		for _, name := range names {
+			if strings.TrimSpace(name) == "" {
+				continue
+			}
+			labelID := graph.AltLabelID(name)
+			ln := s.merge("Label", labelID, ts)
+			if _, ok := ln.properties["text"]; !ok {
+				ln.properties["text"] = name
+			}
+			s.link(c.ID, "HAS_ALT_LABEL", labelID)
+		}
+	}
+	return nil
+}
+
+// UpsertNode merges a whitelisted node by id and sets the given properties.
+func (s *Store) UpsertNode(label, id string, props map[string]any, now time.Time) error {
+	if !graph.IsNodeLabel(label) {
+		return fmt.Errorf("memory graph: label %q is not whitelisted", label)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.merge(label, id, graph.Timestamp(now))
+	for k, v := range props {
+		if k == "id" || k == "created_at" || k == "updated_at" {
+			continue
+		}
+		n.properties[k] = v
+	}
+	return nil
+}
+
+// UpsertEdge merges a whitelisted relationship between two existing nodes.
+func (s *Store) UpsertEdge(from, typ, to string) error {
+	if !graph.IsRelationshipType(typ) {
+		return fmt.Errorf("memory graph: relationship %q is not whitelisted", typ)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.nodes[from] == nil || s.nodes[to] == nil {
+		return fmt.Errorf("memory graph: edge %s-%s->%s: missing endpoint", from, typ, to)
+	}
+	s.link(from, typ, to)
+	return nil
+}
+
+// HasUsefulDetail is true when the concept has an outgoing detail edge or
+// was verified at or after freshSince. An unknown concept has none.
+func (s *Store) HasUsefulDetail(_ context.Context, id string, freshSince time.Time) (bool, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	n, ok := s.nodes[id]
+	if !ok {
+		return false, nil
+	}
+	for _, e := range s.out[id] {
+		if slices.Contains(graph.DetailRelationshipTypes, e.typ) {
+			return true, nil
+		}
+	}
+	verified, ok := n.properties["last_verified_at"].(int64)
+	return ok && verified >= graph.Timestamp(freshSince), nil
+}
+
+// MarkEnrichmentRequested sets enrichment_requested_at = now unless it is
+// already at or after notBefore, checked and set under one lock.
+func (s *Store) MarkEnrichmentRequested(_ context.Context, id string, now, notBefore time.Time) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n, ok := s.nodes[id]
+	if !ok {
+		return false, nil
+	}
+	if prev, ok := n.properties["enrichment_requested_at"].(int64); ok && prev >= graph.Timestamp(notBefore) {
+		return false, nil
+	}
+	n.properties["enrichment_requested_at"] = graph.Timestamp(now)
+	return true, nil
+}
+
+// merge finds or creates the node (caller holds the lock), adds the label,
+// sets created_at once and updated_at always.
+func (s *Store) merge(label, id string, ts int64) *node {
+	n, ok := s.nodes[id]
+	if !ok {
+		n = &node{id: id, properties: map[string]any{"created_at": ts}}
+		s.nodes[id] = n
+	}
+	if !slices.Contains(n.labels, label) {
+		n.labels = append(n.labels, label)
+	}
+	n.properties["updated_at"] = ts
+	return n
+}
+
+func (s *Store) link(from, typ, to string) {
+	e := edge{typ: typ, to: to}
+	if !slices.Contains(s.out[from], e) {
+		s.out[from] = append(s.out[from], e)
+	}
+}
+
+func (n *node) toGraphNode() graph.Node {
+	props := make(map[string]any, len(n.properties))
+	for k, v := range n.properties {
+		if l, ok := v.([]string); ok {
+			v = slices.Clone(l)
+		}
+		props[k] = v
+	}
+	out := graph.Node{
+		ID:         n.id,
+		Labels:     slices.Clone(n.labels),
+		Properties: props,
+	}
+	out.PrefLabel, _ = props["pref_label"].(string)
+	out.Jurisdiction, _ = props["jurisdiction"].(string)
+	out.Definition, _ = props["definition"].(string)
+	if ts, ok := props["updated_at"].(int64); ok {
+		out.UpdatedAt = graph.TimeFromTimestamp(ts)
+	}
+	return out
+}
+
+func stringList(v any) []string {
+	l, _ := v.([]string)
+	return l
+}
+
+// unionFold appends the labels not already present, compared
+// case-insensitively as concept.Normalize does, keeping first-seen order.
+func unionFold(have, add []string) []string {
+	out := slices.Clone(have)
+	for _, v := range add {
+		if !slices.ContainsFunc(out, func(h string) bool { return strings.EqualFold(h, v) }) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// unionExact appends the values not already present, keeping order.
+func unionExact(have, add []string) []string {
+	out := slices.Clone(have)
+	for _, v := range add {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
