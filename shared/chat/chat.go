@@ -1,0 +1,150 @@
+// Package chat runs one chat turn: load history and context, build the
+// prompt, stream one LLM call with the capture_concepts tool, hand the
+// concepts to the resolution queue, store the turn and merge the context.
+// Everything but the LLM answer itself is additive: its failures become
+// warnings, never a failed turn (seed 000 §4.3, seed 001 §5.3).
+package chat
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"regintel/shared/conversation"
+	"regintel/shared/graph"
+	"regintel/shared/llm"
+	"regintel/shared/queue"
+)
+
+// Limits on a chat request, checked before anything is stored.
+const (
+	MaxMessageChars = 32000
+	MaxHistoryItems = 50
+)
+
+// Config tunes the engine. Zero values take the defaults.
+type Config struct {
+	HistoryTurns   int           // turns of history sent to the model (default 5)
+	MaxActiveNodes int           // cap of activeNodeIds (default 50)
+	StoreTimeout   time.Duration // bound on each storage call (default 5s)
+	GraphTimeout   time.Duration // bound on the context aspect's graph read (default 3s)
+	Model          string        // model name passed to the provider
+	AgentID        string        // default agent (default "regulatory-copilot.global")
+}
+
+func (c Config) withDefaults() Config {
+	if c.HistoryTurns <= 0 {
+		c.HistoryTurns = 5
+	}
+	if c.MaxActiveNodes <= 0 {
+		c.MaxActiveNodes = conversation.DefaultMaxActiveNodes
+	}
+	if c.StoreTimeout <= 0 {
+		c.StoreTimeout = 5 * time.Second
+	}
+	if c.GraphTimeout <= 0 {
+		c.GraphTimeout = 3 * time.Second
+	}
+	if c.AgentID == "" {
+		c.AgentID = "regulatory-copilot.global"
+	}
+	return c
+}
+
+// Engine runs turns. Its dependencies are interfaces so the same engine runs
+// locally (memory store, memory graph, in-process queue, offline model) and
+// on Lambda (Postgres, Memgraph, SQS, OpenAI).
+type Engine struct {
+	store    conversation.Store
+	graph    graph.Reader
+	provider llm.Provider
+	concepts queue.Publisher
+	log      *slog.Logger
+	cfg      Config
+	now      func() time.Time
+}
+
+// Deps are the engine's collaborators. Concepts may be nil (no capture).
+type Deps struct {
+	Store    conversation.Store
+	Graph    graph.Reader
+	Provider llm.Provider
+	Concepts queue.Publisher
+	Log      *slog.Logger
+}
+
+// New returns an engine.
+func New(d Deps, cfg Config) *Engine {
+	log := d.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Engine{store: d.Store, graph: d.Graph, provider: d.Provider, concepts: d.Concepts,
+		log: log, cfg: cfg.withDefaults(), now: time.Now}
+}
+
+// Profile is the optional user profile of a request.
+type Profile struct {
+	PersonaType   string   `json:"personaType"`
+	Jurisdictions []string `json:"jurisdictions"`
+}
+
+// Request is a validated chat request with its caller's identity.
+type Request struct {
+	TenantID       string
+	UserID         string
+	ConversationID string // empty: start a new conversation
+	Message        string
+	Profile        Profile
+	Stateless      bool
+	Messages       []llm.Message // stateless mode only: the client-held history
+	RequestID      string        // for logs
+}
+
+// Validation errors are reported to the client before streaming.
+var (
+	ErrInvalid  = errors.New("invalid chat request")
+	ErrNotFound = conversation.ErrNotFound
+)
+
+// Validate checks a request's content. Identity is checked by the caller.
+func (r Request) Validate() error {
+	if strings.TrimSpace(r.Message) == "" {
+		return fmt.Errorf("%w: message is required and must not be empty", ErrInvalid)
+	}
+	if n := len([]rune(r.Message)); n > MaxMessageChars {
+		return fmt.Errorf("%w: message has %d characters; the limit is %d", ErrInvalid, n, MaxMessageChars)
+	}
+	if r.ConversationID != "" {
+		if _, err := uuid.Parse(r.ConversationID); err != nil {
+			return fmt.Errorf("%w: conversationId must be a UUID", ErrInvalid)
+		}
+		if r.Stateless {
+			return fmt.Errorf("%w: a stateless request cannot name a conversationId", ErrInvalid)
+		}
+	}
+	if len(r.Messages) > 0 && !r.Stateless {
+		return fmt.Errorf("%w: messages are accepted only with \"stateless\": true; the server keeps the history of a conversation", ErrInvalid)
+	}
+	if len(r.Messages) > MaxHistoryItems {
+		return fmt.Errorf("%w: at most %d history messages", ErrInvalid, MaxHistoryItems)
+	}
+	for i, m := range r.Messages {
+		if m.Role != llm.RoleUser && m.Role != llm.RoleAssistant {
+			return fmt.Errorf("%w: messages[%d].role must be \"user\" or \"assistant\"", ErrInvalid, i)
+		}
+		if len([]rune(m.Content)) > MaxMessageChars {
+			return fmt.Errorf("%w: messages[%d] is over %d characters", ErrInvalid, i, MaxMessageChars)
+		}
+	}
+	for _, j := range r.Profile.Jurisdictions {
+		if len(j) == 0 || len(j) > 16 {
+			return fmt.Errorf("%w: profile.jurisdictions must be short codes such as \"IE\"", ErrInvalid)
+		}
+	}
+	return nil
+}
