@@ -1,0 +1,255 @@
+// Package memory is an in-process conversation.Store with the same
+// semantics as conversation/postgres, for `make dev` without DATABASE_URL
+// and for tests that do not need a database. State lives for the life of
+// the process.
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"regintel/shared/conversation"
+)
+
+// ErrInvalidTenant is returned for a tenant id that is not a uuid, as the
+// Postgres store does.
+var ErrInvalidTenant = errors.New("conversation store: tenant id is not a uuid")
+
+// Store implements conversation.Store with one mutex over all state: every
+// method is one critical section, which is what makes appends and merges
+// atomic.
+type Store struct {
+	mu            sync.Mutex
+	conversations map[key]*record
+}
+
+var _ conversation.Store = (*Store)(nil)
+
+type key struct{ tenantID, conversationID string }
+
+type record struct {
+	conversation conversation.Conversation
+	turns        []conversation.Turn
+	// context is nil until the first merge, like an absent row.
+	context *conversation.Context
+}
+
+// New returns an empty store.
+func New() *Store {
+	return &Store{conversations: map[key]*record{}}
+}
+
+// ids are compared in canonical (lower-case) form, as Postgres does for uuid.
+func canonical(id string) (string, bool) {
+	if len(id) != 36 || uuid.Validate(id) != nil {
+		return "", false
+	}
+	return strings.ToLower(id), true
+}
+
+func scope(tenantID, conversationID string) (key, error) {
+	tenant, ok := canonical(tenantID)
+	if !ok {
+		return key{}, ErrInvalidTenant
+	}
+	id, ok := canonical(conversationID)
+	if !ok {
+		return key{}, conversation.ErrNotFound
+	}
+	return key{tenant, id}, nil
+}
+
+// CreateConversation stores c under a new id (or c.ID, which must be an
+// unused uuid).
+func (s *Store) CreateConversation(_ context.Context, c conversation.Conversation) (conversation.Conversation, error) {
+	tenant, ok := canonical(c.TenantID)
+	if !ok {
+		return conversation.Conversation{}, ErrInvalidTenant
+	}
+	id := uuid.NewString()
+	if c.ID != "" {
+		if id, ok = canonical(c.ID); !ok {
+			return conversation.Conversation{}, errors.New("create conversation: id is not a uuid")
+		}
+	}
+	now := time.Now()
+	stored := conversation.Conversation{
+		ID:            id,
+		TenantID:      c.TenantID,
+		OwnerID:       c.OwnerID,
+		Title:         c.Title,
+		Jurisdictions: cloneStrings(c.Jurisdictions),
+		Archived:      c.Archived,
+		CreatedAt:     now,
+		UpdatedAt:     now,
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// Ids are unique across tenants, as the primary key is in Postgres.
+	for k := range s.conversations {
+		if k.conversationID == id {
+			return conversation.Conversation{}, fmt.Errorf("create conversation: id %s already exists", id)
+		}
+	}
+	s.conversations[key{tenant, id}] = &record{conversation: stored}
+	return copyConversation(stored), nil
+}
+
+// LoadTurnState returns the conversation, its last historyTurns turns
+// (oldest first) and its context. The memory store cannot fail to load a
+// context, so ContextErr is never set.
+func (s *Store) LoadTurnState(_ context.Context, tenantID, conversationID string, historyTurns int) (conversation.TurnState, error) {
+	k, err := scope(tenantID, conversationID)
+	if err != nil {
+		return conversation.TurnState{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.conversations[k]
+	if !ok {
+		return conversation.TurnState{}, conversation.ErrNotFound
+	}
+	recent := r.turns[len(r.turns)-min(max(historyTurns, 0), len(r.turns)):]
+	state := conversation.TurnState{
+		Conversation: copyConversation(r.conversation),
+		History:      make([]conversation.Turn, 0, len(recent)),
+		Context:      conversation.Context{ActiveNodeIDs: []string{}},
+	}
+	for _, t := range recent {
+		state.History = append(state.History, copyTurn(t))
+	}
+	if r.context != nil {
+		state.Context.ActiveNodeIDs = cloneStrings(r.context.ActiveNodeIDs)
+	}
+	return state, nil
+}
+
+// AppendTurn stores t under the next turn number and returns it.
+func (s *Store) AppendTurn(_ context.Context, tenantID, conversationID string, t conversation.Turn) (int, error) {
+	k, err := scope(tenantID, conversationID)
+	if err != nil {
+		return 0, err
+	}
+	// Round-trip metadata through JSON as the database does, so callers see
+	// the same value types (numbers as float64) from either store, and a
+	// value that cannot be stored fails here too.
+	metadata, err := roundTripMetadata(t.Metadata)
+	if err != nil {
+		return 0, fmt.Errorf("append turn: metadata: %w", err)
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.conversations[k]
+	if !ok {
+		return 0, conversation.ErrNotFound
+	}
+	now := time.Now()
+	r.conversation.LastTurnNumber++
+	r.conversation.UpdatedAt = now
+	stored := copyTurn(t)
+	stored.Number = r.conversation.LastTurnNumber
+	stored.CreatedAt = now
+	stored.Metadata = metadata
+	if stored.Status == "" {
+		stored.Status = conversation.TurnOK
+	}
+	r.turns = append(r.turns, stored)
+	return stored.Number, nil
+}
+
+// MergeActiveNodes merges ids into activeNodeIds: an id seen again moves to
+// the newest end, empty ids are dropped, and the newest maxNodes are kept
+// (zero or less means conversation.DefaultMaxActiveNodes).
+func (s *Store) MergeActiveNodes(_ context.Context, tenantID, conversationID string, ids []string, maxNodes int) error {
+	k, err := scope(tenantID, conversationID)
+	if err != nil {
+		return err
+	}
+	if maxNodes <= 0 {
+		maxNodes = conversation.DefaultMaxActiveNodes
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.conversations[k]
+	if !ok {
+		return conversation.ErrNotFound
+	}
+	var previous []string
+	if r.context != nil {
+		previous = r.context.ActiveNodeIDs
+	}
+	r.context = &conversation.Context{ActiveNodeIDs: mergeByRecency(previous, ids, maxNodes)}
+	return nil
+}
+
+// mergeByRecency returns the union of previous and incoming in recency
+// order: each id keeps the position of its last occurrence in
+// previous+incoming, empty ids are dropped, and only the newest maxNodes
+// remain. It mirrors the SQL function merge_active_node_ids.
+func mergeByRecency(previous, incoming []string, maxNodes int) []string {
+	all := slices.Concat(previous, incoming)
+	seen := make(map[string]bool, len(all))
+	newestFirst := make([]string, 0, min(len(all), max(maxNodes, 0)))
+	for i := len(all) - 1; i >= 0 && len(newestFirst) < maxNodes; i-- {
+		id := all[i]
+		if id == "" || seen[id] {
+			continue
+		}
+		seen[id] = true
+		newestFirst = append(newestFirst, id)
+	}
+	slices.Reverse(newestFirst)
+	return newestFirst
+}
+
+func roundTripMetadata(m map[string]any) (map[string]any, error) {
+	if len(m) == 0 {
+		return nil, nil
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func copyConversation(c conversation.Conversation) conversation.Conversation {
+	c.Jurisdictions = cloneStrings(c.Jurisdictions)
+	return c
+}
+
+// copyTurn detaches a turn from the caller's (or the store's) slices and
+// maps, so nobody can change stored state from outside the mutex. Stored
+// metadata came from JSON, so its round trip cannot fail.
+func copyTurn(t conversation.Turn) conversation.Turn {
+	t.ReferencedNodes = cloneStrings(t.ReferencedNodes)
+	if t.Metadata != nil {
+		copied, err := roundTripMetadata(t.Metadata)
+		if err == nil {
+			t.Metadata = copied
+		}
+	}
+	return t
+}
+
+// cloneStrings copies s, keeping empty lists as [] rather than null.
+func cloneStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return slices.Clone(s)
+}

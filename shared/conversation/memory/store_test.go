@@ -1,0 +1,13 @@
+package memory_test
+
+import (
+	"testing"
+
+	"regintel/shared/conversation"
+	"regintel/shared/conversation/memory"
+	"regintel/shared/conversation/storetest"
+)
+
+func TestStoreContract(t *testing.T) {
+	storetest.Run(t, func(*testing.T) conversation.Store { return memory.New() })
+}

@@ -1,0 +1,308 @@
+// Package postgres is the production conversation.Store on PostgreSQL
+// (Aurora in AWS), over the schema in migrations/.
+//
+// Every statement filters by tenant_id, and each operation is one round
+// trip: LoadTurnState pipelines its three reads in one batch, AppendTurn
+// numbers and inserts in one statement, MergeActiveNodes merges in SQL in
+// one upsert. SQL casts parameters explicitly because the pool runs in
+// pgx's exec mode (see shared/postgres).
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"regintel/shared/conversation"
+)
+
+// Store implements conversation.Store.
+type Store struct {
+	pool *pgxpool.Pool
+}
+
+var _ conversation.Store = (*Store)(nil)
+
+// New returns a store on pool. The schema must be migrated
+// (shared/postgres.Migrate).
+func New(pool *pgxpool.Pool) *Store {
+	return &Store{pool: pool}
+}
+
+// ErrInvalidTenant is returned for a tenant id that is not a uuid; the auth
+// layer maps tenant claims to uuids before they reach the store.
+var ErrInvalidTenant = errors.New("conversation store: tenant id is not a uuid")
+
+// scope validates the ids of a conversation-scoped call. A conversation id
+// that is not a uuid cannot exist, so it is ErrNotFound.
+func scope(tenantID, conversationID string) error {
+	if !isUUID(tenantID) {
+		return ErrInvalidTenant
+	}
+	if !isUUID(conversationID) {
+		return conversation.ErrNotFound
+	}
+	return nil
+}
+
+// isUUID accepts the hyphenated 36-character form only, the one ids are
+// issued in.
+func isUUID(s string) bool {
+	return len(s) == 36 && uuid.Validate(s) == nil
+}
+
+const insertConversation = `
+INSERT INTO conversations (id, tenant_id, owner_id, title, jurisdictions, archived)
+VALUES (coalesce($1::uuid, gen_random_uuid()), $2::uuid, $3, $4, $5::text[], $6)
+RETURNING id::text, owner_id, title, jurisdictions, archived, last_turn_number, created_at, updated_at`
+
+// CreateConversation inserts c. An empty c.ID gets a new uuid; a given one
+// must be a uuid not yet in use.
+func (s *Store) CreateConversation(ctx context.Context, c conversation.Conversation) (conversation.Conversation, error) {
+	if !isUUID(c.TenantID) {
+		return conversation.Conversation{}, ErrInvalidTenant
+	}
+	var id *string
+	if c.ID != "" {
+		if !isUUID(c.ID) {
+			return conversation.Conversation{}, errors.New("create conversation: id is not a uuid")
+		}
+		id = &c.ID
+	}
+	out := conversation.Conversation{TenantID: c.TenantID}
+	err := s.pool.QueryRow(ctx, insertConversation,
+		id, c.TenantID, c.OwnerID, c.Title, nonNil(c.Jurisdictions), c.Archived,
+	).Scan(&out.ID, &out.OwnerID, &out.Title, &out.Jurisdictions, &out.Archived,
+		&out.LastTurnNumber, &out.CreatedAt, &out.UpdatedAt)
+	if err != nil {
+		return conversation.Conversation{}, fmt.Errorf("create conversation: %w", err)
+	}
+	out.Jurisdictions = nonNil(out.Jurisdictions)
+	return out, nil
+}
+
+const selectConversation = `
+SELECT id::text, owner_id, title, jurisdictions, archived, last_turn_number, created_at, updated_at
+FROM conversations
+WHERE tenant_id = $1::uuid AND id = $2::uuid`
+
+// The newest $3 turns, returned oldest first.
+const selectRecentTurns = `
+SELECT turn_number, user_text, assistant_text, status, provider, model,
+       input_tokens, output_tokens, total_tokens, latency_ms, referenced_nodes, metadata, created_at
+FROM (
+    SELECT * FROM conversation_turns
+    WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid
+    ORDER BY turn_number DESC
+    LIMIT $3::integer
+) recent
+ORDER BY turn_number`
+
+const selectContext = `
+SELECT context_json FROM conversation_context
+WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid`
+
+// LoadTurnState sends the conversation, history and context reads as one
+// pipelined batch: one network round trip. The context read comes last, so
+// its failure (or an unreadable context_json) leaves the rest intact and is
+// reported in ContextErr.
+func (s *Store) LoadTurnState(ctx context.Context, tenantID, conversationID string, historyTurns int) (conversation.TurnState, error) {
+	if err := scope(tenantID, conversationID); err != nil {
+		return conversation.TurnState{}, err
+	}
+	historyTurns = max(historyTurns, 0)
+
+	batch := &pgx.Batch{}
+	batch.Queue(selectConversation, tenantID, conversationID)
+	batch.Queue(selectRecentTurns, tenantID, conversationID, historyTurns)
+	batch.Queue(selectContext, tenantID, conversationID)
+	results := s.pool.SendBatch(ctx, batch)
+	defer results.Close()
+
+	state := conversation.TurnState{Context: emptyContext()}
+	c := &state.Conversation
+	c.TenantID = tenantID
+	err := results.QueryRow().Scan(&c.ID, &c.OwnerID, &c.Title, &c.Jurisdictions, &c.Archived,
+		&c.LastTurnNumber, &c.CreatedAt, &c.UpdatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return conversation.TurnState{}, conversation.ErrNotFound
+	}
+	if err != nil {
+		return conversation.TurnState{}, fmt.Errorf("load conversation: %w", err)
+	}
+	c.Jurisdictions = nonNil(c.Jurisdictions)
+
+	rows, err := results.Query()
+	if err != nil {
+		return conversation.TurnState{}, fmt.Errorf("load history: %w", err)
+	}
+	state.History, err = pgx.CollectRows(rows, scanTurn)
+	if err != nil {
+		return conversation.TurnState{}, fmt.Errorf("load history: %w", err)
+	}
+	if state.History == nil {
+		state.History = []conversation.Turn{}
+	}
+
+	var raw []byte
+	switch err := results.QueryRow().Scan(&raw); {
+	case errors.Is(err, pgx.ErrNoRows):
+		// No context yet: the empty context.
+	case err != nil:
+		state.ContextErr = fmt.Errorf("load conversation context: %w", err)
+	default:
+		loaded, err := decodeContext(raw)
+		if err != nil {
+			state.ContextErr = err
+		} else {
+			state.Context = loaded
+		}
+	}
+	return state, nil
+}
+
+func scanTurn(row pgx.CollectableRow) (conversation.Turn, error) {
+	var t conversation.Turn
+	var metadata []byte
+	err := row.Scan(&t.Number, &t.UserText, &t.AssistantText, &t.Status, &t.Provider, &t.Model,
+		&t.Usage.InputTokens, &t.Usage.OutputTokens, &t.Usage.TotalTokens, &t.LatencyMS,
+		&t.ReferencedNodes, &metadata, &t.CreatedAt)
+	if err != nil {
+		return t, err
+	}
+	t.ReferencedNodes = nonNil(t.ReferencedNodes)
+	if err := json.Unmarshal(metadata, &t.Metadata); err != nil {
+		return t, fmt.Errorf("turn %d metadata: %w", t.Number, err)
+	}
+	if len(t.Metadata) == 0 {
+		t.Metadata = nil
+	}
+	return t, nil
+}
+
+func decodeContext(raw []byte) (conversation.Context, error) {
+	var c conversation.Context
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return emptyContext(), fmt.Errorf("decode conversation context: %w", err)
+	}
+	c.ActiveNodeIDs = nonNil(c.ActiveNodeIDs)
+	return c, nil
+}
+
+// appendTurn takes the next number by incrementing the conversation's
+// counter and inserts the turn under it, in one statement. The UPDATE's row
+// lock serialises concurrent appends; if the INSERT fails the increment
+// rolls back with it, so numbers have no gaps.
+const appendTurn = `
+WITH next AS (
+    UPDATE conversations
+    SET last_turn_number = last_turn_number + 1, updated_at = now()
+    WHERE tenant_id = $1::uuid AND id = $2::uuid
+    RETURNING tenant_id, id, last_turn_number
+)
+INSERT INTO conversation_turns (
+    tenant_id, conversation_id, turn_number, user_text, assistant_text, status, provider, model,
+    input_tokens, output_tokens, total_tokens, latency_ms, referenced_nodes, metadata)
+SELECT next.tenant_id, next.id, next.last_turn_number, $3, $4, $5, $6, $7,
+       $8::integer, $9::integer, $10::integer, $11::bigint, $12::text[], $13::jsonb
+FROM next
+RETURNING turn_number`
+
+// AppendTurn stores t under the conversation's next turn number and returns
+// it. t.Number and t.CreatedAt are assigned by the store; an empty Status
+// is conversation.TurnOK.
+func (s *Store) AppendTurn(ctx context.Context, tenantID, conversationID string, t conversation.Turn) (int, error) {
+	if err := scope(tenantID, conversationID); err != nil {
+		return 0, err
+	}
+	metadata, err := encodeMetadata(t.Metadata)
+	if err != nil {
+		return 0, err
+	}
+	status := t.Status
+	if status == "" {
+		status = conversation.TurnOK
+	}
+	var number int
+	err = s.pool.QueryRow(ctx, appendTurn, tenantID, conversationID,
+		t.UserText, t.AssistantText, status, t.Provider, t.Model,
+		t.Usage.InputTokens, t.Usage.OutputTokens, t.Usage.TotalTokens, t.LatencyMS,
+		nonNil(t.ReferencedNodes), metadata,
+	).Scan(&number)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, conversation.ErrNotFound
+	}
+	if err != nil {
+		return 0, fmt.Errorf("append turn: %w", err)
+	}
+	return number, nil
+}
+
+func encodeMetadata(m map[string]any) (string, error) {
+	if len(m) == 0 {
+		return "{}", nil
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return "", fmt.Errorf("append turn: metadata: %w", err)
+	}
+	return string(b), nil
+}
+
+// mergeActiveNodes inserts or updates the context row in one statement; the
+// merge itself is the SQL function merge_active_node_ids (migrations/), fed
+// with the row as locked by ON CONFLICT, so concurrent merges each see the
+// previous one's result. Selecting from conversations scopes the write to a
+// conversation of this tenant; no row returned means there is none. Other
+// keys of context_json are kept.
+const mergeActiveNodes = `
+INSERT INTO conversation_context AS cc (tenant_id, conversation_id, context_json, updated_at)
+SELECT c.tenant_id, c.id,
+       jsonb_build_object('activeNodeIds', merge_active_node_ids('[]'::jsonb, $3::text[], $4::integer)),
+       now()
+FROM conversations c
+WHERE c.tenant_id = $1::uuid AND c.id = $2::uuid
+ON CONFLICT (tenant_id, conversation_id) DO UPDATE
+SET context_json = (CASE WHEN jsonb_typeof(cc.context_json) = 'object' THEN cc.context_json ELSE '{}'::jsonb END)
+        || jsonb_build_object('activeNodeIds',
+               merge_active_node_ids(cc.context_json -> 'activeNodeIds', $3::text[], $4::integer)),
+    updated_at = now()
+RETURNING 1`
+
+// MergeActiveNodes merges ids into the context's activeNodeIds (recency
+// order, capped at maxNodes; zero or less means
+// conversation.DefaultMaxActiveNodes).
+func (s *Store) MergeActiveNodes(ctx context.Context, tenantID, conversationID string, ids []string, maxNodes int) error {
+	if err := scope(tenantID, conversationID); err != nil {
+		return err
+	}
+	if maxNodes <= 0 {
+		maxNodes = conversation.DefaultMaxActiveNodes
+	}
+	var one int
+	err := s.pool.QueryRow(ctx, mergeActiveNodes, tenantID, conversationID, nonNil(ids), maxNodes).Scan(&one)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return conversation.ErrNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("merge active nodes: %w", err)
+	}
+	return nil
+}
+
+func emptyContext() conversation.Context {
+	return conversation.Context{ActiveNodeIDs: []string{}}
+}
+
+// nonNil keeps empty lists as [] (not null) in SQL and in JSON responses.
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

@@ -1,0 +1,113 @@
+package postgres_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"regintel/shared/conversation"
+	pgstore "regintel/shared/conversation/postgres"
+	"regintel/shared/conversation/storetest"
+	"regintel/shared/postgres/pgtest"
+)
+
+func TestStoreContract(t *testing.T) {
+	// One database for the whole contract: its tests use their own tenants.
+	// The pool is larger than in Lambda so the 50-way concurrency tests
+	// really run concurrently.
+	store := pgstore.New(pgtest.NewMigratedPool(t, 20))
+	storetest.Run(t, func(*testing.T) conversation.Store { return store })
+}
+
+// An unreadable context is reported in ContextErr; the conversation and
+// history still load (seed 000 §4.3).
+func TestUnreadableContextIsContextErr(t *testing.T) {
+	ctx := context.Background()
+	pool := pgtest.NewMigratedPool(t, 2)
+	store := pgstore.New(pool)
+	tenant := uuid.NewString()
+	c, err := store.CreateConversation(ctx, conversation.Conversation{TenantID: tenant, OwnerID: "u"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.AppendTurn(ctx, tenant, c.ID, conversation.Turn{UserText: "q", AssistantText: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `INSERT INTO conversation_context (tenant_id, conversation_id, context_json)
+		VALUES ($1::uuid, $2::uuid, '{"activeNodeIds": "not a list"}')`, tenant, c.ID); err != nil {
+		t.Fatal(err)
+	}
+
+	st, err := store.LoadTurnState(ctx, tenant, c.ID, 5)
+	if err != nil {
+		t.Fatalf("LoadTurnState failed instead of degrading: %v", err)
+	}
+	if st.ContextErr == nil {
+		t.Error("ContextErr is nil for an unreadable context")
+	}
+	if len(st.Context.ActiveNodeIDs) != 0 || len(st.History) != 1 || st.Conversation.ID != c.ID {
+		t.Errorf("state = %+v, want the conversation, its turn and an empty context", st)
+	}
+
+	// A merge repairs it (the malformed list is treated as empty) and keeps
+	// other keys of context_json.
+	if _, err := pool.Exec(ctx, `UPDATE conversation_context SET context_json = context_json || '{"note": 1}'
+		WHERE tenant_id = $1::uuid`, tenant); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.MergeActiveNodes(ctx, tenant, c.ID, []string{"TAX:IE:VAT"}, 3); err != nil {
+		t.Fatal(err)
+	}
+	st, err = store.LoadTurnState(ctx, tenant, c.ID, 5)
+	if err != nil || st.ContextErr != nil || !slices.Equal(st.Context.ActiveNodeIDs, []string{"TAX:IE:VAT"}) {
+		t.Fatalf("after merge: %+v, %v", st, err)
+	}
+	var note int
+	if err := pool.QueryRow(ctx, `SELECT (context_json->>'note')::int FROM conversation_context WHERE tenant_id = $1::uuid`, tenant).Scan(&note); err != nil || note != 1 {
+		t.Errorf("merge dropped other context keys: note=%d err=%v", note, err)
+	}
+}
+
+// Rows of a deleted conversation go with it, and rows always carry the
+// conversation's tenant.
+func TestDeleteCascadesAndTenantColumns(t *testing.T) {
+	ctx := context.Background()
+	pool := pgtest.NewMigratedPool(t, 2)
+	store := pgstore.New(pool)
+	tenant := uuid.NewString()
+	c, err := store.CreateConversation(ctx, conversation.Conversation{TenantID: tenant, OwnerID: "u"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.AppendTurn(ctx, tenant, c.ID, conversation.Turn{UserText: "q"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.MergeActiveNodes(ctx, tenant, c.ID, []string{"A"}, 3); err != nil {
+		t.Fatal(err)
+	}
+	var mismatched int
+	if err := pool.QueryRow(ctx, `SELECT
+		(SELECT count(*) FROM conversation_turns WHERE conversation_id = $1::uuid AND tenant_id <> $2::uuid) +
+		(SELECT count(*) FROM conversation_context WHERE conversation_id = $1::uuid AND tenant_id <> $2::uuid)`,
+		c.ID, tenant).Scan(&mismatched); err != nil || mismatched != 0 {
+		t.Fatalf("rows with another tenant id: %d (err %v)", mismatched, err)
+	}
+	// A row claiming another tenant for this conversation is refused by the
+	// tenant-scoped foreign key.
+	if _, err := pool.Exec(ctx, `INSERT INTO conversation_context (tenant_id, conversation_id, context_json)
+		VALUES ($1::uuid, $2::uuid, '{}')`, uuid.NewString(), c.ID); err == nil {
+		t.Error("context row for another tenant's conversation was accepted")
+	}
+
+	if _, err := pool.Exec(ctx, `DELETE FROM conversations WHERE tenant_id = $1::uuid AND id = $2::uuid`, tenant, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	var left int
+	if err := pool.QueryRow(ctx, `SELECT
+		(SELECT count(*) FROM conversation_turns WHERE conversation_id = $1::uuid) +
+		(SELECT count(*) FROM conversation_context WHERE conversation_id = $1::uuid)`, c.ID).Scan(&left); err != nil || left != 0 {
+		t.Fatalf("rows left after deleting the conversation: %d (err %v)", left, err)
+	}
+}

@@ -1,0 +1,370 @@
+// Package storetest is the behavioural contract of conversation.Store, run
+// against every implementation so they cannot drift apart.
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"regintel/shared/conversation"
+)
+
+// Run runs the contract against the stores newStore returns. newStore may
+// return the same store each time: every test uses its own tenant ids.
+func Run(t *testing.T, newStore func(t *testing.T) conversation.Store) {
+	tests := []struct {
+		name string
+		run  func(t *testing.T, s conversation.Store)
+	}{
+		{"CreateThenLoadEmptyState", testCreateThenLoad},
+		{"CreateWithChosenID", testCreateWithChosenID},
+		{"OtherTenantIsNotFound", testTenantIsolation},
+		{"UnknownOrMalformedIDs", testUnknownIDs},
+		{"TurnsNumberedFromOne", testTurnNumbering},
+		{"HistoryOldestFirstAndLimited", testHistoryOrderAndLimit},
+		{"ConcurrentAppendsGetOneToFifty", testConcurrentAppends},
+		{"ConcurrentMergesLoseNothing", testConcurrentMerges},
+		{"MergeMovesRepeatsToNewestAndCaps", testMergeRecencyAndCap},
+		{"MergeDefaultCap", testMergeDefaultCap},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.run(t, newStore(t))
+		})
+	}
+}
+
+func newTenant() string { return uuid.NewString() }
+
+func mustCreate(t *testing.T, s conversation.Store, tenantID string) conversation.Conversation {
+	t.Helper()
+	c, err := s.CreateConversation(context.Background(), conversation.Conversation{
+		TenantID: tenantID, OwnerID: "user-1", Title: "VAT on services", Jurisdictions: []string{"IE", "EU"},
+	})
+	if err != nil {
+		t.Fatalf("CreateConversation: %v", err)
+	}
+	if uuid.Validate(c.ID) != nil {
+		t.Fatalf("CreateConversation returned id %q, want a uuid", c.ID)
+	}
+	return c
+}
+
+func mustLoad(t *testing.T, s conversation.Store, tenantID, id string, turns int) conversation.TurnState {
+	t.Helper()
+	st, err := s.LoadTurnState(context.Background(), tenantID, id, turns)
+	if err != nil {
+		t.Fatalf("LoadTurnState: %v", err)
+	}
+	return st
+}
+
+func mustAppend(t *testing.T, s conversation.Store, tenantID, id string, turn conversation.Turn) int {
+	t.Helper()
+	n, err := s.AppendTurn(context.Background(), tenantID, id, turn)
+	if err != nil {
+		t.Fatalf("AppendTurn: %v", err)
+	}
+	return n
+}
+
+func mustMerge(t *testing.T, s conversation.Store, tenantID, id string, ids []string, maxNodes int) {
+	t.Helper()
+	if err := s.MergeActiveNodes(context.Background(), tenantID, id, ids, maxNodes); err != nil {
+		t.Fatalf("MergeActiveNodes(%v): %v", ids, err)
+	}
+}
+
+func testCreateThenLoad(t *testing.T, s conversation.Store) {
+	tenant := newTenant()
+	c := mustCreate(t, s, tenant)
+	if c.TenantID != tenant || c.OwnerID != "user-1" || c.Title != "VAT on services" ||
+		!slices.Equal(c.Jurisdictions, []string{"IE", "EU"}) || c.Archived || c.LastTurnNumber != 0 ||
+		c.CreatedAt.IsZero() || c.UpdatedAt.IsZero() {
+		t.Fatalf("created conversation = %+v", c)
+	}
+
+	st := mustLoad(t, s, tenant, c.ID, 5)
+	got := st.Conversation
+	if got.ID != c.ID || got.TenantID != tenant || got.OwnerID != c.OwnerID || got.Title != c.Title ||
+		!slices.Equal(got.Jurisdictions, c.Jurisdictions) || got.LastTurnNumber != 0 || !got.CreatedAt.Equal(c.CreatedAt) {
+		t.Fatalf("loaded conversation = %+v, created %+v", got, c)
+	}
+	if st.History == nil || len(st.History) != 0 {
+		t.Fatalf("history of a new conversation = %#v, want empty non-nil", st.History)
+	}
+	if st.Context.ActiveNodeIDs == nil || len(st.Context.ActiveNodeIDs) != 0 || st.ContextErr != nil {
+		t.Fatalf("absent context = %#v (err %v), want empty non-nil activeNodeIds and no error",
+			st.Context, st.ContextErr)
+	}
+}
+
+func testCreateWithChosenID(t *testing.T, s conversation.Store) {
+	tenant, id := newTenant(), uuid.NewString()
+	c, err := s.CreateConversation(context.Background(), conversation.Conversation{ID: id, TenantID: tenant, OwnerID: "u"})
+	if err != nil || c.ID != id {
+		t.Fatalf("CreateConversation with id %s = %q, %v", id, c.ID, err)
+	}
+	if c.Jurisdictions == nil {
+		t.Fatal("nil jurisdictions should come back as an empty list")
+	}
+	// The same id again, even from another tenant, is refused.
+	if _, err := s.CreateConversation(context.Background(), conversation.Conversation{ID: id, TenantID: newTenant(), OwnerID: "u"}); err == nil {
+		t.Fatal("a second conversation with the same id was accepted")
+	}
+	if _, err := s.CreateConversation(context.Background(), conversation.Conversation{ID: "not-a-uuid", TenantID: tenant}); err == nil {
+		t.Fatal("a non-uuid conversation id was accepted")
+	}
+}
+
+func testTenantIsolation(t *testing.T, s conversation.Store) {
+	ctx := context.Background()
+	owner, other := newTenant(), newTenant()
+	c := mustCreate(t, s, owner)
+	mustAppend(t, s, owner, c.ID, conversation.Turn{UserText: "q1", AssistantText: "a1"})
+	mustMerge(t, s, owner, c.ID, []string{"TAX:IE:VAT"}, 3)
+
+	if _, err := s.LoadTurnState(ctx, other, c.ID, 5); !errors.Is(err, conversation.ErrNotFound) {
+		t.Errorf("LoadTurnState from another tenant: err = %v, want ErrNotFound", err)
+	}
+	if _, err := s.AppendTurn(ctx, other, c.ID, conversation.Turn{UserText: "intrusion"}); !errors.Is(err, conversation.ErrNotFound) {
+		t.Errorf("AppendTurn from another tenant: err = %v, want ErrNotFound", err)
+	}
+	if err := s.MergeActiveNodes(ctx, other, c.ID, []string{"X:Y:Z"}, 3); !errors.Is(err, conversation.ErrNotFound) {
+		t.Errorf("MergeActiveNodes from another tenant: err = %v, want ErrNotFound", err)
+	}
+
+	st := mustLoad(t, s, owner, c.ID, 10)
+	if st.Conversation.LastTurnNumber != 1 || len(st.History) != 1 || st.History[0].UserText != "q1" {
+		t.Errorf("owner's turns changed by another tenant: last=%d history=%+v", st.Conversation.LastTurnNumber, st.History)
+	}
+	if !slices.Equal(st.Context.ActiveNodeIDs, []string{"TAX:IE:VAT"}) {
+		t.Errorf("owner's context changed by another tenant: %v", st.Context.ActiveNodeIDs)
+	}
+}
+
+func testUnknownIDs(t *testing.T, s conversation.Store) {
+	ctx := context.Background()
+	tenant := newTenant()
+	for _, id := range []string{uuid.NewString(), "not-a-uuid", ""} {
+		if _, err := s.LoadTurnState(ctx, tenant, id, 5); !errors.Is(err, conversation.ErrNotFound) {
+			t.Errorf("LoadTurnState(%q): err = %v, want ErrNotFound", id, err)
+		}
+		if _, err := s.AppendTurn(ctx, tenant, id, conversation.Turn{UserText: "q"}); !errors.Is(err, conversation.ErrNotFound) {
+			t.Errorf("AppendTurn(%q): err = %v, want ErrNotFound", id, err)
+		}
+		if err := s.MergeActiveNodes(ctx, tenant, id, []string{"A"}, 3); !errors.Is(err, conversation.ErrNotFound) {
+			t.Errorf("MergeActiveNodes(%q): err = %v, want ErrNotFound", id, err)
+		}
+	}
+	// Tenant ids are uuids (the auth layer maps claims to them); anything
+	// else is refused rather than silently scoped.
+	if _, err := s.CreateConversation(ctx, conversation.Conversation{TenantID: "acme", OwnerID: "u"}); err == nil {
+		t.Error("CreateConversation accepted a non-uuid tenant id")
+	}
+	if _, err := s.LoadTurnState(ctx, "acme", uuid.NewString(), 5); err == nil {
+		t.Error("LoadTurnState accepted a non-uuid tenant id")
+	}
+}
+
+func testTurnNumbering(t *testing.T, s conversation.Store) {
+	tenant := newTenant()
+	c := mustCreate(t, s, tenant)
+	first := conversation.Turn{
+		UserText: "What is the VAT rate on restaurant meals?", AssistantText: "13.5% in Ireland.",
+		Provider: "openai", Model: "gpt-test",
+		Usage:     conversation.Usage{InputTokens: 120, OutputTokens: 30, TotalTokens: 150},
+		LatencyMS: 842, ReferencedNodes: []string{"TAX:IE:VAT"},
+		Metadata: map[string]any{"contextBudgetUsed": 512, "composition": map[string]any{"aspects": []any{"jurisdiction"}}},
+	}
+	for want := 1; want <= 3; want++ {
+		turn := first
+		if want > 1 {
+			turn = conversation.Turn{UserText: fmt.Sprintf("q%d", want), Status: conversation.TurnFailed}
+		}
+		if got := mustAppend(t, s, tenant, c.ID, turn); got != want {
+			t.Fatalf("append %d returned turn number %d", want, got)
+		}
+	}
+
+	st := mustLoad(t, s, tenant, c.ID, 10)
+	if st.Conversation.LastTurnNumber != 3 {
+		t.Errorf("LastTurnNumber = %d, want 3", st.Conversation.LastTurnNumber)
+	}
+	if !st.Conversation.UpdatedAt.After(st.Conversation.CreatedAt) && !st.Conversation.UpdatedAt.Equal(st.Conversation.CreatedAt) {
+		t.Errorf("UpdatedAt %v before CreatedAt %v", st.Conversation.UpdatedAt, st.Conversation.CreatedAt)
+	}
+	if len(st.History) != 3 {
+		t.Fatalf("history has %d turns, want 3", len(st.History))
+	}
+	got := st.History[0]
+	if got.Number != 1 || got.UserText != first.UserText || got.AssistantText != first.AssistantText ||
+		got.Status != conversation.TurnOK || got.Provider != "openai" || got.Model != "gpt-test" ||
+		got.Usage != first.Usage || got.LatencyMS != 842 || !slices.Equal(got.ReferencedNodes, first.ReferencedNodes) ||
+		got.CreatedAt.IsZero() {
+		t.Errorf("turn 1 stored as %+v", got)
+	}
+	if got.Metadata["contextBudgetUsed"] != float64(512) {
+		t.Errorf("metadata contextBudgetUsed = %#v, want 512 (as a JSON number)", got.Metadata["contextBudgetUsed"])
+	}
+	if comp, _ := got.Metadata["composition"].(map[string]any); comp == nil || !slices.Equal(toStrings(comp["aspects"]), []string{"jurisdiction"}) {
+		t.Errorf("metadata composition = %#v", got.Metadata["composition"])
+	}
+	if second := st.History[1]; second.Status != conversation.TurnFailed || second.ReferencedNodes == nil || second.Metadata != nil {
+		t.Errorf("turn 2 = %+v: want status failed, empty non-nil referencedNodes, nil metadata", second)
+	}
+}
+
+func toStrings(v any) []string {
+	list, _ := v.([]any)
+	out := make([]string, 0, len(list))
+	for _, x := range list {
+		s, _ := x.(string)
+		out = append(out, s)
+	}
+	return out
+}
+
+func testHistoryOrderAndLimit(t *testing.T, s conversation.Store) {
+	tenant := newTenant()
+	c := mustCreate(t, s, tenant)
+	for i := 1; i <= 5; i++ {
+		mustAppend(t, s, tenant, c.ID, conversation.Turn{UserText: fmt.Sprintf("q%d", i), AssistantText: fmt.Sprintf("a%d", i)})
+	}
+	for _, tc := range []struct {
+		limit int
+		want  []int
+	}{
+		{3, []int{3, 4, 5}},
+		{5, []int{1, 2, 3, 4, 5}},
+		{50, []int{1, 2, 3, 4, 5}},
+		{1, []int{5}},
+		{0, []int{}},
+		{-1, []int{}},
+	} {
+		st := mustLoad(t, s, tenant, c.ID, tc.limit)
+		got := []int{}
+		for _, turn := range st.History {
+			got = append(got, turn.Number)
+			if turn.UserText != fmt.Sprintf("q%d", turn.Number) || turn.AssistantText != fmt.Sprintf("a%d", turn.Number) {
+				t.Errorf("turn %d holds %q / %q", turn.Number, turn.UserText, turn.AssistantText)
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("history with limit %d = %v, want %v", tc.limit, got, tc.want)
+		}
+	}
+}
+
+const concurrency = 50
+
+func testConcurrentAppends(t *testing.T, s conversation.Store) {
+	tenant := newTenant()
+	c := mustCreate(t, s, tenant)
+	numbers := make([]int, concurrency)
+	errs := make([]error, concurrency)
+	var wg sync.WaitGroup
+	for i := range concurrency {
+		wg.Go(func() {
+			numbers[i], errs[i] = s.AppendTurn(context.Background(), tenant, c.ID,
+				conversation.Turn{UserText: fmt.Sprintf("question %d", i)})
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("append %d: %v", i, err)
+		}
+	}
+	sorted := slices.Sorted(slices.Values(numbers))
+	for i, n := range sorted {
+		if n != i+1 {
+			t.Fatalf("concurrent turn numbers = %v, want exactly 1..%d", sorted, concurrency)
+		}
+	}
+
+	st := mustLoad(t, s, tenant, c.ID, concurrency)
+	if st.Conversation.LastTurnNumber != concurrency || len(st.History) != concurrency {
+		t.Fatalf("after %d appends: last=%d, history=%d", concurrency, st.Conversation.LastTurnNumber, len(st.History))
+	}
+	// Each stored turn holds the text of the append that was told its number.
+	for _, turn := range st.History {
+		i := slices.Index(numbers, turn.Number)
+		if want := fmt.Sprintf("question %d", i); turn.UserText != want {
+			t.Errorf("turn %d holds %q, want %q", turn.Number, turn.UserText, want)
+		}
+	}
+}
+
+func testConcurrentMerges(t *testing.T, s conversation.Store) {
+	tenant := newTenant()
+	c := mustCreate(t, s, tenant)
+	want := make([]string, concurrency)
+	errs := make([]error, concurrency)
+	var wg sync.WaitGroup
+	for i := range concurrency {
+		want[i] = fmt.Sprintf("TAX:IE:CONCEPT_%02d", i)
+		wg.Go(func() {
+			errs[i] = s.MergeActiveNodes(context.Background(), tenant, c.ID, []string{want[i]}, concurrency)
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("merge %d: %v", i, err)
+		}
+	}
+	got := mustLoad(t, s, tenant, c.ID, 0).Context.ActiveNodeIDs
+	if !slices.Equal(slices.Sorted(slices.Values(got)), want) {
+		t.Fatalf("after %d concurrent merges activeNodeIds = %v (%d), want exactly %v", concurrency, got, len(got), want)
+	}
+}
+
+func testMergeRecencyAndCap(t *testing.T, s conversation.Store) {
+	tenant := newTenant()
+	c := mustCreate(t, s, tenant)
+	steps := []struct {
+		merge []string
+		want  []string
+	}{
+		{[]string{"A", "B", "C"}, []string{"A", "B", "C"}},
+		{[]string{"A"}, []string{"B", "C", "A"}},               // seen again: moves to the newest end
+		{[]string{"D"}, []string{"C", "A", "D"}},               // over the cap: the oldest goes
+		{[]string{"E", "", "E", "F"}, []string{"D", "E", "F"}}, // duplicates within a merge, empty ids dropped
+		{nil, []string{"D", "E", "F"}},                         // nothing to add changes nothing
+		{[]string{"F", "D"}, []string{"E", "F", "D"}},
+	}
+	for _, step := range steps {
+		mustMerge(t, s, tenant, c.ID, step.merge, 3)
+		got := mustLoad(t, s, tenant, c.ID, 0).Context.ActiveNodeIDs
+		if !slices.Equal(got, step.want) {
+			t.Fatalf("after merging %q with cap 3: %q, want %q", step.merge, got, step.want)
+		}
+	}
+	// A larger cap later keeps what is there and grows.
+	mustMerge(t, s, tenant, c.ID, []string{"G", "H"}, 10)
+	if got := mustLoad(t, s, tenant, c.ID, 0).Context.ActiveNodeIDs; !slices.Equal(got, []string{"E", "F", "D", "G", "H"}) {
+		t.Fatalf("after raising the cap: %q", got)
+	}
+}
+
+func testMergeDefaultCap(t *testing.T, s conversation.Store) {
+	tenant := newTenant()
+	c := mustCreate(t, s, tenant)
+	ids := make([]string, conversation.DefaultMaxActiveNodes+10)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("N%03d", i)
+	}
+	mustMerge(t, s, tenant, c.ID, ids, 0)
+	got := mustLoad(t, s, tenant, c.ID, 0).Context.ActiveNodeIDs
+	if want := ids[10:]; !slices.Equal(got, want) {
+		t.Fatalf("maxNodes 0 kept %d ids %v, want the newest %d", len(got), got, conversation.DefaultMaxActiveNodes)
+	}
+}
