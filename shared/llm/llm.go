@@ -6,6 +6,7 @@ package llm
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 )
 
 // Role of a message sent to the model.
@@ -79,3 +80,34 @@ type Provider interface {
 	// SupportsTools is false for answer-only providers (seed 001 §2.2).
 	SupportsTools() bool
 }
+
+// ProviderError is a model failure: an HTTP error before streaming, an error
+// event mid-stream, or a stream that ended early. Message may carry provider
+// detail: log it, do not show it to users.
+type ProviderError struct {
+	Provider string // "openai", "openai-chat", "offline"
+	// StatusCode is the HTTP status when the request failed before streaming (else 0).
+	StatusCode int
+	// Code is the provider's error code when it sent one ("server_error", "rate_limit_exceeded"...).
+	Code    string
+	Message string
+	// Err is the underlying error, if any (network error, context error...).
+	Err error
+}
+
+func (e *ProviderError) Error() string {
+	msg := e.Provider + ": "
+	if e.StatusCode != 0 {
+		msg += "HTTP " + strconv.Itoa(e.StatusCode) + ": "
+	}
+	if e.Code != "" {
+		msg += e.Code + ": "
+	}
+	msg += e.Message
+	if e.Err != nil && e.Message == "" {
+		msg += e.Err.Error()
+	}
+	return msg
+}
+
+func (e *ProviderError) Unwrap() error { return e.Err }

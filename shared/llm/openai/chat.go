@@ -1,0 +1,210 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+	"strings"
+
+	openaisdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/shared"
+
+	"regintel/shared/llm"
+)
+
+// ChatName is the provider name reported in metadata.
+const ChatName = "openai-chat"
+
+// Chat streams through an OpenAI-compatible Chat Completions endpoint.
+type Chat struct {
+	cfg     Config
+	service openaisdk.ChatCompletionService
+}
+
+// NewChat builds the Chat Completions provider.
+func NewChat(cfg Config) *Chat {
+	client := cfg.client()
+	return &Chat{cfg: cfg, service: client.Chat.Completions}
+}
+
+// Name implements llm.Provider.
+func (p *Chat) Name() string { return ChatName }
+
+// SupportsTools implements llm.Provider.
+func (p *Chat) SupportsTools() bool { return true }
+
+// Model is the configured default model.
+func (p *Chat) Model() string { return p.cfg.Model }
+
+// Stream implements llm.Provider; see the package comment for failure semantics.
+func (p *Chat) Stream(ctx context.Context, req llm.Request) (<-chan llm.Chunk, error) {
+	if len(req.Messages) == 0 {
+		return nil, errEmptyRequest
+	}
+	params := p.params(req)
+	out := make(chan llm.Chunk, chunkBuffer)
+	go func() {
+		defer close(out)
+		p.run(ctx, params, &emitter{ctx: ctx, out: out})
+	}()
+	return out, nil
+}
+
+func (p *Chat) params(req llm.Request) openaisdk.ChatCompletionNewParams {
+	model := req.Model
+	if model == "" {
+		model = p.cfg.Model
+	}
+	params := openaisdk.ChatCompletionNewParams{Model: model}
+	if req.System != "" {
+		params.Messages = append(params.Messages, openaisdk.SystemMessage(req.System))
+	}
+	for _, msg := range req.Messages {
+		switch msg.Role {
+		case llm.RoleAssistant:
+			params.Messages = append(params.Messages, openaisdk.AssistantMessage(msg.Content))
+		case llm.RoleSystem:
+			params.Messages = append(params.Messages, openaisdk.SystemMessage(msg.Content))
+		default:
+			params.Messages = append(params.Messages, openaisdk.UserMessage(msg.Content))
+		}
+	}
+	if req.Temperature >= 0 {
+		params.Temperature = param.NewOpt(req.Temperature)
+	}
+	for _, tool := range req.Tools {
+		def := shared.FunctionDefinitionParam{Name: tool.Name, Parameters: shared.FunctionParameters(tool.Parameters)}
+		if tool.Description != "" {
+			def.Description = param.NewOpt(tool.Description)
+		}
+		params.Tools = append(params.Tools, openaisdk.ChatCompletionFunctionTool(def))
+	}
+	if !p.cfg.DisableStreamUsage {
+		params.StreamOptions = openaisdk.ChatCompletionStreamOptionsParam{IncludeUsage: param.NewOpt(true)}
+	}
+	return params
+}
+
+// chatCall is a tool call assembled from deltas sharing one index.
+type chatCall struct {
+	name    string
+	args    strings.Builder
+	emitted bool
+}
+
+func (p *Chat) run(callerCtx context.Context, params openaisdk.ChatCompletionNewParams, em *emitter) {
+	ctx, resetIdle, stop := p.cfg.streamContext(callerCtx)
+	defer stop()
+	log := p.cfg.logger().With("provider", ChatName, "model", params.Model)
+
+	stream := p.service.NewStreaming(ctx, params)
+	defer stream.Close()
+
+	calls := map[int64]*chatCall{}
+	// emitUpTo emits, in index order, the calls whose index is below limit:
+	// a call is complete once a later index starts or the choice finishes.
+	emitUpTo := func(limit int64) bool {
+		indexes := make([]int64, 0, len(calls))
+		for index := range calls {
+			indexes = append(indexes, index)
+		}
+		sort.Slice(indexes, func(i, j int) bool { return indexes[i] < indexes[j] })
+		for _, index := range indexes {
+			call := calls[index]
+			if index >= limit || call.emitted {
+				continue
+			}
+			call.emitted = true
+			args := call.args.String()
+			if !json.Valid([]byte(args)) {
+				log.Warn("tool call arguments are not valid JSON; passing them on raw", "tool", call.name, "bytes", len(args))
+			}
+			if !em.send(llm.Chunk{Type: llm.ChunkTool, ToolName: call.name, ArgsJSON: json.RawMessage(args)}) {
+				return false
+			}
+		}
+		return true
+	}
+	const allCalls = int64(1) << 62
+
+	finished := false
+	var usage *llm.Usage
+	for stream.Next() {
+		resetIdle()
+		chunk := stream.Current()
+		for _, choice := range chunk.Choices {
+			if choice.Index != 0 { // one completion is requested
+				continue
+			}
+			delta := choice.Delta
+			if text := delta.Content + delta.Refusal; text != "" {
+				if !em.send(llm.Chunk{Type: llm.ChunkText, Delta: text}) {
+					return
+				}
+			}
+			for _, tc := range delta.ToolCalls {
+				call, ok := calls[tc.Index]
+				if !ok {
+					call = &chatCall{}
+					calls[tc.Index] = call
+					if !emitUpTo(tc.Index) {
+						return
+					}
+				}
+				if tc.Function.Name != "" {
+					call.name = tc.Function.Name
+				}
+				call.args.WriteString(tc.Function.Arguments)
+			}
+			if choice.FinishReason != "" {
+				finished = true
+				if !emitUpTo(allCalls) {
+					return
+				}
+			}
+		}
+		if u, ok := chunkUsage(chunk); ok {
+			usage = u
+		}
+	}
+	if err := stream.Err(); err != nil {
+		em.fail(streamFailure(ChatName, callerCtx, ctx, err))
+		return
+	}
+	if callerCtx.Err() != nil {
+		em.fail(streamFailure(ChatName, callerCtx, ctx, callerCtx.Err()))
+		return
+	}
+	if !finished {
+		em.fail(&llm.ProviderError{Provider: ChatName, Code: "incomplete_stream", Message: "stream ended without a finish_reason"})
+		return
+	}
+	if usage != nil {
+		em.send(llm.Chunk{Type: llm.ChunkUsage, Usage: usage})
+	}
+}
+
+// chunkUsage reads usage from the standard field, or from Groq's x_groq.usage.
+func chunkUsage(chunk openaisdk.ChatCompletionChunk) (*llm.Usage, bool) {
+	if chunk.JSON.Usage.Valid() && chunk.Usage.TotalTokens > 0 {
+		return &llm.Usage{
+			InputTokens:  int(chunk.Usage.PromptTokens),
+			OutputTokens: int(chunk.Usage.CompletionTokens),
+			TotalTokens:  int(chunk.Usage.TotalTokens),
+		}, true
+	}
+	if extra, ok := chunk.JSON.ExtraFields["x_groq"]; ok && extra.Valid() {
+		var groq struct {
+			Usage *struct {
+				PromptTokens     int `json:"prompt_tokens"`
+				CompletionTokens int `json:"completion_tokens"`
+				TotalTokens      int `json:"total_tokens"`
+			} `json:"usage"`
+		}
+		if json.Unmarshal([]byte(extra.Raw()), &groq) == nil && groq.Usage != nil {
+			return &llm.Usage{InputTokens: groq.Usage.PromptTokens, OutputTokens: groq.Usage.CompletionTokens, TotalTokens: groq.Usage.TotalTokens}, true
+		}
+	}
+	return nil, false
+}

@@ -1,0 +1,262 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/responses"
+
+	"regintel/shared/llm"
+)
+
+// ResponsesName is the provider name reported in metadata.
+const ResponsesName = "openai"
+
+// Responses streams through the OpenAI Responses API with function tools.
+type Responses struct {
+	cfg     Config
+	service responses.ResponseService
+}
+
+// NewResponses builds the Responses API provider.
+func NewResponses(cfg Config) *Responses {
+	client := cfg.client()
+	return &Responses{cfg: cfg, service: client.Responses}
+}
+
+// Name implements llm.Provider.
+func (p *Responses) Name() string { return ResponsesName }
+
+// SupportsTools implements llm.Provider.
+func (p *Responses) SupportsTools() bool { return true }
+
+// Model is the configured default model.
+func (p *Responses) Model() string { return p.cfg.Model }
+
+var errEmptyRequest = errors.New("request has no messages")
+
+// Stream implements llm.Provider; see the package comment for failure semantics.
+func (p *Responses) Stream(ctx context.Context, req llm.Request) (<-chan llm.Chunk, error) {
+	if len(req.Messages) == 0 {
+		return nil, errEmptyRequest
+	}
+	params := p.params(req)
+	out := make(chan llm.Chunk, chunkBuffer)
+	go func() {
+		defer close(out)
+		p.run(ctx, params, &emitter{ctx: ctx, out: out})
+	}()
+	return out, nil
+}
+
+func (p *Responses) params(req llm.Request) responses.ResponseNewParams {
+	model := req.Model
+	if model == "" {
+		model = p.cfg.Model
+	}
+	params := responses.ResponseNewParams{
+		Model: model,
+		// The server owns history; nothing needs storing on OpenAI's side.
+		Store: param.NewOpt(false),
+	}
+	if req.System != "" {
+		params.Instructions = param.NewOpt(req.System)
+	}
+	if req.Temperature >= 0 {
+		params.Temperature = param.NewOpt(req.Temperature)
+	}
+	input := make(responses.ResponseInputParam, 0, len(req.Messages))
+	for _, msg := range req.Messages {
+		input = append(input, responses.ResponseInputItemParamOfMessage(msg.Content, inputRole(msg.Role)))
+	}
+	params.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: input}
+	for _, tool := range req.Tools {
+		// strict=false: the capture_concepts schema has optional properties,
+		// which strict mode does not allow.
+		fn := responses.ToolParamOfFunction(tool.Name, tool.Parameters, false)
+		if tool.Description != "" {
+			fn.OfFunction.Description = param.NewOpt(tool.Description)
+		}
+		params.Tools = append(params.Tools, fn)
+	}
+	return params
+}
+
+func inputRole(role llm.Role) responses.EasyInputMessageRole {
+	switch role {
+	case llm.RoleAssistant:
+		return responses.EasyInputMessageRoleAssistant
+	case llm.RoleSystem:
+		return responses.EasyInputMessageRoleSystem
+	default:
+		return responses.EasyInputMessageRoleUser
+	}
+}
+
+// pendingCall is a function call being assembled from stream events.
+type pendingCall struct {
+	itemID  string
+	name    string
+	args    strings.Builder
+	final   *string // from .done events: authoritative over the deltas
+	emitted bool
+}
+
+func (c *pendingCall) arguments() string {
+	if c.final != nil {
+		return *c.final
+	}
+	return c.args.String()
+}
+
+// callTracker keys calls by item id and by output index (some compatible
+// servers omit one of them).
+type callTracker struct {
+	byItem  map[string]*pendingCall
+	byIndex map[int64]*pendingCall
+	order   []*pendingCall
+}
+
+func newCallTracker() *callTracker {
+	return &callTracker{byItem: map[string]*pendingCall{}, byIndex: map[int64]*pendingCall{}}
+}
+
+func (t *callTracker) lookup(itemID string, outputIndex int64, create bool) *pendingCall {
+	if call, ok := t.byItem[itemID]; ok && itemID != "" {
+		return call
+	}
+	if call, ok := t.byIndex[outputIndex]; ok && (itemID == "" || call.itemID == "" || call.itemID == itemID) {
+		if call.itemID == "" && itemID != "" {
+			call.itemID = itemID
+			t.byItem[itemID] = call
+		}
+		return call
+	}
+	if !create {
+		return nil
+	}
+	call := &pendingCall{itemID: itemID}
+	if itemID != "" {
+		t.byItem[itemID] = call
+	}
+	t.byIndex[outputIndex] = call
+	t.order = append(t.order, call)
+	return call
+}
+
+func (p *Responses) run(callerCtx context.Context, params responses.ResponseNewParams, em *emitter) {
+	ctx, resetIdle, stop := p.cfg.streamContext(callerCtx)
+	defer stop()
+	log := p.cfg.logger().With("provider", ResponsesName, "model", params.Model)
+
+	stream := p.service.NewStreaming(ctx, params)
+	defer stream.Close()
+	calls := newCallTracker()
+
+	emitCall := func(call *pendingCall) bool {
+		if call.emitted || call.name == "" {
+			return true
+		}
+		call.emitted = true
+		args := call.arguments()
+		if !json.Valid([]byte(args)) {
+			log.Warn("tool call arguments are not valid JSON; passing them on raw", "tool", call.name, "bytes", len(args))
+		}
+		return em.send(llm.Chunk{Type: llm.ChunkTool, ToolName: call.name, ArgsJSON: json.RawMessage(args)})
+	}
+	// finishCalls emits calls the stream never closed (and those only listed
+	// in the final response), in output order.
+	finishCalls := func(output []responses.ResponseOutputItemUnion) bool {
+		for i, item := range output {
+			if item.Type != "function_call" {
+				continue
+			}
+			call := calls.lookup(item.ID, int64(i), true)
+			if call.name == "" {
+				call.name = item.Name
+			}
+			if call.final == nil && item.Arguments.OfString != "" {
+				final := item.Arguments.OfString
+				call.final = &final
+			}
+		}
+		for _, call := range calls.order {
+			if !emitCall(call) {
+				return false
+			}
+		}
+		return true
+	}
+
+	for stream.Next() {
+		resetIdle()
+		event := stream.Current()
+		switch event.Type {
+		case "response.output_text.delta", "response.refusal.delta":
+			if event.Delta != "" && !em.send(llm.Chunk{Type: llm.ChunkText, Delta: event.Delta}) {
+				return
+			}
+		case "response.output_item.added":
+			if event.Item.Type == "function_call" {
+				call := calls.lookup(event.Item.ID, event.OutputIndex, true)
+				call.name = event.Item.Name
+			}
+		case "response.function_call_arguments.delta":
+			calls.lookup(event.ItemID, event.OutputIndex, true).args.WriteString(event.Delta)
+		case "response.function_call_arguments.done":
+			call := calls.lookup(event.ItemID, event.OutputIndex, true)
+			final := event.Arguments
+			call.final = &final
+			if !emitCall(call) {
+				return
+			}
+		case "response.output_item.done":
+			if event.Item.Type == "function_call" {
+				call := calls.lookup(event.Item.ID, event.OutputIndex, true)
+				if call.name == "" {
+					call.name = event.Item.Name
+				}
+				if call.final == nil {
+					final := event.Item.Arguments.OfString
+					call.final = &final
+				}
+				if !emitCall(call) {
+					return
+				}
+			}
+		case "response.completed", "response.incomplete":
+			if event.Type == "response.incomplete" {
+				log.Warn("response incomplete", "reason", event.Response.IncompleteDetails.Reason)
+			}
+			if !finishCalls(event.Response.Output) {
+				return
+			}
+			usage := event.Response.Usage
+			em.send(llm.Chunk{Type: llm.ChunkUsage, Usage: &llm.Usage{
+				InputTokens:  int(usage.InputTokens),
+				OutputTokens: int(usage.OutputTokens),
+				TotalTokens:  int(usage.TotalTokens),
+			}})
+			return
+		case "response.failed":
+			respErr := event.Response.Error
+			em.fail(&llm.ProviderError{Provider: ResponsesName, Code: string(respErr.Code), Message: orDefault(respErr.Message, "response failed")})
+			return
+		case "error":
+			em.fail(&llm.ProviderError{Provider: ResponsesName, Code: event.Code, Message: orDefault(event.Message, "error event in stream")})
+			return
+		}
+	}
+	if err := stream.Err(); err != nil {
+		em.fail(streamFailure(ResponsesName, callerCtx, ctx, err))
+		return
+	}
+	if callerCtx.Err() != nil {
+		em.fail(streamFailure(ResponsesName, callerCtx, ctx, callerCtx.Err()))
+		return
+	}
+	em.fail(&llm.ProviderError{Provider: ResponsesName, Code: "incomplete_stream", Message: "stream ended before response.completed"})
+}
