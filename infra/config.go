@@ -1,0 +1,327 @@
+package main
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// Config is everything the stack reads from CDK context (cdk.json or
+// `cdk synth -c key=value`). Every key is documented in infra/README.md.
+type Config struct {
+	Stage string // "dev", "staging", "prod"...; "prod" turns on deletion protection and retention
+
+	// Bootstrap binaries: <BuildDir>/<function>/bootstrap, relative to the
+	// infra directory unless absolute. `make synth` builds them first.
+	BuildDir string
+
+	// Network. Empty VpcID creates a VPC.
+	VpcID             string
+	VpcCidr           string   // of the existing VPC (optional, used in SG rules' descriptions only)
+	AvailabilityZones []string // existing VPC: its AZs, one per subnet id below
+	PrivateSubnetIDs  []string // existing VPC: subnets with egress for the functions
+	PrivateRouteTable []string // existing VPC: route tables of those subnets (needed for peering)
+	IsolatedSubnetIDs []string // existing VPC: subnets for the database (default: PrivateSubnetIDs)
+	NatGateways       int      // new VPC only
+	MaxAzs            int      // new VPC only
+
+	// Database.
+	DBName           string
+	DBAppUser        string // IAM-authenticated role the functions log in as; created by migrate
+	DBMasterUser     string
+	DBMinCapacity    float64
+	DBMaxCapacity    float64
+	DBProxy          bool
+	DBSecretRotation bool
+
+	// Memgraph.
+	MemgraphURI             string
+	MemgraphCidr            string
+	MemgraphSecurityGroupID string
+	MemgraphPort            int
+	MemgraphSecretArn       string // complete ARN of an existing secret; empty: the stack creates one to fill in
+	MemgraphPeerVpcID       string // optional VPC peering to the Memgraph VPC (routes to MemgraphCidr)
+	MemgraphPeerOwnerID     string
+	MemgraphPeerRegion      string
+
+	// LLM.
+	OpenAISecretArn string // complete ARN of an existing secret; empty: the stack creates one to fill in
+	LLMProvider     string
+	LLMModel        string
+
+	// Chat Function URL and JWT verification in the app.
+	ChatAuthType   string // NONE (the app verifies a JWT) or AWS_IAM
+	CorsOrigins    []string
+	JwtJwksURL     string
+	JwtIssuer      string
+	JwtAudience    string
+	JwtTenantClaim string
+
+	// Operations.
+	LogRetentionDays     int
+	ContextRetentionDays int
+	SweepSchedule        string // EventBridge schedule expression
+	AlarmTopicArn        string // optional SNS topic the alarms notify
+	ChatReservedConc     int    // 0: unreserved
+}
+
+// IsProd reports whether the stage gets production safeguards.
+func (c Config) IsProd() bool { return c.Stage == "prod" }
+
+var stageRe = regexp.MustCompile(`^[a-z][a-z0-9-]{0,15}$`)
+
+// LoadConfig reads and validates the context of node (normally the App).
+func LoadConfig(node constructs.Node) (Config, error) {
+	r := ctxReader{node: node}
+	c := Config{
+		Stage:    r.str("stage", "dev"),
+		BuildDir: r.str("buildDir", "../build"),
+
+		VpcID:             r.str("vpcId", ""),
+		VpcCidr:           r.str("vpcCidr", ""),
+		AvailabilityZones: r.list("vpcAvailabilityZones"),
+		PrivateSubnetIDs:  r.list("vpcPrivateSubnetIds"),
+		PrivateRouteTable: r.list("vpcPrivateRouteTableIds"),
+		IsolatedSubnetIDs: r.list("vpcIsolatedSubnetIds"),
+		NatGateways:       r.int("natGateways", 1),
+		MaxAzs:            r.int("maxAzs", 2),
+
+		DBName:        r.str("dbName", "regintel"),
+		DBAppUser:     r.str("dbUser", "regintel_app"),
+		DBMasterUser:  r.str("dbMasterUser", "regintel_admin"),
+		DBMinCapacity: r.float("dbMinCapacity", 0.5),
+		DBMaxCapacity: r.float("dbMaxCapacity", 4),
+		DBProxy:       r.bool("rdsProxy", false),
+
+		MemgraphURI:             r.str("memgraphUri", ""),
+		MemgraphCidr:            r.str("memgraphCidr", ""),
+		MemgraphSecurityGroupID: r.str("memgraphSecurityGroupId", ""),
+		MemgraphSecretArn:       r.str("memgraphSecretArn", ""),
+		MemgraphPeerVpcID:       r.str("memgraphPeerVpcId", ""),
+		MemgraphPeerOwnerID:     r.str("memgraphPeerOwnerId", ""),
+		MemgraphPeerRegion:      r.str("memgraphPeerRegion", ""),
+
+		OpenAISecretArn: r.str("openaiSecretArn", ""),
+		LLMProvider:     r.str("llmProvider", "openai"),
+		LLMModel:        r.str("llmModel", "gpt-4.1-mini"),
+
+		ChatAuthType:   strings.ToUpper(r.str("chatAuthType", "NONE")),
+		CorsOrigins:    r.list("corsOrigins"),
+		JwtJwksURL:     r.str("jwtJwksUrl", ""),
+		JwtIssuer:      r.str("jwtIssuer", ""),
+		JwtAudience:    r.str("jwtAudience", ""),
+		JwtTenantClaim: r.str("jwtTenantClaim", "tenant_id"),
+
+		ContextRetentionDays: r.int("contextRetentionDays", 90),
+		SweepSchedule:        r.str("sweepSchedule", "cron(30 3 * * ? *)"),
+		AlarmTopicArn:        r.str("alarmTopicArn", ""),
+		ChatReservedConc:     r.int("chatReservedConcurrency", 0),
+	}
+	prod := c.Stage == "prod"
+	c.DBSecretRotation = r.bool("dbSecretRotation", prod)
+	defaultRetention := 30
+	if prod {
+		defaultRetention = 365
+	}
+	c.LogRetentionDays = r.int("logRetentionDays", defaultRetention)
+	c.MemgraphPort = 7687
+	if c.MemgraphURI != "" {
+		if u, err := url.Parse(c.MemgraphURI); err == nil && u.Port() != "" {
+			if p, err := strconv.Atoi(u.Port()); err == nil {
+				c.MemgraphPort = p
+			}
+		}
+	}
+	if r.err != nil {
+		return c, r.err
+	}
+	return c, c.validate()
+}
+
+func (c Config) validate() error {
+	var errs []string
+	add := func(f string, a ...any) { errs = append(errs, fmt.Sprintf(f, a...)) }
+	if !stageRe.MatchString(c.Stage) {
+		add("stage %q: want lower-case letters, digits and dashes", c.Stage)
+	}
+	if c.VpcID != "" {
+		if len(c.AvailabilityZones) == 0 || len(c.PrivateSubnetIDs) == 0 {
+			add("vpcId needs vpcAvailabilityZones and vpcPrivateSubnetIds (synth stays offline: no VPC lookup)")
+		}
+		if len(c.PrivateSubnetIDs) != len(c.AvailabilityZones) {
+			add("vpcPrivateSubnetIds: want one subnet per availability zone (%d zones, %d subnets)", len(c.AvailabilityZones), len(c.PrivateSubnetIDs))
+		}
+		if len(c.IsolatedSubnetIDs) > 0 && len(c.IsolatedSubnetIDs) != len(c.AvailabilityZones) {
+			add("vpcIsolatedSubnetIds: want one subnet per availability zone")
+		}
+		if c.MemgraphPeerVpcID != "" && len(c.PrivateRouteTable) != len(c.PrivateSubnetIDs) {
+			add("memgraphPeerVpcId with an existing VPC needs vpcPrivateRouteTableIds, one per private subnet")
+		}
+	}
+	if c.NatGateways < 1 && c.VpcID == "" {
+		add("natGateways must be >= 1: the functions need egress to the LLM API")
+	}
+	if c.DBMinCapacity < 0 || c.DBMaxCapacity < c.DBMinCapacity || c.DBMaxCapacity < 1 || c.DBMaxCapacity > 256 {
+		add("dbMinCapacity %.1f / dbMaxCapacity %.1f: want 0 <= min <= max, 1 <= max <= 256", c.DBMinCapacity, c.DBMaxCapacity)
+	}
+	if c.DBProxy && c.DBMinCapacity == 0 {
+		add("dbMinCapacity 0 (scale to zero) cannot be used with rdsProxy: the proxy keeps connections open")
+	}
+	if c.DBAppUser == c.DBMasterUser {
+		add("dbUser must differ from dbMasterUser")
+	}
+	if c.MemgraphURI != "" {
+		u, err := url.Parse(c.MemgraphURI)
+		if err != nil || u.Host == "" || !strings.HasPrefix(u.Scheme, "bolt") && !strings.HasPrefix(u.Scheme, "neo4j") {
+			add("memgraphUri %q: want bolt://host:7687 (or bolt+s://, neo4j://)", c.MemgraphURI)
+		}
+		if (c.MemgraphCidr == "") == (c.MemgraphSecurityGroupID == "") {
+			add("memgraphUri needs exactly one of memgraphCidr or memgraphSecurityGroupId for the egress rule")
+		}
+	}
+	if c.MemgraphPeerVpcID != "" && c.MemgraphCidr == "" {
+		add("memgraphPeerVpcId needs memgraphCidr (the route destination)")
+	}
+	for _, arn := range []string{c.MemgraphSecretArn, c.OpenAISecretArn} {
+		if arn != "" && !strings.HasPrefix(arn, "arn:") {
+			add("secret %q: want the complete secret ARN", arn)
+		}
+	}
+	switch c.ChatAuthType {
+	case "NONE":
+		if c.IsProd() && (c.JwtJwksURL == "" || c.JwtIssuer == "" || c.JwtAudience == "") {
+			add("chatAuthType NONE in prod needs jwtJwksUrl, jwtIssuer and jwtAudience (the app verifies the token)")
+		}
+	case "AWS_IAM":
+	default:
+		add("chatAuthType %q: want NONE or AWS_IAM", c.ChatAuthType)
+	}
+	for _, o := range c.CorsOrigins {
+		if o == "*" && c.IsProd() {
+			add("corsOrigins: '*' is not allowed in prod")
+		}
+	}
+	if _, ok := retentionDays[c.LogRetentionDays]; !ok {
+		add("logRetentionDays %d: want one of the CloudWatch values (1, 3, 5, 7, 14, 30, 60, 90, 180, 365, ...)", c.LogRetentionDays)
+	}
+	if c.ContextRetentionDays < 1 {
+		add("contextRetentionDays must be >= 1")
+	}
+	if !strings.HasPrefix(c.SweepSchedule, "cron(") && !strings.HasPrefix(c.SweepSchedule, "rate(") {
+		add("sweepSchedule %q: want cron(...) or rate(...)", c.SweepSchedule)
+	}
+	if c.ChatReservedConc < 0 {
+		add("chatReservedConcurrency must be >= 0")
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("invalid context:\n  %s", strings.Join(errs, "\n  "))
+	}
+	return nil
+}
+
+// BootstrapDir returns the asset directory of a function and checks that
+// its bootstrap exists, so a missing `make build` fails with a clear message
+// rather than a deploy of an empty zip.
+func (c Config) BootstrapDir(fn string) (string, error) {
+	dir := filepath.Join(c.BuildDir, fn)
+	if _, err := os.Stat(filepath.Join(dir, "bootstrap")); err != nil {
+		return "", fmt.Errorf("%s/bootstrap not found: run `make build` first (or pass -c buildDir=...)", dir)
+	}
+	return dir, nil
+}
+
+var retentionDays = map[int]awslogs.RetentionDays{
+	1: awslogs.RetentionDays_ONE_DAY, 3: awslogs.RetentionDays_THREE_DAYS, 5: awslogs.RetentionDays_FIVE_DAYS,
+	7: awslogs.RetentionDays_ONE_WEEK, 14: awslogs.RetentionDays_TWO_WEEKS, 30: awslogs.RetentionDays_ONE_MONTH,
+	60: awslogs.RetentionDays_TWO_MONTHS, 90: awslogs.RetentionDays_THREE_MONTHS, 120: awslogs.RetentionDays_FOUR_MONTHS,
+	150: awslogs.RetentionDays_FIVE_MONTHS, 180: awslogs.RetentionDays_SIX_MONTHS, 365: awslogs.RetentionDays_ONE_YEAR,
+	400: awslogs.RetentionDays_THIRTEEN_MONTHS, 545: awslogs.RetentionDays_EIGHTEEN_MONTHS,
+	731: awslogs.RetentionDays_TWO_YEARS, 1827: awslogs.RetentionDays_FIVE_YEARS, 3653: awslogs.RetentionDays_TEN_YEARS,
+}
+
+// ctxReader converts context values, which are JSON-typed from cdk.json and
+// strings from `-c key=value`, and remembers the first conversion error.
+type ctxReader struct {
+	node constructs.Node
+	err  error
+}
+
+func (r *ctxReader) raw(key string) (string, bool) {
+	v := r.node.TryGetContext(jsii.String(key))
+	switch t := v.(type) {
+	case nil:
+		return "", false
+	case string:
+		t = strings.TrimSpace(t)
+		return t, t != ""
+	case []any:
+		parts := make([]string, 0, len(t))
+		for _, p := range t {
+			parts = append(parts, fmt.Sprint(p))
+		}
+		return strings.Join(parts, ","), len(parts) > 0
+	default:
+		return fmt.Sprint(t), true
+	}
+}
+
+func (r *ctxReader) str(key, def string) string {
+	if v, ok := r.raw(key); ok {
+		return v
+	}
+	return def
+}
+
+func (r *ctxReader) list(key string) []string {
+	v, ok := r.raw(key)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (r *ctxReader) float(key string, def float64) float64 {
+	v, ok := r.raw(key)
+	if !ok {
+		return def
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil && r.err == nil {
+		r.err = fmt.Errorf("context %s=%q: want a number", key, v)
+	}
+	return f
+}
+
+func (r *ctxReader) int(key string, def int) int {
+	f := r.float(key, float64(def))
+	if f != float64(int(f)) && r.err == nil {
+		r.err = fmt.Errorf("context %s=%v: want a whole number", key, f)
+	}
+	return int(f)
+}
+
+func (r *ctxReader) bool(key string, def bool) bool {
+	v, ok := r.raw(key)
+	if !ok {
+		return def
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil && r.err == nil {
+		r.err = fmt.Errorf("context %s=%q: want true or false", key, v)
+	}
+	return b
+}

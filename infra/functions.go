@@ -1,0 +1,145 @@
+package main
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// dbAccess is how a function reaches Postgres.
+type dbAccess int
+
+const (
+	dbNone  dbAccess = iota
+	dbApp            // IAM token as cfg.DBAppUser, through the proxy when there is one
+	dbAdmin          // master secret, straight to the cluster (migrate creates the IAM role)
+)
+
+// consumer makes a function the SQS consumer of one queue.
+type consumer struct {
+	Queue          string        // key in queueSpecs
+	BatchSize      int           // messages per invocation
+	BatchingWindow time.Duration // wait to fill a batch
+	MaxConcurrency int           // concurrent invocations (>= 2); protects the database and the LLM quota
+}
+
+// functionSpec is one Lambda function. Adding a function is one entry in
+// functionSpecs: its bootstrap comes from build/<Name>/bootstrap (`make build`
+// builds every functions/<Name>).
+type functionSpec struct {
+	Name        string
+	Description string
+	Timeout     time.Duration
+	MemoryMB    int
+	DB          dbAccess
+	Graph       bool     // MEMGRAPH_URI + MEMGRAPH_SECRET_ARN, Bolt egress
+	LLM         bool     // OPENAI_SECRET_ARN, LLM_PROVIDER, LLM_MODEL
+	Sends       []string // queue keys it may send to (URL in env, sqs:SendMessage)
+	Consumes    *consumer
+	URL         bool // Function URL, streamed responses
+	Scheduled   bool // invoked on cfg.SweepSchedule
+	Migrations  bool // run as a CDK Trigger once the database is ready; failure fails the deploy
+	Env         func(Config) map[string]string
+}
+
+// queueSpec is one work queue; each gets a dead-letter queue and alarms.
+type queueSpec struct {
+	Key       string
+	EnvVar    string        // env name of its URL in senders and the consumer
+	MaxAge    time.Duration // alarm when the oldest message is older
+	OutputKey string
+}
+
+var queueSpecs = []queueSpec{
+	{Key: "concepts", EnvVar: "CONCEPTS_QUEUE_URL", MaxAge: 15 * time.Minute, OutputKey: "ConceptsQueueUrl"},
+	{Key: "enrichment", EnvVar: "ENRICHMENT_QUEUE_URL", MaxAge: 2 * time.Hour, OutputKey: "EnrichmentQueueUrl"},
+}
+
+var functionSpecs = []functionSpec{
+	{
+		Name:        "chat",
+		Description: "Chat turns over a streaming Function URL",
+		Timeout:     3 * time.Minute,
+		MemoryMB:    1024,
+		DB:          dbApp,
+		Graph:       true,
+		LLM:         true,
+		Sends:       []string{"concepts"},
+		URL:         true,
+		Env: func(c Config) map[string]string {
+			return map[string]string{
+				"AUTH_MODE":        "jwt",
+				"JWT_JWKS_URL":     c.JwtJwksURL,
+				"JWT_ISSUER":       c.JwtIssuer,
+				"JWT_AUDIENCE":     c.JwtAudience,
+				"JWT_TENANT_CLAIM": c.JwtTenantClaim,
+			}
+		},
+	},
+	{
+		Name:        "resolve-concepts",
+		Description: "Resolves captured concepts into the graph and queues enrichment",
+		Timeout:     time.Minute,
+		MemoryMB:    512,
+		DB:          dbApp,
+		Graph:       true,
+		Sends:       []string{"enrichment"},
+		Consumes:    &consumer{Queue: "concepts", BatchSize: 10, BatchingWindow: 5 * time.Second, MaxConcurrency: 5},
+	},
+	{
+		Name:        "enrich",
+		Description: "Fetches official sources and writes extracted rules to the graph",
+		Timeout:     5 * time.Minute,
+		MemoryMB:    1024,
+		DB:          dbApp,
+		Graph:       true,
+		LLM:         true,
+		Consumes:    &consumer{Queue: "enrichment", BatchSize: 1, MaxConcurrency: 2},
+	},
+	{
+		Name:        "migrate",
+		Description: "Applies the Postgres migrations and the graph schema at deploy time",
+		Timeout:     5 * time.Minute,
+		MemoryMB:    512,
+		DB:          dbAdmin,
+		Graph:       true,
+		Migrations:  true,
+	},
+	{
+		Name:        "sweep",
+		Description: "Retention: removes conversation context idle past the retention period",
+		Timeout:     5 * time.Minute,
+		MemoryMB:    256,
+		DB:          dbApp,
+		Scheduled:   true,
+		Env: func(c Config) map[string]string {
+			return map[string]string{"CONTEXT_RETENTION_DAYS": strconv.Itoa(c.ContextRetentionDays)}
+		},
+	},
+}
+
+// consumerOf returns the function consuming queue key, if any.
+func consumerOf(specs []functionSpec, key string) (functionSpec, bool) {
+	for _, f := range specs {
+		if f.Consumes != nil && f.Consumes.Queue == key {
+			return f, true
+		}
+	}
+	return functionSpec{}, false
+}
+
+// visibilityTimeout follows the Lambda guidance for SQS event sources: at
+// least six times the consumer's timeout, plus its batching window.
+func visibilityTimeout(f functionSpec) time.Duration {
+	return 6*f.Timeout + f.Consumes.BatchingWindow
+}
+
+// logicalID is the stable CloudFormation id of a function ("resolve-concepts"
+// -> "ResolveConceptsFunction"), the name `sam local invoke` takes.
+func logicalID(name string) string {
+	var b strings.Builder
+	for _, part := range strings.FieldsFunc(name, func(r rune) bool { return r == '-' || r == '_' }) {
+		b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+	}
+	return b.String() + "Function"
+}

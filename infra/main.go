@@ -1,0 +1,47 @@
+// Command infra is the CDK app that deploys regintel: `cdk synth` / `cdk
+// deploy` from the repository root run it through cdk.json. See README.md.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/jsii-runtime-go"
+	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
+)
+
+func main() {
+	defer jsii.Close()
+	app := awscdk.NewApp(nil)
+	if err := build(app); err != nil {
+		fmt.Fprintln(os.Stderr, "infra:", err)
+		jsii.Close()
+		os.Exit(1)
+	}
+	app.Synth(nil)
+}
+
+// build adds the stack for the app's context and the cdk-nag checks. The
+// account and region come from the CLI's environment when it has one, and
+// the stack stays environment-agnostic (synth needs no credentials) when not.
+func build(app awscdk.App) error {
+	cfg, err := LoadConfig(app.Node())
+	if err != nil {
+		return err
+	}
+	var env *awscdk.Environment
+	if acct, region := os.Getenv("CDK_DEFAULT_ACCOUNT"), os.Getenv("CDK_DEFAULT_REGION"); acct != "" && region != "" {
+		env = &awscdk.Environment{Account: jsii.String(acct), Region: jsii.String(region)}
+	}
+	s, err := NewStack(app, "RegIntel-"+cfg.Stage, &awscdk.StackProps{
+		Env:         env,
+		Description: jsii.String("regintel backend (" + cfg.Stage + "): chat Function URL, queues, Aurora, workers"),
+	}, cfg, functionSpecs)
+	if err != nil {
+		return err
+	}
+	suppressNag(s)
+	awscdk.Aspects_Of(app).Add(cdknag.NewAwsSolutionsChecks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}), nil)
+	return nil
+}

@@ -1,0 +1,343 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatchactions"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsec2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsevents"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awseventstargets"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdaeventsources"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/aws-cdk-go/awscdk/v2/triggers"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// Stack is the whole system in one CloudFormation stack.
+type Stack struct {
+	awscdk.Stack
+	cfg       Config
+	net       *network
+	db        *database
+	memgraph  awssecretsmanager.ISecret
+	openai    awssecretsmanager.ISecret
+	queues    map[string]awssqs.Queue
+	dlqs      map[string]awssqs.Queue
+	functions map[string]awslambda.Function
+	alarms    []awscloudwatch.Alarm
+	topic     awssns.ITopic
+}
+
+// NewStack builds the stack for cfg with the given function table.
+func NewStack(scope constructs.Construct, id string, props *awscdk.StackProps, cfg Config, specs []functionSpec) (*Stack, error) {
+	s := &Stack{
+		Stack:     awscdk.NewStack(scope, jsii.String(id), props),
+		cfg:       cfg,
+		queues:    map[string]awssqs.Queue{},
+		dlqs:      map[string]awssqs.Queue{},
+		functions: map[string]awslambda.Function{},
+	}
+	awscdk.Tags_Of(s.Stack).Add(jsii.String("app"), jsii.String("regintel"), nil)
+	awscdk.Tags_Of(s.Stack).Add(jsii.String("stage"), jsii.String(cfg.Stage), nil)
+
+	s.net = newNetwork(s.Stack, cfg)
+	s.db = newDatabase(s.Stack, cfg, s.net)
+	s.db.allowFrom(s.net.fnSG, "regintel functions")
+	s.db.allowDirectFrom(s.net.adminSG, "regintel migrate")
+	s.memgraph = s.secret("MemgraphSecret", cfg.MemgraphSecretArn,
+		`Memgraph credentials for regintel: JSON {"username":"...","password":"..."}`)
+	s.openai = s.secret("OpenAISecret", cfg.OpenAISecretArn,
+		`LLM API key for regintel: JSON {"apiKey":"..."}`)
+
+	for _, q := range queueSpecs {
+		f, ok := consumerOf(specs, q.Key)
+		if !ok {
+			return nil, fmt.Errorf("queue %s has no consumer in the function table", q.Key)
+		}
+		s.addQueue(q, f)
+	}
+	for _, f := range specs {
+		if err := s.addFunction(f); err != nil {
+			return nil, err
+		}
+	}
+	s.outputs()
+	return s, nil
+}
+
+// secret imports an existing secret by complete ARN, or creates one whose
+// value the operator puts after the first deploy (see README).
+func (s *Stack) secret(id, arn, desc string) awssecretsmanager.ISecret {
+	if arn != "" {
+		return awssecretsmanager.Secret_FromSecretCompleteArn(s.Stack, jsii.String(id), jsii.String(arn))
+	}
+	return awssecretsmanager.NewSecret(s.Stack, jsii.String(id), &awssecretsmanager.SecretProps{
+		Description:   jsii.String(desc),
+		RemovalPolicy: removalPolicy(s.cfg),
+	})
+}
+
+func (s *Stack) addQueue(q queueSpec, consumerFn functionSpec) {
+	id := logicalID(q.Key)
+	id = id[:len(id)-len("Function")]
+	dlq := awssqs.NewQueue(s.Stack, jsii.String(id+"DLQ"), &awssqs.QueueProps{
+		RetentionPeriod: awscdk.Duration_Days(jsii.Number(14)),
+		Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
+		EnforceSSL:      jsii.Bool(true),
+		RemovalPolicy:   removalPolicy(s.cfg),
+	})
+	queue := awssqs.NewQueue(s.Stack, jsii.String(id+"Queue"), &awssqs.QueueProps{
+		VisibilityTimeout: seconds(visibilityTimeout(consumerFn)),
+		RetentionPeriod:   awscdk.Duration_Days(jsii.Number(14)),
+		Encryption:        awssqs.QueueEncryption_SQS_MANAGED,
+		EnforceSSL:        jsii.Bool(true),
+		RemovalPolicy:     removalPolicy(s.cfg),
+		DeadLetterQueue:   &awssqs.DeadLetterQueue{Queue: dlq, MaxReceiveCount: jsii.Number(5)},
+	})
+	s.queues[q.Key], s.dlqs[q.Key] = queue, dlq
+
+	s.alarm(id+"DLQDepth", fmt.Sprintf("regintel %s: messages in the dead-letter queue", q.Key),
+		dlq.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{
+			Period: awscdk.Duration_Minutes(jsii.Number(5)), Statistic: jsii.String("Maximum"),
+		}), 1)
+	s.alarm(id+"MessageAge", fmt.Sprintf("regintel %s: oldest message older than %s", q.Key, q.MaxAge),
+		queue.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{
+			Period: awscdk.Duration_Minutes(jsii.Number(5)), Statistic: jsii.String("Maximum"),
+		}), q.MaxAge.Seconds())
+}
+
+func (s *Stack) alarm(id, desc string, metric awscloudwatch.IMetric, threshold float64) {
+	a := awscloudwatch.NewAlarm(s.Stack, jsii.String(id+"Alarm"), &awscloudwatch.AlarmProps{
+		AlarmDescription:   jsii.String(desc),
+		Metric:             metric,
+		Threshold:          jsii.Number(threshold),
+		EvaluationPeriods:  jsii.Number(1),
+		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+	})
+	if s.cfg.AlarmTopicArn != "" {
+		topic := s.alarmTopic()
+		a.AddAlarmAction(awscloudwatchactions.NewSnsAction(topic))
+		a.AddOkAction(awscloudwatchactions.NewSnsAction(topic))
+	}
+	s.alarms = append(s.alarms, a)
+}
+
+func (s *Stack) alarmTopic() awssns.ITopic {
+	if s.topic == nil {
+		s.topic = awssns.Topic_FromTopicArn(s.Stack, jsii.String("AlarmTopic"), jsii.String(s.cfg.AlarmTopicArn))
+	}
+	return s.topic
+}
+
+func (s *Stack) addFunction(f functionSpec) error {
+	cfg := s.cfg
+	dir, err := cfg.BootstrapDir(f.Name)
+	if err != nil {
+		return err
+	}
+	env := map[string]string{"LOG_FORMAT": "json", "STAGE": cfg.Stage}
+	sg := s.net.fnSG
+	switch f.DB {
+	case dbApp:
+		env["DB_HOST"] = *s.db.host()
+		env["DB_USER"] = cfg.DBAppUser
+		env["DB_IAM_AUTH"] = "true"
+	case dbAdmin:
+		sg = s.net.adminSG
+		env["DB_HOST"] = *s.db.cluster.ClusterEndpoint().Hostname()
+		env["DB_USER"] = cfg.DBMasterUser
+		env["DB_IAM_AUTH"] = "false"
+		env["DB_SECRET_ARN"] = *s.db.cluster.Secret().SecretArn()
+		env["DB_APP_USER"] = cfg.DBAppUser // the login role migrate creates and grants rds_iam
+	}
+	if f.DB != dbNone {
+		env["DB_PORT"] = strconv.Itoa(dbPort)
+		env["DB_NAME"] = cfg.DBName
+		env["DB_SSLMODE"] = "require"
+	}
+	if f.Graph {
+		env["MEMGRAPH_URI"] = cfg.MemgraphURI
+		env["MEMGRAPH_SECRET_ARN"] = *s.memgraph.SecretArn()
+	}
+	if f.LLM {
+		env["OPENAI_SECRET_ARN"] = *s.openai.SecretArn()
+		env["LLM_PROVIDER"] = cfg.LLMProvider
+		env["LLM_MODEL"] = cfg.LLMModel
+	}
+	for _, key := range f.Sends {
+		env[queueEnv(key)] = *s.queues[key].QueueUrl()
+	}
+	if f.Consumes != nil {
+		env[queueEnv(f.Consumes.Queue)] = *s.queues[f.Consumes.Queue].QueueUrl()
+	}
+	if f.Env != nil {
+		for k, v := range f.Env(cfg) {
+			env[k] = v
+		}
+	}
+
+	id := logicalID(f.Name)
+	logs := awslogs.NewLogGroup(s.Stack, jsii.String(id+"Logs"), &awslogs.LogGroupProps{
+		Retention:     retentionDays[cfg.LogRetentionDays],
+		RemovalPolicy: removalPolicy(cfg),
+	})
+	props := &awslambda.FunctionProps{
+		Description:           jsii.String(f.Description),
+		Runtime:               awslambda.Runtime_PROVIDED_AL2023(),
+		Architecture:          awslambda.Architecture_ARM_64(),
+		Handler:               jsii.String("bootstrap"),
+		Code:                  awslambda.Code_FromAsset(jsii.String(dir), nil),
+		Timeout:               seconds(f.Timeout),
+		MemorySize:            jsii.Number(f.MemoryMB),
+		Environment:           jsiiEnv(env),
+		Vpc:                   s.net.vpc,
+		VpcSubnets:            s.net.appSubnet,
+		SecurityGroups:        &[]awsec2.ISecurityGroup{sg},
+		Tracing:               awslambda.Tracing_ACTIVE,
+		LoggingFormat:         awslambda.LoggingFormat_JSON,
+		ApplicationLogLevelV2: awslambda.ApplicationLogLevel_INFO,
+		SystemLogLevelV2:      awslambda.SystemLogLevel_WARN,
+		LogGroup:              logs,
+	}
+	if f.URL && cfg.ChatReservedConc > 0 {
+		props.ReservedConcurrentExecutions = jsii.Number(cfg.ChatReservedConc)
+	}
+	fn := awslambda.NewFunction(s.Stack, jsii.String(id), props)
+	fn.Node().DefaultChild().(awslambda.CfnFunction).OverrideLogicalId(jsii.String(id))
+	s.functions[f.Name] = fn
+
+	// Grants: each scoped to the one resource it names.
+	switch f.DB {
+	case dbApp:
+		s.db.grantConnect(fn, cfg.DBAppUser)
+	case dbAdmin:
+		s.db.cluster.Secret().GrantRead(fn, nil)
+	}
+	if f.Graph {
+		s.memgraph.GrantRead(fn, nil)
+	}
+	if f.LLM {
+		s.openai.GrantRead(fn, nil)
+	}
+	for _, key := range f.Sends {
+		s.queues[key].GrantSendMessages(fn)
+	}
+
+	if f.Consumes != nil {
+		c := f.Consumes
+		props := &awslambdaeventsources.SqsEventSourceProps{
+			BatchSize:               jsii.Number(c.BatchSize),
+			MaxConcurrency:          jsii.Number(c.MaxConcurrency),
+			ReportBatchItemFailures: jsii.Bool(true),
+		}
+		if c.BatchingWindow > 0 {
+			props.MaxBatchingWindow = seconds(c.BatchingWindow)
+		}
+		fn.AddEventSource(awslambdaeventsources.NewSqsEventSource(s.queues[c.Queue], props))
+		s.alarm(id+"Errors", fmt.Sprintf("regintel %s: invocation errors", f.Name),
+			fn.MetricErrors(&awscloudwatch.MetricOptions{Period: awscdk.Duration_Minutes(jsii.Number(5))}), 5)
+	}
+	if f.URL {
+		s.addFunctionURL(fn)
+	}
+	if f.Scheduled {
+		awsevents.NewRule(s.Stack, jsii.String(id+"Schedule"), &awsevents.RuleProps{
+			Description: jsii.String("regintel " + f.Name + " schedule"),
+			Schedule:    awsevents.Schedule_Expression(jsii.String(cfg.SweepSchedule)),
+			Targets: &[]awsevents.IRuleTarget{awseventstargets.NewLambdaFunction(fn, &awseventstargets.LambdaFunctionProps{
+				RetryAttempts: jsii.Number(2),
+				MaxEventAge:   awscdk.Duration_Hours(jsii.Number(1)),
+			})},
+		})
+	}
+	if f.Migrations {
+		// The security groups carry the ingress/egress rules migrate needs.
+		after := []constructs.Construct{s.db.cluster, s.net.dbSG, s.net.adminSG}
+		if s.db.proxy != nil {
+			after = append(after, s.db.proxy)
+		}
+		// Invoked synchronously by a custom resource after the cluster (and
+		// its writer instance) exist; a function error fails the deployment
+		// and rolls it back. Runs again whenever the bootstrap changes.
+		triggers.NewTrigger(s.Stack, jsii.String(id+"Trigger"), &triggers.TriggerProps{
+			Handler:                fn,
+			ExecuteAfter:           &after,
+			ExecuteOnHandlerChange: jsii.Bool(true),
+			InvocationType:         triggers.InvocationType_REQUEST_RESPONSE,
+			Timeout:                seconds(f.Timeout),
+		})
+	}
+	return nil
+}
+
+func (s *Stack) addFunctionURL(fn awslambda.Function) {
+	auth := awslambda.FunctionUrlAuthType_NONE
+	if s.cfg.ChatAuthType == "AWS_IAM" {
+		auth = awslambda.FunctionUrlAuthType_AWS_IAM
+	}
+	opts := &awslambda.FunctionUrlOptions{
+		AuthType:   auth,
+		InvokeMode: awslambda.InvokeMode_RESPONSE_STREAM,
+	}
+	if len(s.cfg.CorsOrigins) > 0 {
+		opts.Cors = &awslambda.FunctionUrlCorsOptions{
+			AllowedOrigins: jsii.Strings(s.cfg.CorsOrigins...),
+			AllowedMethods: &[]awslambda.HttpMethod{awslambda.HttpMethod_GET, awslambda.HttpMethod_POST, awslambda.HttpMethod_DELETE},
+			AllowedHeaders: jsii.Strings("authorization", "content-type", "x-amz-date", "x-amz-security-token", "x-amz-content-sha256"),
+			MaxAge:         awscdk.Duration_Hours(jsii.Number(1)),
+		}
+	}
+	url := fn.AddFunctionUrl(opts)
+	awscdk.NewCfnOutput(s.Stack, jsii.String("ChatFunctionUrl"), &awscdk.CfnOutputProps{
+		Value: url.Url(), Description: jsii.String("POST /chat here (streamed)"),
+	})
+}
+
+func (s *Stack) outputs() {
+	out := func(id string, v *string, desc string) {
+		awscdk.NewCfnOutput(s.Stack, jsii.String(id), &awscdk.CfnOutputProps{Value: v, Description: jsii.String(desc)})
+	}
+	for _, q := range queueSpecs {
+		out(q.OutputKey, s.queues[q.Key].QueueUrl(), q.Key+" queue")
+		out(q.OutputKey[:len(q.OutputKey)-len("QueueUrl")]+"DLQUrl", s.dlqs[q.Key].QueueUrl(), q.Key+" dead-letter queue")
+	}
+	out("DatabaseEndpoint", s.db.host(), "Host the functions connect to (the proxy when enabled)")
+	out("DatabaseClusterEndpoint", s.db.cluster.ClusterEndpoint().Hostname(), "Aurora writer endpoint")
+	out("DatabaseSecretArn", s.db.cluster.Secret().SecretArn(), "Master credentials (migrate only)")
+	out("MemgraphSecretArn", s.memgraph.SecretArn(), "Put the Memgraph credentials here")
+	out("OpenAISecretArn", s.openai.SecretArn(), "Put the LLM API key here")
+}
+
+func queueEnv(key string) string {
+	for _, q := range queueSpecs {
+		if q.Key == key {
+			return q.EnvVar
+		}
+	}
+	panic("unknown queue " + key)
+}
+
+func seconds(d time.Duration) awscdk.Duration {
+	return awscdk.Duration_Seconds(jsii.Number(d.Seconds()))
+}
+
+// jsiiEnv converts env, leaving out unset (empty) values.
+func jsiiEnv(env map[string]string) *map[string]*string {
+	out := make(map[string]*string, len(env))
+	for k, v := range env {
+		if v != "" {
+			out[k] = jsii.String(v)
+		}
+	}
+	return &out
+}
