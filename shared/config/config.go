@@ -1,0 +1,157 @@
+// Package config reads the backend's settings from the environment. Every
+// setting has a local default so `make dev` runs with none set.
+package config
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the whole configuration of a process.
+type Config struct {
+	Port        int
+	OnLambda    bool   // AWS_LAMBDA_RUNTIME_API is set
+	LogFormat   string // "json" or "text"
+	LogLevel    string
+	DatabaseURL string // empty: embedded in-memory store (unless DB_HOST is set)
+	DBHost      string // with DB_IAM_AUTH on Lambda
+	// LLM
+	LLMProvider     string // openai | openai-chat | offline
+	OpenAIAPIKey    string
+	OpenAISecretARN string
+	OpenAIBaseURL   string
+	LLMModel        string
+	// Graph
+	MemgraphURI string // empty: in-memory seeded graph
+	// Auth
+	AuthMode       string // jwt | dev
+	JWTJWKSURL     string
+	JWTHS256Secret string
+	JWTIssuer      string
+	JWTAudience    string
+	JWTTenantClaim string
+	JWTUserClaim   string
+	DevTenant      string
+	DevUser        string
+	// Queues: empty means in-process.
+	ConceptsQueueURL   string
+	EnrichmentQueueURL string
+	// Chat
+	HistoryTurns   int
+	MaxActiveNodes int
+	CORSOrigins    []string
+	Freshness      time.Duration
+}
+
+// FromEnv reads the configuration and checks it is coherent.
+func FromEnv() (Config, error) {
+	c := Config{
+		OnLambda:           os.Getenv("AWS_LAMBDA_RUNTIME_API") != "",
+		LogLevel:           env("LOG_LEVEL", "info"),
+		DatabaseURL:        os.Getenv("DATABASE_URL"),
+		DBHost:             os.Getenv("DB_HOST"),
+		OpenAIAPIKey:       os.Getenv("OPENAI_API_KEY"),
+		OpenAISecretARN:    os.Getenv("OPENAI_SECRET_ARN"),
+		OpenAIBaseURL:      os.Getenv("OPENAI_BASE_URL"),
+		MemgraphURI:        os.Getenv("MEMGRAPH_URI"),
+		JWTJWKSURL:         os.Getenv("JWT_JWKS_URL"),
+		JWTHS256Secret:     os.Getenv("JWT_HS256_SECRET"),
+		JWTIssuer:          os.Getenv("JWT_ISSUER"),
+		JWTAudience:        os.Getenv("JWT_AUDIENCE"),
+		JWTTenantClaim:     env("JWT_TENANT_CLAIM", "tenant_id"),
+		JWTUserClaim:       env("JWT_USER_CLAIM", "sub"),
+		DevTenant:          env("DEV_TENANT_ID", "dev-tenant"),
+		DevUser:            env("DEV_USER_ID", "dev-user"),
+		ConceptsQueueURL:   os.Getenv("CONCEPTS_QUEUE_URL"),
+		EnrichmentQueueURL: os.Getenv("ENRICHMENT_QUEUE_URL"),
+	}
+	var err error
+	if c.Port, err = intEnv("PORT", 8080); err != nil {
+		return c, err
+	}
+	if c.HistoryTurns, err = intEnv("HISTORY_TURNS", 5); err != nil {
+		return c, err
+	}
+	if c.MaxActiveNodes, err = intEnv("MAX_ACTIVE_NODES", 50); err != nil {
+		return c, err
+	}
+	days, err := intEnv("ENRICHMENT_FRESHNESS_DAYS", 30)
+	if err != nil {
+		return c, err
+	}
+	c.Freshness = time.Duration(days) * 24 * time.Hour
+	if o := os.Getenv("CORS_ORIGINS"); o != "" {
+		for _, s := range strings.Split(o, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				c.CORSOrigins = append(c.CORSOrigins, s)
+			}
+		}
+	}
+
+	c.LogFormat = env("LOG_FORMAT", "text")
+	if c.OnLambda {
+		c.LogFormat = env("LOG_FORMAT", "json")
+	}
+
+	c.LLMProvider = os.Getenv("LLM_PROVIDER")
+	if c.LLMProvider == "" {
+		c.LLMProvider = "offline"
+		if c.OpenAIAPIKey != "" || c.OpenAISecretARN != "" {
+			c.LLMProvider = "openai"
+		}
+	}
+	switch c.LLMProvider {
+	case "openai", "openai-chat":
+		if c.OpenAIAPIKey == "" && c.OpenAISecretARN == "" && c.LLMProvider == "openai" && c.OpenAIBaseURL == "" {
+			return c, fmt.Errorf("LLM_PROVIDER=openai needs OPENAI_API_KEY (or OPENAI_SECRET_ARN)")
+		}
+		c.LLMModel = env("LLM_MODEL", "gpt-4.1-mini")
+	case "offline":
+		c.LLMModel = env("LLM_MODEL", "offline-lexicon-v1")
+	default:
+		return c, fmt.Errorf("LLM_PROVIDER=%q: use openai, openai-chat or offline", c.LLMProvider)
+	}
+
+	c.AuthMode = os.Getenv("AUTH_MODE")
+	if c.AuthMode == "" {
+		c.AuthMode = "dev"
+		if c.OnLambda {
+			c.AuthMode = "jwt"
+		}
+	}
+	switch c.AuthMode {
+	case "dev":
+		if c.OnLambda {
+			return c, fmt.Errorf("AUTH_MODE=dev trusts identity headers and is refused under Lambda: use AUTH_MODE=jwt")
+		}
+	case "jwt":
+		if c.JWTJWKSURL == "" && c.JWTHS256Secret == "" {
+			return c, fmt.Errorf("AUTH_MODE=jwt needs JWT_JWKS_URL or JWT_HS256_SECRET")
+		}
+	default:
+		return c, fmt.Errorf("AUTH_MODE=%q: use jwt or dev", c.AuthMode)
+	}
+	return c, nil
+}
+
+func env(name, fallback string) string {
+	if v := strings.TrimSpace(os.Getenv(name)); v != "" {
+		return v
+	}
+	return fallback
+}
+
+func intEnv(name string, fallback int) (int, error) {
+	v := strings.TrimSpace(os.Getenv(name))
+	if v == "" {
+		return fallback, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%s=%q is not a non-negative integer", name, v)
+	}
+	return n, nil
+}

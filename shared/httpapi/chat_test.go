@@ -1,0 +1,243 @@
+package httpapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"regintel/shared/conversation"
+	convpg "regintel/shared/conversation/postgres"
+	"regintel/shared/llm/llmtest"
+	"regintel/shared/postgres"
+)
+
+func TestTwoTurnsCarryConceptsAndHistory(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	e.llm.Enqueue(llmtest.Script{Steps: llmtest.Steps(
+		llmtest.Words("VRT is charged when a vehicle is registered in Ireland."),
+		llmtest.ToolCallJSON("capture_concepts", captureArgs(vrtConcept()), 5),
+	)})
+	first := e.chat(map[string]any{"message": "How is VRT calculated on an imported car?", "profile": map[string]any{"jurisdictions": []string{"IE"}}}, nil)
+	if first.Status != 200 {
+		t.Fatalf("turn 1: %d %s", first.Status, first.Body)
+	}
+	m1 := first.metadata(t)
+	if m1.ConversationID == nil || m1.TurnNumber == nil || *m1.TurnNumber != 1 {
+		t.Fatalf("turn 1 metadata: %+v", m1)
+	}
+	if !slices.Equal(m1.ReferencedNodes, []string{"TAX:IE:VRT"}) {
+		t.Fatalf("referencedNodes = %v", m1.ReferencedNodes)
+	}
+	if got := first.text(); got != "VRT is charged when a vehicle is registered in Ireland." {
+		t.Fatalf("streamed text = %q", got)
+	}
+	if strings.Contains(first.Body, "capture_concepts") || strings.Contains(first.Body, "altLabels") {
+		t.Fatal("tool call leaked into the client stream")
+	}
+
+	e.llm.Enqueue(llmtest.TextScript("It depends on the open market selling price."))
+	second := e.chat(map[string]any{"conversationId": *m1.ConversationID, "message": "And for a used one?"}, nil)
+	if m2 := second.metadata(t); m2.TurnNumber == nil || *m2.TurnNumber != 2 {
+		t.Fatalf("turn 2 metadata: %+v", m2)
+	}
+	reqs := e.llm.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("model got %d requests", len(reqs))
+	}
+	sys := reqs[1].System
+	if !strings.Contains(sys, "In this conversation, the following regulatory concepts are already in scope:") ||
+		!strings.Contains(sys, "- Vehicle Registration Tax (IE) – ") {
+		t.Fatalf("turn 2 system prompt lacks turn 1's concept:\n%s", sys)
+	}
+	msgs := reqs[1].Messages
+	if len(msgs) != 3 || msgs[0].Content != "How is VRT calculated on an imported car?" ||
+		msgs[1].Content != "VRT is charged when a vehicle is registered in Ireland." || msgs[2].Content != "And for a used one?" {
+		t.Fatalf("turn 2 history = %+v", msgs)
+	}
+	if !slices.Contains(reqs[0].ToolNames(), "capture_concepts") {
+		t.Fatalf("capture_concepts not offered: %v", reqs[0].ToolNames())
+	}
+}
+
+func TestStreamShapes(t *testing.T) {
+	vat := map[string]any{"domain": "TAX", "kind": "VAT", "jurisdiction": "IE", "prefLabel": "Value-Added Tax"}
+	cases := []struct {
+		name       string
+		script     llmtest.Script
+		wantText   string
+		wantNodes  []string
+		wantStatus string
+		wantWarn   bool
+	}{
+		{"text then tool", llmtest.Script{Steps: llmtest.Steps(llmtest.Words("Standard rate is 23%."), llmtest.ToolCallJSON("capture_concepts", captureArgs(vat), 1))},
+			"Standard rate is 23%.", []string{"TAX:IE:VAT"}, "ok", false},
+		{"tool then text", llmtest.Script{Steps: llmtest.Steps(llmtest.ToolCallJSON("capture_concepts", captureArgs(vat, vrtConcept()), 3), llmtest.Words("Both apply."))},
+			"Both apply.", []string{"TAX:IE:VAT", "TAX:IE:VRT"}, "ok", false},
+		{"tool mid text, args in 40 deltas", llmtest.Script{Steps: llmtest.Steps(llmtest.Words("VAT "), llmtest.ToolCallJSON("capture_concepts", captureArgs(vat), 40), llmtest.Words("applies."))},
+			"VAT applies.", []string{"TAX:IE:VAT"}, "ok", false},
+		{"malformed tool json", llmtest.Script{Steps: llmtest.Steps(llmtest.Words("Answer still completes."), llmtest.ToolCall("capture_concepts", `{"concepts":[{"domain":"TAX"`, 3))},
+			"Answer still completes.", nil, "ok", true},
+		{"error event mid-stream", llmtest.Script{Steps: llmtest.Steps(llmtest.Words("Partial answer"), llmtest.StreamError("server_error", "boom"))},
+			"Partial answer", nil, "error", false},
+		{"500 before streaming", llmtest.HTTPError(500, "upstream down"), "", nil, "error", false},
+	}
+	for _, protocol := range []llmtest.Protocol{llmtest.ProtocolResponses, llmtest.ProtocolChat} {
+		for _, tc := range cases {
+			t.Run(string(protocol)+"/"+tc.name, func(t *testing.T) {
+				e := newEnv(t, envOptions{protocol: protocol})
+				e.llm.Enqueue(tc.script)
+				resp := e.chat(map[string]any{"message": "What VAT applies?"}, nil)
+				if resp.Status != 200 {
+					t.Fatalf("status %d: %s", resp.Status, resp.Body)
+				}
+				if got := resp.text(); got != tc.wantText {
+					t.Errorf("text = %q, want %q", got, tc.wantText)
+				}
+				names := resp.names()
+				if names[len(names)-1] != "done" {
+					t.Fatalf("stream does not end with done: %v", names)
+				}
+				var done struct{ Status string }
+				_ = json.Unmarshal(resp.Events[len(resp.Events)-1].Data, &done)
+				if done.Status != tc.wantStatus {
+					t.Fatalf("done status = %q, want %q (events %v)", done.Status, tc.wantStatus, names)
+				}
+				if tc.wantStatus == "error" {
+					if len(resp.named("error")) != 1 || names[len(names)-2] != "error" {
+						t.Fatalf("want error then done, got %v", names)
+					}
+					// The partial answer is stored, marked failed.
+					var status, text string
+					if err := e.pool.QueryRow(context.Background(), "SELECT status, assistant_text FROM conversation_turns").Scan(&status, &text); err != nil {
+						t.Fatal(err)
+					}
+					if status != conversation.TurnFailed || text != tc.wantText {
+						t.Fatalf("stored turn = %q %q", status, text)
+					}
+					return
+				}
+				m := resp.metadata(t)
+				if !slices.Equal(m.ReferencedNodes, tc.wantNodes) && !(len(tc.wantNodes) == 0 && len(m.ReferencedNodes) == 0) {
+					t.Errorf("referencedNodes = %v, want %v", m.ReferencedNodes, tc.wantNodes)
+				}
+				if tc.wantWarn != (len(resp.named("warning")) > 0) {
+					t.Errorf("warning events = %d, want warning %v", len(resp.named("warning")), tc.wantWarn)
+				}
+				if m.Usage.TotalTokens == 0 || m.DisclaimerKey == "" || m.AgentID == "" || m.UncertaintyLevel == "" {
+					t.Errorf("metadata incomplete: %+v", m)
+				}
+				if len(resp.named("disclaimer")) != 1 {
+					t.Errorf("want one disclaimer event: %v", names)
+				}
+			})
+		}
+	}
+}
+
+func TestFiftyConcurrentTurnsOnOneConversation(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	e.llm.SetResponder(func(req llmtest.RecordedRequest) llmtest.Script {
+		var n int
+		fmt.Sscanf(req.LastUserMessage(), "question %d", &n)
+		c := map[string]any{"domain": "TAX", "kind": fmt.Sprintf("KIND_%02d", n), "jurisdiction": "IE", "prefLabel": fmt.Sprintf("Concept %d", n)}
+		return llmtest.Script{Steps: llmtest.Steps(llmtest.Words("ok"), llmtest.ToolCallJSON("capture_concepts", captureArgs(c), 2))}
+	})
+	first := e.chat(map[string]any{"message": "question 0"}, nil)
+	convID := *first.metadata(t).ConversationID
+
+	var wg sync.WaitGroup
+	failures := make(chan string, 50)
+	for i := 1; i <= 49; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp := e.chat(map[string]any{"conversationId": convID, "message": fmt.Sprintf("question %d", i)}, nil)
+			if resp.Status != 200 || len(resp.named("warning")) > 0 {
+				failures <- fmt.Sprintf("turn %d: %d %s", i, resp.Status, resp.Body)
+			}
+		}()
+	}
+	wg.Wait()
+	close(failures)
+	for f := range failures {
+		t.Error(f)
+	}
+	ctx := context.Background()
+	rows, err := e.pool.Query(ctx, "SELECT turn_number FROM conversation_turns WHERE conversation_id = $1 ORDER BY turn_number", convID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var numbers []int
+	for rows.Next() {
+		var n int
+		_ = rows.Scan(&n)
+		numbers = append(numbers, n)
+	}
+	if len(numbers) != 50 || numbers[0] != 1 || numbers[49] != 50 {
+		t.Fatalf("turn numbers = %v", numbers)
+	}
+	for i, n := range numbers {
+		if n != i+1 {
+			t.Fatalf("gap or duplicate in turn numbers: %v", numbers)
+		}
+	}
+	var raw []byte
+	if err := e.pool.QueryRow(ctx, "SELECT context_json FROM conversation_context WHERE conversation_id = $1", convID).Scan(&raw); err != nil {
+		t.Fatal(err)
+	}
+	var stored conversation.Context
+	_ = json.Unmarshal(raw, &stored)
+	var want []string
+	for i := 0; i < 50; i++ {
+		want = append(want, fmt.Sprintf("TAX:IE:KIND_%02d", i))
+	}
+	got := append([]string{}, stored.ActiveNodeIDs...)
+	sort.Strings(got)
+	if !slices.Equal(got, want) {
+		t.Fatalf("activeNodeIds (%d) = %v", len(got), got)
+	}
+}
+
+func TestPostgresUnreachableStillAnswers(t *testing.T) {
+	pool, err := postgres.NewPool(context.Background(), postgres.Config{URL: "postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	e := newEnv(t, envOptions{store: convpg.New(pool)})
+	e.llm.SetDefault(llmtest.TextScript("VAT is 23% in Ireland."))
+	for _, body := range []map[string]any{
+		{"message": "What is VAT?"},
+		{"message": "What is VAT?", "conversationId": "0b8e6a52-6a0e-4a5e-9a57-1f9a4d1c0e11"},
+	} {
+		resp := e.chat(body, nil)
+		if resp.Status != 200 || resp.text() != "VAT is 23% in Ireland." {
+			t.Fatalf("status %d text %q body %s", resp.Status, resp.text(), resp.Body)
+		}
+		if len(resp.named("warning")) == 0 {
+			t.Fatalf("no warning when the database is down: %v", resp.names())
+		}
+		if m := resp.metadata(t); len(m.Warnings) == 0 {
+			t.Fatal("metadata.warnings empty when the database is down")
+		}
+	}
+}
+
+func TestGraphDownLeavesContextOutWithWarning(t *testing.T) {
+	e := newEnv(t, envOptions{graph: failingGraph{}})
+	e.llm.Enqueue(llmtest.Script{Steps: llmtest.Steps(llmtest.Words("First."), llmtest.ToolCallJSON("capture_concepts", captureArgs(vrtConcept()), 2))})
+	first := e.chat(map[string]any{"message": "VRT?"}, nil)
+	e.llm.Enqueue(llmtest.TextScript("Second."))
+	second := e.chat(map[string]any{"message": "More?", "conversationId": *first.metadata(t).ConversationID}, nil)
+	if second.text() != "Second." || len(second.named("warning")) == 0 {
+		t.Fatalf("graph outage: %v", second.names())
+	}
+	if strings.Contains(e.llm.Requests()[1].System, "already in scope") {
+		t.Fatal("context paragraph present although the graph failed")
+	}
+}

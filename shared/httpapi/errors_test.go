@@ -1,0 +1,110 @@
+package httpapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"regintel/shared/graph"
+	"regintel/shared/llm/llmtest"
+)
+
+type failingGraph struct{}
+
+func (failingGraph) GetNodesByIDs(context.Context, []string) ([]graph.Node, error) {
+	return nil, errors.New("graph unreachable")
+}
+
+func TestBadInputsGetStatusAndJSONErrorAndWriteNothing(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	e.llm.SetDefault(llmtest.TextScript("should never be asked"))
+	// A conversation of tenant B, which tenant A must not see.
+	e.llm.Enqueue(llmtest.TextScript("hello"))
+	other := e.chat(map[string]any{"message": "hi"}, map[string]string{"X-Tenant-Id": "tenant-b"})
+	otherID := *other.metadata(t).ConversationID
+	e.llm.Reset()
+
+	countRows := func() int {
+		var n int
+		if err := e.pool.QueryRow(context.Background(),
+			"SELECT (SELECT count(*) FROM conversations) + (SELECT count(*) FROM conversation_turns) + (SELECT count(*) FROM conversation_context)").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := countRows()
+
+	cases := []struct {
+		name, method, contentType, body string
+		status                          int
+		code                            string
+	}{
+		{"malformed json", "POST", "application/json", `{"message": "hi"`, 400, "malformed_json"},
+		{"missing message", "POST", "application/json", `{}`, 400, "invalid_request"},
+		{"empty message", "POST", "application/json", `{"message": "   "}`, 400, "invalid_request"},
+		{"message too long", "POST", "application/json", `{"message": "` + strings.Repeat("a", 32001) + `"}`, 400, "invalid_request"},
+		{"wrong type", "POST", "application/json", `{"message": 42}`, 400, "malformed_json"},
+		{"bad conversation id", "POST", "application/json", `{"message": "hi", "conversationId": "nope"}`, 400, "invalid_request"},
+		{"other tenant's conversation", "POST", "application/json", `{"message": "hi", "conversationId": "` + otherID + `"}`, 404, "conversation_not_found"},
+		{"unknown conversation", "POST", "application/json", `{"message": "hi", "conversationId": "6f0e1a4c-1111-4c4c-8888-123456789abc"}`, 404, "conversation_not_found"},
+		{"body too large", "POST", "application/json", `{"message": "hi", "pad": "` + strings.Repeat("x", 300<<10) + `"}`, 413, "body_too_large"},
+		{"not json", "POST", "text/plain", `message=hi`, 415, "unsupported_media_type"},
+		{"no content type", "POST", "", `{"message": "hi"}`, 415, "unsupported_media_type"},
+		{"wrong method", "GET", "", ``, 405, "method_not_allowed"},
+		{"history without stateless", "POST", "application/json", `{"message": "hi", "messages": [{"role": "user", "content": "x"}]}`, 400, "invalid_request"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			req, _ := http.NewRequest(tc.method, e.server.URL+"/chat", strings.NewReader(tc.body))
+			if tc.contentType != "" {
+				req.Header.Set("Content-Type", tc.contentType)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var body struct {
+				Error struct{ Code, Message string }
+			}
+			if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+				t.Fatalf("error body is not JSON: %v", err)
+			}
+			if resp.StatusCode != tc.status || body.Error.Code != tc.code || body.Error.Message == "" {
+				t.Fatalf("got %d %+v, want %d %s", resp.StatusCode, body.Error, tc.status, tc.code)
+			}
+			if resp.Header.Get("Content-Type") != "application/json" {
+				t.Fatalf("content type %q", resp.Header.Get("Content-Type"))
+			}
+		})
+	}
+	if after := countRows(); after != before {
+		t.Fatalf("bad requests wrote %d rows", after-before)
+	}
+	if n := len(e.llm.Requests()); n != 0 {
+		t.Fatalf("bad requests reached the model %d times", n)
+	}
+}
+
+func TestStatelessModeStoresNothingAndUsesClientHistory(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	e.llm.Enqueue(llmtest.TextScript("Stateless answer."))
+	resp := e.chat(map[string]any{"message": "and now?", "stateless": true,
+		"messages": []map[string]string{{"role": "user", "content": "earlier q"}, {"role": "assistant", "content": "earlier a"}}}, nil)
+	m := resp.metadata(t)
+	if m.ConversationID != nil || m.TurnNumber != nil || !m.Stateless {
+		t.Fatalf("stateless metadata: %+v", m)
+	}
+	msgs := e.llm.Requests()[0].Messages
+	if len(msgs) != 3 || msgs[0].Content != "earlier q" || msgs[1].Content != "earlier a" {
+		t.Fatalf("history sent = %+v", msgs)
+	}
+	var n int
+	_ = e.pool.QueryRow(context.Background(), "SELECT count(*) FROM conversations").Scan(&n)
+	if n != 0 {
+		t.Fatalf("stateless turn stored %d conversations", n)
+	}
+}

@@ -1,0 +1,228 @@
+package httpapi_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"regintel/shared/auth"
+	"regintel/shared/chat"
+	"regintel/shared/concept"
+	"regintel/shared/conversation"
+	convpg "regintel/shared/conversation/postgres"
+	"regintel/shared/graph"
+	graphmem "regintel/shared/graph/memory"
+	"regintel/shared/httpapi"
+	"regintel/shared/llm"
+	"regintel/shared/llm/llmtest"
+	"regintel/shared/llm/openai"
+	"regintel/shared/postgres/pgtest"
+	"regintel/shared/queue"
+)
+
+// resolvingPublisher stands in for the concept-resolution queue: it writes
+// the captured concepts into the graph before returning, so a test's next
+// turn sees them, and records every envelope.
+type resolvingPublisher struct {
+	mu    sync.Mutex
+	graph *graphmem.Store
+	sent  []queue.Envelope
+	fail  error
+}
+
+func (p *resolvingPublisher) Publish(ctx context.Context, msgs ...queue.Envelope) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.fail != nil {
+		return p.fail
+	}
+	for _, m := range msgs {
+		p.sent = append(p.sent, m)
+		var payload struct {
+			Concepts []concept.Concept `json:"concepts"`
+		}
+		if err := json.Unmarshal(m.Payload, &payload); err != nil {
+			return err
+		}
+		if err := p.graph.UpsertConcepts(ctx, payload.Concepts, time.Now()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type env struct {
+	t      *testing.T
+	server *httptest.Server
+	llm    *llmtest.Server
+	pool   *pgxpool.Pool
+	graph  *graphmem.Store
+	queue  *resolvingPublisher
+}
+
+type envOptions struct {
+	store    conversation.Store // default: Postgres on a fresh database
+	graph    graph.Reader       // default: the seeded memory graph
+	protocol llmtest.Protocol   // default: Responses
+}
+
+func newEnv(t *testing.T, o envOptions) *env {
+	t.Helper()
+	e := &env{t: t, llm: llmtest.NewServer(t)}
+	mem, err := graphmem.NewSeeded(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.graph = mem
+	e.queue = &resolvingPublisher{graph: mem}
+	store := o.store
+	if store == nil {
+		e.pool = pgtest.NewMigratedPool(t, 60)
+		store = convpg.New(e.pool)
+	}
+	var reader graph.Reader = mem
+	if o.graph != nil {
+		reader = o.graph
+	}
+	cfg := openai.Config{APIKey: "test-key", BaseURL: e.llm.BaseURL(), Model: "gpt-test", HTTPClient: e.llm.Client()}
+	var provider llm.Provider = openai.NewResponses(cfg)
+	if o.protocol == llmtest.ProtocolChat {
+		provider = openai.NewChat(cfg)
+	}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	engine := chat.New(chat.Deps{Store: store, Graph: reader, Provider: provider, Concepts: e.queue, Log: quiet},
+		chat.Config{Model: "gpt-test"})
+	e.server = httptest.NewServer(httpapi.New(httpapi.Options{
+		Auth:   auth.Dev{DefaultTenant: "tenant-a", DefaultUser: "user-a"},
+		Engine: engine, Log: quiet,
+	}))
+	t.Cleanup(e.server.Close)
+	return e
+}
+
+// sseEvent is one parsed SSE frame.
+type sseEvent struct {
+	Name string
+	Data json.RawMessage
+}
+
+type chatResponse struct {
+	Status int
+	Header http.Header
+	Body   string
+	Events []sseEvent
+}
+
+func (r chatResponse) named(name string) []sseEvent {
+	var out []sseEvent
+	for _, e := range r.Events {
+		if e.Name == name {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func (r chatResponse) text() string {
+	var b strings.Builder
+	for _, e := range r.named("message") {
+		var m struct{ Text string }
+		_ = json.Unmarshal(e.Data, &m)
+		b.WriteString(m.Text)
+	}
+	return b.String()
+}
+
+func (r chatResponse) metadata(t *testing.T) chat.Metadata {
+	t.Helper()
+	ms := r.named("metadata")
+	if len(ms) != 1 {
+		t.Fatalf("want exactly one metadata event, got %d in %s", len(ms), r.Body)
+	}
+	var m chat.Metadata
+	if err := json.Unmarshal(ms[0].Data, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func (r chatResponse) names() []string {
+	var out []string
+	for _, e := range r.Events {
+		out = append(out, e.Name)
+	}
+	return out
+}
+
+func parseSSE(body string) []sseEvent {
+	var out []sseEvent
+	var cur sseEvent
+	sc := bufio.NewScanner(strings.NewReader(body))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			if cur.Name != "" {
+				out = append(out, cur)
+			}
+			cur = sseEvent{}
+		case strings.HasPrefix(line, "event: "):
+			cur.Name = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: "):
+			cur.Data = json.RawMessage(strings.TrimPrefix(line, "data: "))
+		}
+	}
+	return out
+}
+
+// post sends a raw body with headers to path.
+func (e *env) post(path, contentType, body string, headers map[string]string) chatResponse {
+	e.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, e.server.URL+path, strings.NewReader(body))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	out := chatResponse{Status: resp.StatusCode, Header: resp.Header, Body: string(raw)}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		out.Events = parseSSE(out.Body)
+	}
+	return out
+}
+
+func (e *env) chat(body map[string]any, headers map[string]string) chatResponse {
+	e.t.Helper()
+	raw, _ := json.Marshal(body)
+	return e.post("/chat", "application/json", string(raw), headers)
+}
+
+func captureArgs(concepts ...map[string]any) map[string]any {
+	return map[string]any{"concepts": concepts}
+}
+
+func vrtConcept() map[string]any {
+	return map[string]any{"domain": "TAX", "kind": "VRT", "jurisdiction": "IE", "prefLabel": "Vehicle Registration Tax",
+		"altLabels": []string{"VRT"}, "definition": "tax levied on registration of vehicles in Ireland"}
+}
