@@ -319,17 +319,11 @@ func dedupeConcepts(in []concept.Concept) []concept.Concept {
 	return out
 }
 
-// conceptsCaptured is the payload of a concepts.captured message: concepts
-// only, no tenant, user or conversation id, no chat text.
-type conceptsCaptured struct {
-	Concepts []concept.Concept `json:"concepts"`
-}
-
 func (t *Turn) publishConcepts(ctx context.Context, concepts []concept.Concept, log *slog.Logger) {
 	if len(concepts) == 0 || t.e.concepts == nil {
 		return
 	}
-	env, err := queue.NewEnvelope(queue.TypeConceptsCaptured, conceptsCaptured{Concepts: concepts})
+	env, err := queue.NewEnvelope(queue.TypeConceptsCaptured, queue.ConceptsCaptured{Concepts: concepts})
 	if err == nil {
 		qctx, cancel := t.e.storeCtx(ctx)
 		err = t.e.concepts.Publish(qctx, env)
