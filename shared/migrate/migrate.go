@@ -1,0 +1,48 @@
+// Package migrate is the logic of the migrate function: apply the embedded
+// Postgres migrations on demand. At deploy a CDK Trigger invokes it after
+// the database is ready and fails the deploy when it returns an error.
+package migrate
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+
+	"regintel/shared/postgres"
+)
+
+// Handler applies the migrations on every invocation. It implements the
+// aws-lambda-go Handler interface directly, so any payload is accepted
+// (a Trigger's event, a sam local sample, an empty invoke): its content
+// does not matter and is neither parsed nor logged.
+type Handler struct {
+	Database postgres.Config
+}
+
+// Invoke runs the migrations and returns the outcome as JSON. Any failure
+// is returned as the invocation's error, which a CDK Trigger turns into a
+// failed deploy.
+func (h *Handler) Invoke(ctx context.Context, _ []byte) ([]byte, error) {
+	outcome, err := h.Run(ctx)
+	if err != nil {
+		slog.Error("migrations failed", "error", err)
+		return nil, err
+	}
+	return json.Marshal(outcome)
+}
+
+// Run opens a pool for this invocation only (the function runs once per
+// deploy, so holding a connection between invocations buys nothing), applies
+// pending migrations and closes the pool.
+func (h *Handler) Run(ctx context.Context) (postgres.MigrationOutcome, error) {
+	pool, err := postgres.NewPool(ctx, h.Database)
+	if err != nil {
+		return postgres.MigrationOutcome{}, err
+	}
+	defer pool.Close()
+	if err := pool.Ping(ctx); err != nil {
+		return postgres.MigrationOutcome{}, fmt.Errorf("migrate: database unreachable: %w", err)
+	}
+	return postgres.ApplyMigrations(ctx, pool)
+}
