@@ -1,0 +1,244 @@
+// Package resolver consumes concepts.captured messages (seed 001 §5-6): it
+// writes the concepts through the graph write service (and so through the
+// ingress guard), then queues an enrichment job for each concept the graph
+// has no useful detail on yet, at most once per concept per freshness window.
+//
+// The same handler serves SQS batches (the resolve-concepts Lambda) and
+// single envelopes (the in-process queue of local runs). Redelivery is
+// harmless: concepts MERGE by id and the enrichment mark is a compare-and-set.
+package resolver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"regintel/shared/concept"
+	"regintel/shared/graph/write"
+	"regintel/shared/queue"
+)
+
+// DefaultFreshness is how long a verification (or an enrichment request)
+// counts as recent.
+const DefaultFreshness = 30 * 24 * time.Hour
+
+// Handler resolves captured concepts. It is safe for concurrent use.
+type Handler struct {
+	writes    *write.Service
+	enrich    queue.Publisher
+	log       *slog.Logger
+	now       func() time.Time
+	freshness time.Duration
+}
+
+// Option configures a Handler.
+type Option func(*Handler)
+
+// WithFreshness sets the freshness window (default DefaultFreshness).
+func WithFreshness(d time.Duration) Option {
+	return func(h *Handler) {
+		if d > 0 {
+			h.freshness = d
+		}
+	}
+}
+
+// WithLogger sets the logger (default slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(h *Handler) { h.log = l } }
+
+// WithClock sets the time source (default time.Now).
+func WithClock(now func() time.Time) Option { return func(h *Handler) { h.now = now } }
+
+// New returns a handler writing through writes and publishing enrichment
+// jobs to enrich (nil disables enrichment requests).
+func New(writes *write.Service, enrich queue.Publisher, opts ...Option) *Handler {
+	h := &Handler{writes: writes, enrich: enrich, log: slog.Default(), now: time.Now, freshness: DefaultFreshness}
+	for _, o := range opts {
+		o(h)
+	}
+	return h
+}
+
+// item is one message being resolved, with where it came from.
+type item struct {
+	ref      string // SQS message id or envelope id, for logs and failures
+	concepts []concept.Concept
+	err      error // set when the item failed
+}
+
+// HandleSQS resolves a batch of SQS records. Records that failed (transient
+// errors, or messages that can never be decoded) are returned in
+// BatchItemFailures, so SQS retries them and, after maxReceiveCount, moves
+// them to the dead-letter queue. Concepts rejected by the guard do not fail
+// their record: they can never succeed. The error is always nil; a failure
+// of the whole batch shows as every record in BatchItemFailures.
+func (h *Handler) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+	items := make([]*item, 0, len(ev.Records))
+	for _, rec := range ev.Records {
+		it := &item{ref: rec.MessageId}
+		items = append(items, it)
+		env, err := queue.Decode([]byte(rec.Body))
+		if err == nil {
+			it.concepts, err = h.decode(env)
+		}
+		if err != nil {
+			// Logged with the id only: the body may hold anything.
+			if !errors.Is(err, queue.ErrInvalidPayload) {
+				err = fmt.Errorf("%w: %v", queue.ErrInvalidPayload, err)
+			}
+			it.err = err
+			h.log.ErrorContext(ctx, "undecodable concepts message; reporting it failed so it reaches the dead-letter queue",
+				"event", "resolver_invalid_message", "message_id", rec.MessageId, "receive_count", rec.Attributes["ApproximateReceiveCount"], "error", err.Error())
+		}
+	}
+	h.resolve(ctx, items)
+	var resp events.SQSEventResponse
+	for _, it := range items {
+		if it.err != nil {
+			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: it.ref})
+		}
+	}
+	h.log.InfoContext(ctx, "resolved concepts batch", "event", "resolver_batch", "records", len(ev.Records), "failed", len(resp.BatchItemFailures))
+	return resp, nil
+}
+
+// HandleEnvelope resolves one envelope (the in-process queue). An invalid
+// message returns an error wrapping queue.ErrInvalidPayload.
+func (h *Handler) HandleEnvelope(ctx context.Context, env queue.Envelope) error {
+	concepts, err := h.decode(env)
+	if err != nil {
+		return err
+	}
+	it := &item{ref: env.ID, concepts: concepts}
+	h.resolve(ctx, []*item{it})
+	return it.err
+}
+
+func (h *Handler) decode(env queue.Envelope) ([]concept.Concept, error) {
+	p, err := queue.DecodeConceptsCaptured(env)
+	if err != nil {
+		return nil, err
+	}
+	return p.Concepts, nil
+}
+
+// resolve writes the concepts of all valid items in one write-service call
+// (one transaction), falling back to one call per item when the combined
+// write fails so a single item's problem cannot fail the whole batch; then
+// decides enrichment per written concept.
+func (h *Handler) resolve(ctx context.Context, items []*item) {
+	var pending []*item
+	var all []concept.Concept
+	for _, it := range items {
+		if it.err == nil && len(it.concepts) > 0 {
+			pending = append(pending, it)
+			all = append(all, it.concepts...)
+		}
+	}
+	if len(pending) == 0 {
+		return
+	}
+	written := map[string]bool{}
+	res, err := h.writes.ResolveConcepts(ctx, all)
+	if err == nil {
+		for _, id := range res.Written {
+			written[id] = true
+		}
+	} else if len(pending) == 1 {
+		pending[0].err = err
+		h.log.ErrorContext(ctx, "concept write failed", "event", "resolver_write_failed", "message_id", pending[0].ref, "error", err.Error())
+	} else {
+		h.log.WarnContext(ctx, "batched concept write failed; retrying per message", "records", len(pending), "error", err.Error())
+		for _, it := range pending {
+			r, err := h.writes.ResolveConcepts(ctx, it.concepts)
+			if err != nil {
+				it.err = err
+				h.log.ErrorContext(ctx, "concept write failed", "event", "resolver_write_failed", "message_id", it.ref, "error", err.Error())
+				continue
+			}
+			for _, id := range r.Written {
+				written[id] = true
+			}
+		}
+	}
+	h.requestEnrichment(ctx, pending, written)
+}
+
+// requestEnrichment checks each written concept once and publishes one
+// enrichment.requested per concept lacking useful detail, in one Publish
+// call. A failed detail check fails the items holding that concept (a retry
+// re-runs it); a failed publish is logged and counted but fails nothing,
+// because the concept is already marked and a retry would not re-publish.
+func (h *Handler) requestEnrichment(ctx context.Context, items []*item, written map[string]bool) {
+	if h.enrich == nil {
+		return
+	}
+	now := h.now().UTC()
+	since := now.Add(-h.freshness)
+	store := h.writes.Store()
+	checked := map[string]bool{}
+	failedIDs := map[string]error{}
+	var envs []queue.Envelope
+	var enqueued []string
+	for _, it := range items {
+		if it.err != nil {
+			continue
+		}
+		for _, raw := range it.concepts {
+			c := concept.Normalize(raw)
+			if !written[c.ID] || checked[c.ID] {
+				continue
+			}
+			checked[c.ID] = true
+			useful, err := store.HasUsefulDetail(ctx, c.ID, since)
+			if err != nil {
+				failedIDs[c.ID] = fmt.Errorf("check detail of %s: %w", c.ID, err)
+				continue
+			}
+			if useful {
+				continue
+			}
+			marked, err := store.MarkEnrichmentRequested(ctx, c.ID, now, since)
+			if err != nil {
+				failedIDs[c.ID] = fmt.Errorf("mark enrichment of %s: %w", c.ID, err)
+				continue
+			}
+			if !marked {
+				continue // already requested within the window
+			}
+			env, err := queue.NewEnvelope(queue.TypeEnrichmentRequested, queue.EnrichmentRequested{
+				ConceptID: c.ID, Domain: c.Domain, Kind: c.Kind, Jurisdiction: c.Jurisdiction, SourceURLs: c.SourceURLs,
+			})
+			if err != nil {
+				failedIDs[c.ID] = err
+				continue
+			}
+			envs = append(envs, env)
+			enqueued = append(enqueued, c.ID)
+		}
+	}
+	for _, it := range items {
+		for _, c := range it.concepts {
+			if err, ok := failedIDs[concept.Normalize(c).ID]; ok && it.err == nil {
+				it.err = err
+				h.log.ErrorContext(ctx, "enrichment decision failed", "event", "resolver_detail_check_failed", "message_id", it.ref, "error", err.Error())
+			}
+		}
+	}
+	if len(envs) == 0 {
+		return
+	}
+	if err := h.enrich.Publish(ctx, envs...); err != nil {
+		h.log.ErrorContext(ctx, "enrichment enqueue failed; concepts stay marked until the freshness window passes",
+			"event", "enrichment_enqueue_failed", "concept_ids", enqueued, "error", err.Error())
+		return
+	}
+	h.log.InfoContext(ctx, "enrichment requested", "event", "enrichment_requested", "concept_ids", enqueued)
+}
+
+// IsInvalid reports whether err means the message can never be processed.
+func IsInvalid(err error) bool { return errors.Is(err, queue.ErrInvalidPayload) }
