@@ -1,0 +1,390 @@
+// Package bolt is the production graph: graph.ConceptStore over the Bolt
+// protocol with neo4j-go-driver, talking to Memgraph in production and to
+// Neo4j 5 in tests. Writes use ExecuteWrite (retried on transient errors such
+// as Memgraph's serialization conflicts), reads ExecuteRead. Timestamps are
+// epoch milliseconds computed in Go (see graph.Timestamp).
+package bolt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"regintel/shared/concept"
+	"regintel/shared/graph"
+)
+
+// Config says how to reach the graph.
+type Config struct {
+	URI      string
+	User     string // empty: no authentication
+	Password string
+	Database string  // empty: the server's default database
+	Dialect  Dialect // empty: detect from the server agent
+}
+
+// ConfigFromEnv reads MEMGRAPH_URI, MEMGRAPH_USER, MEMGRAPH_PASSWORD,
+// GRAPH_DATABASE and GRAPH_DIALECT.
+func ConfigFromEnv() (Config, error) {
+	dialect, err := ParseDialect(os.Getenv("GRAPH_DIALECT"))
+	if err != nil {
+		return Config{}, err
+	}
+	cfg := Config{
+		URI:      os.Getenv("MEMGRAPH_URI"),
+		User:     os.Getenv("MEMGRAPH_USER"),
+		Password: os.Getenv("MEMGRAPH_PASSWORD"),
+		Database: os.Getenv("GRAPH_DATABASE"),
+		Dialect:  dialect,
+	}
+	if cfg.URI == "" {
+		return Config{}, errors.New("MEMGRAPH_URI is not set")
+	}
+	return cfg, nil
+}
+
+// Stats counts the work sent to the server since the store was opened.
+// Each attempt of a transaction function counts, so retries show up.
+type Stats struct {
+	WriteTransactions int64
+	ReadTransactions  int64
+	AutoCommitQueries int64
+}
+
+// Store is the Bolt implementation of graph.ConceptStore.
+type Store struct {
+	driver   neo4j.DriverWithContext
+	database string
+	dialect  Dialect
+
+	writeTx    atomic.Int64
+	readTx     atomic.Int64
+	autoCommit atomic.Int64
+}
+
+var _ graph.ConceptStore = (*Store)(nil)
+
+// Open connects, checks the server answers, and settles the dialect (the
+// configured one, else detected from the server agent).
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	auth := neo4j.NoAuth()
+	if cfg.User != "" {
+		auth = neo4j.BasicAuth(cfg.User, cfg.Password, "")
+	}
+	driver, err := neo4j.NewDriverWithContext(cfg.URI, auth)
+	if err != nil {
+		return nil, fmt.Errorf("bolt graph: driver: %w", err)
+	}
+	info, err := driver.GetServerInfo(ctx)
+	if err != nil {
+		_ = driver.Close(ctx)
+		return nil, fmt.Errorf("bolt graph: connect: %w", err)
+	}
+	dialect := cfg.Dialect
+	if dialect == "" {
+		dialect = DetectDialect(info.Agent())
+	}
+	slog.Info("graph connected", "agent", info.Agent(), "dialect", dialect, "database", cfg.Database)
+	return &Store{driver: driver, database: cfg.Database, dialect: dialect}, nil
+}
+
+// Close releases the driver's connections.
+func (s *Store) Close(ctx context.Context) error { return s.driver.Close(ctx) }
+
+// Dialect is the dialect in use.
+func (s *Store) Dialect() Dialect { return s.dialect }
+
+// Stats returns the transaction counters, for benchmarks and metrics.
+func (s *Store) Stats() Stats {
+	return Stats{
+		WriteTransactions: s.writeTx.Load(),
+		ReadTransactions:  s.readTx.Load(),
+		AutoCommitQueries: s.autoCommit.Load(),
+	}
+}
+
+func (s *Store) session(ctx context.Context, mode neo4j.AccessMode) neo4j.SessionWithContext {
+	return s.driver.NewSession(ctx, neo4j.SessionConfig{DatabaseName: s.database, AccessMode: mode})
+}
+
+// write runs one query in a retried write transaction and returns its records.
+func (s *Store) write(ctx context.Context, query string, params map[string]any) ([]*neo4j.Record, error) {
+	sess := s.session(ctx, neo4j.AccessModeWrite)
+	defer sess.Close(ctx)
+	out, err := sess.ExecuteWrite(ctx, func(tx neo4j.ManagedTransaction) (any, error) {
+		s.writeTx.Add(1)
+		res, err := tx.Run(ctx, query, params)
+		if err != nil {
+			return nil, err
+		}
+		return res.Collect(ctx)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out.([]*neo4j.Record), nil
+}
+
+func (s *Store) read(ctx context.Context, query string, params map[string]any) ([]*neo4j.Record, error) {
+	sess := s.session(ctx, neo4j.AccessModeRead)
+	defer sess.Close(ctx)
+	out, err := sess.ExecuteRead(ctx, func(tx neo4j.ManagedTransaction) (any, error) {
+		s.readTx.Add(1)
+		res, err := tx.Run(ctx, query, params)
+		if err != nil {
+			return nil, err
+		}
+		return res.Collect(ctx)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out.([]*neo4j.Record), nil
+}
+
+// Ping runs the trivial `RETURN 1` in one round trip: the baseline the
+// benchmark compares real writes against, and a readiness check.
+func (s *Store) Ping(ctx context.Context) error {
+	_, err := s.read(ctx, "RETURN 1 AS ok", nil)
+	return err
+}
+
+// ApplySchema creates the id uniqueness constraint (and, on Memgraph, the
+// index) for every whitelisted label. DDL cannot run inside an explicit
+// transaction on either server, so each statement is auto-committed; one
+// that fails because it already exists counts as applied.
+func (s *Store) ApplySchema(ctx context.Context) error {
+	sess := s.session(ctx, neo4j.AccessModeWrite)
+	defer sess.Close(ctx)
+	for _, stmt := range s.dialect.SchemaStatements(graph.NodeLabels) {
+		s.autoCommit.Add(1)
+		res, err := sess.Run(ctx, stmt, nil)
+		if err == nil {
+			_, err = res.Consume(ctx)
+		}
+		if err != nil && !isAlreadyExists(err) {
+			return fmt.Errorf("bolt graph: schema %q: %w", stmt, err)
+		}
+	}
+	return nil
+}
+
+// getNodesQuery looks ids up label by label so each branch uses that label's
+// id index; UNION removes a node matched under two labels. Labels come from
+// the whitelist, never from input.
+var getNodesQuery = func() string {
+	parts := make([]string, len(graph.NodeLabels))
+	for i, label := range graph.NodeLabels {
+		parts[i] = fmt.Sprintf("MATCH (n:%s) WHERE n.id IN $ids RETURN n", label)
+	}
+	return strings.Join(parts, " UNION ")
+}()
+
+// GetNodesByIDs reads all the nodes in one query; missing ids are absent and
+// the result follows the order of ids.
+func (s *Store) GetNodesByIDs(ctx context.Context, ids []string) ([]graph.Node, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	records, err := s.read(ctx, getNodesQuery, map[string]any{"ids": ids})
+	if err != nil {
+		return nil, fmt.Errorf("bolt graph: get nodes: %w", err)
+	}
+	byID := make(map[string]graph.Node, len(records))
+	for _, rec := range records {
+		n, _, err := neo4j.GetRecordValue[neo4j.Node](rec, "n")
+		if err != nil {
+			return nil, fmt.Errorf("bolt graph: get nodes: %w", err)
+		}
+		gn := toGraphNode(n)
+		byID[gn.ID] = gn
+	}
+	out := make([]graph.Node, 0, len(byID))
+	for _, id := range ids {
+		if n, ok := byID[id]; ok {
+			out = append(out, n)
+			delete(byID, id)
+		}
+	}
+	return out, nil
+}
+
+// upsertConceptsQuery MERGEs a batch of concepts in one statement. The first
+// SET takes the node's write lock (Neo4j) or marks a write conflict
+// (Memgraph, which then aborts and the driver retries), so the list merges
+// that follow read the latest committed lists and concurrent writers lose no
+// alias. The first pref_label and definition stick; a different name
+// arriving later is kept as an alias.
+const upsertConceptsQuery = `
+UNWIND $rows AS row
+MERGE (c:Concept {id: row.id})
+ON CREATE SET c.created_at = $now
+SET c.updated_at = $now,
+    c.pref_label = coalesce(c.pref_label, row.pref_label),
+    c.domain = row.domain,
+    c.kind = row.kind,
+    c.jurisdiction = row.jurisdiction
+WITH c, row
+SET c.definition = CASE WHEN coalesce(c.definition, '') = '' THEN row.definition ELSE c.definition END,
+    c.alt_labels = reduce(acc = coalesce(c.alt_labels, []), name IN row.names |
+        CASE WHEN toLower(name) = toLower(c.pref_label) OR any(x IN acc WHERE toLower(x) = toLower(name))
+             THEN acc ELSE acc + name END),
+    c.source_urls = reduce(acc = coalesce(c.source_urls, []), url IN row.source_urls |
+        CASE WHEN url IN acc THEN acc ELSE acc + url END)
+WITH c, row
+UNWIND row.aliases AS alias
+MERGE (l:Label {id: alias.id})
+ON CREATE SET l.created_at = $now, l.text = alias.text
+SET l.updated_at = $now
+MERGE (c)-[:HAS_ALT_LABEL]->(l)
+RETURN count(DISTINCT c) AS concepts`
+
+// UpsertConcepts writes every concept in one write transaction.
+func (s *Store) UpsertConcepts(ctx context.Context, concepts []concept.Concept, now time.Time) error {
+	if len(concepts) == 0 {
+		return nil
+	}
+	rows := make([]map[string]any, 0, len(concepts))
+	for _, c := range concepts {
+		if c.ID == "" {
+			return errors.New("bolt graph: concept without id")
+		}
+		rows = append(rows, conceptRow(c))
+	}
+	// A stable lock order across concurrent batches avoids deadlocks.
+	sort.Slice(rows, func(i, j int) bool { return rows[i]["id"].(string) < rows[j]["id"].(string) })
+	_, err := s.write(ctx, upsertConceptsQuery, map[string]any{"rows": rows, "now": graph.Timestamp(now)})
+	if err != nil {
+		return fmt.Errorf("bolt graph: upsert %d concepts: %w", len(concepts), err)
+	}
+	return nil
+}
+
+func conceptRow(c concept.Concept) map[string]any {
+	names := make([]any, 0, len(c.AltLabels)+1)
+	aliases := make([]any, 0, len(c.AltLabels)+1)
+	seen := map[string]bool{}
+	for _, name := range append([]string{c.PrefLabel}, c.AltLabels...) {
+		id := graph.AltLabelID(name)
+		if strings.TrimSpace(name) == "" || seen[id] {
+			continue
+		}
+		seen[id] = true
+		names = append(names, name)
+		aliases = append(aliases, map[string]any{"id": id, "text": name})
+	}
+	urls := make([]any, 0, len(c.SourceURLs))
+	for _, u := range c.SourceURLs {
+		urls = append(urls, u)
+	}
+	return map[string]any{
+		"id":           c.ID,
+		"pref_label":   c.PrefLabel,
+		"definition":   c.Definition,
+		"domain":       c.Domain,
+		"kind":         c.Kind,
+		"jurisdiction": c.Jurisdiction,
+		"names":        names,
+		"aliases":      aliases,
+		"source_urls":  urls,
+	}
+}
+
+// hasUsefulDetailQuery: detail edges (types from the whitelist) or a
+// verification inside the freshness window.
+var hasUsefulDetailQuery = `
+MATCH (c:Concept {id: $id})
+OPTIONAL MATCH (c)-[r:` + strings.Join(graph.DetailRelationshipTypes, "|") + `]->()
+WITH c, count(r) AS details
+RETURN details > 0 OR coalesce(c.last_verified_at, -1) >= $fresh_since AS useful`
+
+// HasUsefulDetail reports whether the concept has detail edges or was
+// verified at or after freshSince. An unknown concept has none.
+func (s *Store) HasUsefulDetail(ctx context.Context, id string, freshSince time.Time) (bool, error) {
+	records, err := s.read(ctx, hasUsefulDetailQuery, map[string]any{"id": id, "fresh_since": graph.Timestamp(freshSince)})
+	if err != nil {
+		return false, fmt.Errorf("bolt graph: useful detail: %w", err)
+	}
+	if len(records) == 0 {
+		return false, nil
+	}
+	useful, _, err := neo4j.GetRecordValue[bool](records[0], "useful")
+	return useful, err
+}
+
+// markEnrichmentQuery is a compare-and-set in one statement. Writing the
+// throwaway _lock property first takes the node's write lock on Neo4j (on
+// Memgraph a concurrent writer conflicts and is retried), so the comparison
+// sees the latest committed enrichment_requested_at and only one of several
+// concurrent callers wins.
+const markEnrichmentQuery = `
+MATCH (c:Concept {id: $id})
+SET c._lock = true
+WITH c, coalesce(c.enrichment_requested_at, -1) < $not_before AS due
+SET c.enrichment_requested_at = CASE WHEN due THEN $now ELSE c.enrichment_requested_at END
+REMOVE c._lock
+RETURN due`
+
+// MarkEnrichmentRequested sets enrichment_requested_at = now unless it is
+// already at or after notBefore, and reports whether it set it.
+func (s *Store) MarkEnrichmentRequested(ctx context.Context, id string, now, notBefore time.Time) (bool, error) {
+	records, err := s.write(ctx, markEnrichmentQuery, map[string]any{
+		"id": id, "now": graph.Timestamp(now), "not_before": graph.Timestamp(notBefore),
+	})
+	if err != nil {
+		return false, fmt.Errorf("bolt graph: mark enrichment: %w", err)
+	}
+	if len(records) == 0 {
+		return false, nil
+	}
+	due, _, err := neo4j.GetRecordValue[bool](records[0], "due")
+	return due, err
+}
+
+func toGraphNode(n neo4j.Node) graph.Node {
+	props := make(map[string]any, len(n.Props))
+	for k, v := range n.Props {
+		props[k] = normalizeValue(v)
+	}
+	out := graph.Node{ID: asString(props["id"]), Labels: slices.Clone(n.Labels), Properties: props}
+	out.PrefLabel = asString(props["pref_label"])
+	out.Jurisdiction = asString(props["jurisdiction"])
+	out.Definition = asString(props["definition"])
+	if ts, ok := props["updated_at"].(int64); ok {
+		out.UpdatedAt = graph.TimeFromTimestamp(ts)
+	}
+	delete(props, "id")
+	return out
+}
+
+// normalizeValue turns a list of strings from the driver ([]any) into
+// []string, the shape the in-memory graph returns.
+func normalizeValue(v any) any {
+	list, ok := v.([]any)
+	if !ok {
+		return v
+	}
+	strs := make([]string, 0, len(list))
+	for _, item := range list {
+		s, ok := item.(string)
+		if !ok {
+			return v
+		}
+		strs = append(strs, s)
+	}
+	return strs
+}
+
+func asString(v any) string {
+	s, _ := v.(string)
+	return s
+}

@@ -1,0 +1,86 @@
+package bolt
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"regintel/shared/graph"
+)
+
+func TestDetectDialect(t *testing.T) {
+	cases := map[string]Dialect{
+		"Neo4j/5.26.30": Neo4j,
+		"Neo4j/v5.11.0 compatible graph database server - Memgraph": Memgraph,
+		"Memgraph/2.19.0":       Memgraph,
+		"neo4j/5.26 (MEMGRAPH)": Memgraph,
+		"":                      Neo4j,
+	}
+	for agent, want := range cases {
+		if got := DetectDialect(agent); got != want {
+			t.Errorf("DetectDialect(%q) = %q, want %q", agent, got, want)
+		}
+	}
+}
+
+func TestParseDialect(t *testing.T) {
+	for in, want := range map[string]Dialect{"": "", "auto": "", " Memgraph ": Memgraph, "NEO4J": Neo4j} {
+		got, err := ParseDialect(in)
+		if err != nil || got != want {
+			t.Errorf("ParseDialect(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := ParseDialect("postgres"); err == nil {
+		t.Error("ParseDialect accepted an unknown dialect")
+	}
+}
+
+func TestSchemaStatementsPerDialect(t *testing.T) {
+	neo := Neo4j.SchemaStatements(graph.NodeLabels)
+	if len(neo) != len(graph.NodeLabels) {
+		t.Fatalf("neo4j: %d statements for %d labels", len(neo), len(graph.NodeLabels))
+	}
+	if want := "CREATE CONSTRAINT regintel_concept_id_unique IF NOT EXISTS FOR (n:Concept) REQUIRE n.id IS UNIQUE"; neo[0] != want {
+		t.Errorf("neo4j DDL = %q, want %q", neo[0], want)
+	}
+	mg := Memgraph.SchemaStatements(graph.NodeLabels)
+	if len(mg) != 2*len(graph.NodeLabels) {
+		t.Fatalf("memgraph: %d statements for %d labels, want index + constraint each", len(mg), len(graph.NodeLabels))
+	}
+	for _, label := range graph.NodeLabels {
+		idx := fmt.Sprintf("CREATE INDEX ON :%s(id)", label)
+		con := fmt.Sprintf("CREATE CONSTRAINT ON (n:%s) ASSERT n.id IS UNIQUE", label)
+		if !slices.Contains(mg, idx) || !slices.Contains(mg, con) {
+			t.Errorf("memgraph DDL for %s missing %q or %q", label, idx, con)
+		}
+	}
+	for _, s := range mg {
+		if strings.Contains(s, "IF NOT EXISTS") || strings.Contains(s, "REQUIRE") {
+			t.Errorf("memgraph DDL uses Neo4j syntax: %q", s)
+		}
+	}
+}
+
+func TestIsAlreadyExists(t *testing.T) {
+	cases := []struct {
+		err  error
+		want bool
+	}{
+		{nil, false},
+		{&neo4j.Neo4jError{Code: "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists", Msg: "An equivalent constraint already exists"}, true},
+		{&neo4j.Neo4jError{Code: "Neo.ClientError.Schema.IndexAlreadyExists", Msg: "x"}, true},
+		{fmt.Errorf("apply: %w", &neo4j.Neo4jError{Code: "Memgraph.ClientError.MemgraphError.MemgraphError", Msg: "Constraint already exists."}), true},
+		{&neo4j.Neo4jError{Code: "Neo.ClientError.Statement.SyntaxError", Msg: "Invalid input"}, false},
+		{&neo4j.Neo4jError{Code: "Neo.ClientError.Schema.ConstraintValidationFailed", Msg: "duplicate ids"}, false},
+		{errors.New("connection reset"), false},
+	}
+	for _, c := range cases {
+		if got := isAlreadyExists(c.err); got != c.want {
+			t.Errorf("isAlreadyExists(%v) = %v, want %v", c.err, got, c.want)
+		}
+	}
+}
