@@ -1,0 +1,109 @@
+package postgres_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"regintel/shared/conversation"
+	pgstore "regintel/shared/conversation/postgres"
+	"regintel/shared/postgres/pgtest"
+)
+
+// roundTrips counts what the store sends: each query outside a batch and
+// each batch is one network round trip.
+type roundTrips struct {
+	mu      sync.Mutex
+	queries int
+	batches int
+	inBatch bool
+}
+
+func (r *roundTrips) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.inBatch {
+		r.queries++
+	}
+	return ctx
+}
+
+func (r *roundTrips) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+func (r *roundTrips) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.batches++
+	r.inBatch = true
+	return ctx
+}
+
+func (r *roundTrips) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
+
+func (r *roundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.inBatch = false
+}
+
+func (r *roundTrips) take() (queries, batches int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	queries, batches = r.queries, r.batches
+	r.queries, r.batches = 0, 0
+	return queries, batches
+}
+
+func TestEachOperationIsOneRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	migrated := pgtest.NewMigratedPool(t, 1)
+	cfg, err := pgxpool.ParseConfig(migrated.Config().ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.MaxConns = 1
+	// The production pool's exec mode (shared/postgres), which batches differently.
+	cfg.ConnConfig.DefaultQueryExecMode = migrated.Config().ConnConfig.DefaultQueryExecMode
+	tracer := &roundTrips{}
+	cfg.ConnConfig.Tracer = tracer
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if err := pool.Ping(ctx); err != nil { // connect before counting
+		t.Fatal(err)
+	}
+	tracer.take()
+
+	store := pgstore.New(pool)
+	tenant := uuid.NewString()
+	c, err := store.CreateConversation(ctx, conversation.Conversation{TenantID: tenant, OwnerID: "u"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(op string, wantQueries, wantBatches int) {
+		t.Helper()
+		if q, b := tracer.take(); q != wantQueries || b != wantBatches {
+			t.Errorf("%s sent %d queries and %d batches, want %d and %d", op, q, b, wantQueries, wantBatches)
+		}
+	}
+	check("CreateConversation", 1, 0)
+	if _, err := store.AppendTurn(ctx, tenant, c.ID, conversation.Turn{UserText: "q"}); err != nil {
+		t.Fatal(err)
+	}
+	check("AppendTurn", 1, 0)
+	if err := store.MergeActiveNodes(ctx, tenant, c.ID, []string{"A", "B"}, 3); err != nil {
+		t.Fatal(err)
+	}
+	check("MergeActiveNodes", 1, 0)
+	st, err := store.LoadTurnState(ctx, tenant, c.ID, 5)
+	if err != nil || len(st.History) != 1 || len(st.Context.ActiveNodeIDs) != 2 {
+		t.Fatalf("LoadTurnState = %+v, %v", st, err)
+	}
+	check("LoadTurnState", 0, 1)
+}
