@@ -7,7 +7,6 @@ package memory
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -37,7 +36,10 @@ type Store struct {
 	out   map[string][]edge // outgoing edges by source id
 }
 
-var _ graph.ConceptStore = (*Store)(nil)
+var (
+	_ graph.ConceptStore = (*Store)(nil)
+	_ graph.Writer       = (*Store)(nil)
+)
 
 // New returns an empty store.
 func New() *Store {
@@ -58,24 +60,25 @@ func NewSeeded(now time.Time) (*Store, error) {
 }
 
 // LoadDataset writes a seed dataset: its concepts through UpsertConcepts,
-// then its detail nodes and edges.
+// then its detail nodes and edges through WriteNodesAndEdges.
 func (s *Store) LoadDataset(ds seeddata.Dataset, now time.Time) error {
 	if err := s.UpsertConcepts(context.Background(), ds.Concepts, now); err != nil {
 		return err
 	}
-	for _, n := range ds.Nodes {
-		props := maps.Clone(n.Properties)
-		if props == nil {
-			props = map[string]any{}
-		}
-		props["pref_label"] = n.PrefLabel
-		props["jurisdiction"] = n.Jurisdiction
-		if err := s.UpsertNode(n.Label, n.ID, props, now); err != nil {
+	nodes, edges := ds.Writes()
+	return s.WriteNodesAndEdges(context.Background(), nodes, edges, now)
+}
+
+// WriteNodesAndEdges upserts whitelisted nodes, then edges between existing
+// nodes (graph.Writer). Edge properties are not kept in memory.
+func (s *Store) WriteNodesAndEdges(_ context.Context, nodes []graph.NodeWrite, edges []graph.EdgeWrite, now time.Time) error {
+	for _, n := range nodes {
+		if err := s.UpsertNode(n.Label, n.ID, n.Props, now); err != nil {
 			return err
 		}
 	}
-	for _, e := range ds.Edges {
-		if err := s.UpsertEdge(e.From, e.Type, e.To); err != nil {
+	for _, e := range edges {
+		if err := s.UpsertEdge(e.FromID, e.Type, e.ToID); err != nil {
 			return err
 		}
 	}

@@ -90,3 +90,21 @@ func (ds Dataset) validate() error {
 	}
 	return nil
 }
+
+// Writes returns the detail nodes and edges as generic graph writes, to be
+// written after the concepts themselves.
+func (ds Dataset) Writes() ([]graph.NodeWrite, []graph.EdgeWrite) {
+	nodes := make([]graph.NodeWrite, 0, len(ds.Nodes))
+	for _, n := range ds.Nodes {
+		props := map[string]any{"pref_label": n.PrefLabel, "jurisdiction": n.Jurisdiction}
+		for k, v := range n.Properties {
+			props[k] = v
+		}
+		nodes = append(nodes, graph.NodeWrite{Label: n.Label, ID: n.ID, Props: props})
+	}
+	edges := make([]graph.EdgeWrite, 0, len(ds.Edges))
+	for _, e := range ds.Edges {
+		edges = append(edges, graph.EdgeWrite{FromID: e.From, Type: e.Type, ToID: e.To})
+	}
+	return nodes, edges
+}

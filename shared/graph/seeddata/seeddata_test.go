@@ -2,6 +2,7 @@ package seeddata
 
 import (
 	"regintel/shared/concept"
+	"regintel/shared/graph/write"
 	"strings"
 	"testing"
 )
@@ -21,7 +22,7 @@ func TestLoadIsValidAndHasIrishVATRates(t *testing.T) {
 	}
 	for _, e := range ds.Edges {
 		if e.From == "TAX:IE:VAT" && e.Type == "HAS_RATE" {
-			rates[nodes[e.To].Properties["rate_percent"].(float64)] = true
+			rates[nodes[e.To].Properties["percent"].(float64)] = true
 		}
 	}
 	for _, want := range []float64{23, 13.5, 9, 0} {
@@ -58,5 +59,30 @@ func TestValidateRejectsNonCanonicalIDAndDanglingEdge(t *testing.T) {
 	wrongType.Edges = []Edge{{From: "TAX:IE:VAT", Type: "DROP_ALL", To: "TAX:UK:VAT"}}
 	if wrongType.validate() == nil {
 		t.Error("non-whitelisted relationship accepted")
+	}
+}
+
+// The seed goes through the write service, so every item must pass its guard.
+func TestSeedPassesIngressGuard(t *testing.T) {
+	ds, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	guard := write.NewGuard()
+	for _, c := range ds.Concepts {
+		if err := guard.CheckConcept(c); err != nil {
+			t.Errorf("%s: %v", c.ID, err)
+		}
+	}
+	nodes, edges := ds.Writes()
+	for _, n := range nodes {
+		if err := guard.CheckNode(n); err != nil {
+			t.Errorf("%s: %v", n.ID, err)
+		}
+	}
+	for _, e := range edges {
+		if err := guard.CheckEdge(e); err != nil {
+			t.Errorf("%s-%s->%s: %v", e.FromID, e.Type, e.ToID, err)
+		}
 	}
 }
