@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"regintel/shared/queue"
+)
+
+// TestSampleEvent runs the handler as wired for a local invoke (in-memory
+// graph, no enrichment queue) on events/sqs-concepts.json.
+func TestSampleEvent(t *testing.T) {
+	t.Setenv("MEMGRAPH_URI", "")
+	t.Setenv("ENRICHMENT_QUEUE_URL", "")
+	raw, err := os.ReadFile("../../events/sqs-concepts.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev events.SQSEvent
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		t.Fatal(err)
+	}
+	if len(ev.Records) != 2 {
+		t.Fatalf("sample has %d records, want 2", len(ev.Records))
+	}
+	var ids []string
+	for _, r := range ev.Records {
+		env, err := queue.Decode([]byte(r.Body))
+		if err != nil {
+			t.Fatalf("record %s: %v", r.MessageId, err)
+		}
+		p, err := queue.DecodeConceptsCaptured(env)
+		if err != nil {
+			t.Fatalf("record %s: %v", r.MessageId, err)
+		}
+		for _, c := range p.Concepts {
+			ids = append(ids, c.ID)
+		}
+	}
+
+	h, store, err := build(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := h.HandleSQS(context.Background(), ev)
+	if err != nil || len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("resp %+v err %v", resp, err)
+	}
+	nodes, err := store.GetNodesByIDs(context.Background(), ids)
+	if err != nil || len(nodes) != len(ids) {
+		t.Fatalf("graph holds %d of %v (err %v)", len(nodes), ids, err)
+	}
+}
+
+func TestBadFreshnessFailsStart(t *testing.T) {
+	t.Setenv("MEMGRAPH_URI", "")
+	t.Setenv("ENRICHMENT_FRESHNESS_DAYS", "soon")
+	if _, _, err := build(context.Background()); err == nil {
+		t.Fatal("bad ENRICHMENT_FRESHNESS_DAYS accepted")
+	}
+}
