@@ -102,6 +102,7 @@ func newDatabase(s awscdk.Stack, cfg Config, n *network) *database {
 		// password secret is attached to the proxy.
 		d.cluster.GrantConnect(proxyRole, jsii.String(cfg.DBAppUser))
 		d.proxy = d.cluster.AddProxy(jsii.String("Proxy"), &awsrds.DatabaseProxyOptions{
+			DbProxyName:       jsii.String("regintel-" + cfg.Stage),
 			Vpc:               n.vpc,
 			VpcSubnets:        n.dbSubnet,
 			SecurityGroups:    &[]awsec2.ISecurityGroup{proxySG},
@@ -113,8 +114,7 @@ func newDatabase(s awscdk.Stack, cfg Config, n *network) *database {
 			// sessions are not pinned; keep the proxy's default filters.
 			IdleClientTimeout: awscdk.Duration_Minutes(jsii.Number(30)),
 		})
-		d.cluster.Connections().AllowDefaultPortFrom(proxySG, jsii.String("RDS Proxy to Aurora"))
-		proxySG.AddEgressRule(n.dbSG, awsec2.Port_Tcp(jsii.Number(dbPort)), jsii.String("to Aurora"), jsii.Bool(false))
+		// AddProxy opens the cluster's port to proxySG (ingress and egress).
 	}
 	return d
 }
@@ -122,7 +122,7 @@ func newDatabase(s awscdk.Stack, cfg Config, n *network) *database {
 // allowFrom opens the database port (on the proxy when there is one) to sg.
 func (d *database) allowFrom(sg awsec2.SecurityGroup, desc string) {
 	if d.proxy != nil {
-		d.proxy.Connections().AllowDefaultPortFrom(sg, jsii.String(desc))
+		d.proxy.Connections().AllowFrom(sg, awsec2.Port_Tcp(jsii.Number(dbPort)), jsii.String(desc))
 		return
 	}
 	d.allowDirectFrom(sg, desc)

@@ -35,6 +35,8 @@ type Stack struct {
 	functions map[string]awslambda.Function
 	alarms    []awscloudwatch.Alarm
 	topic     awssns.ITopic
+
+	createdSecrets []awssecretsmanager.Secret // third-party credentials the operator fills in
 }
 
 // NewStack builds the stack for cfg with the given function table.
@@ -46,8 +48,11 @@ func NewStack(scope constructs.Construct, id string, props *awscdk.StackProps, c
 		dlqs:      map[string]awssqs.Queue{},
 		functions: map[string]awslambda.Function{},
 	}
-	awscdk.Tags_Of(s.Stack).Add(jsii.String("app"), jsii.String("regintel"), nil)
-	awscdk.Tags_Of(s.Stack).Add(jsii.String("stage"), jsii.String(cfg.Stage), nil)
+	// DBProxyTargetGroup tags are newer than some CloudFormation validators;
+	// the target group is not billed, so it goes untagged.
+	tagProps := &awscdk.TagProps{ExcludeResourceTypes: jsii.Strings("AWS::RDS::DBProxyTargetGroup")}
+	awscdk.Tags_Of(s.Stack).Add(jsii.String("app"), jsii.String("regintel"), tagProps)
+	awscdk.Tags_Of(s.Stack).Add(jsii.String("stage"), jsii.String(cfg.Stage), tagProps)
 
 	s.net = newNetwork(s.Stack, cfg)
 	s.db = newDatabase(s.Stack, cfg, s.net)
@@ -80,10 +85,12 @@ func (s *Stack) secret(id, arn, desc string) awssecretsmanager.ISecret {
 	if arn != "" {
 		return awssecretsmanager.Secret_FromSecretCompleteArn(s.Stack, jsii.String(id), jsii.String(arn))
 	}
-	return awssecretsmanager.NewSecret(s.Stack, jsii.String(id), &awssecretsmanager.SecretProps{
+	sec := awssecretsmanager.NewSecret(s.Stack, jsii.String(id), &awssecretsmanager.SecretProps{
 		Description:   jsii.String(desc),
 		RemovalPolicy: removalPolicy(s.cfg),
 	})
+	s.createdSecrets = append(s.createdSecrets, sec)
+	return sec
 }
 
 func (s *Stack) addQueue(q queueSpec, consumerFn functionSpec) {
