@@ -344,3 +344,46 @@ func TestIntegrationPing(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestIntegrationWriteNodesAndEdgesLoadsSeed(t *testing.T) {
+	s := openTestStore(t)
+	ctx := context.Background()
+	jur := uniqueJurisdiction()
+	c := testConcept(jur, "VAT", "Value-Added Tax")
+	if err := s.UpsertConcepts(ctx, []concept.Concept{c}, t0); err != nil {
+		t.Fatal(err)
+	}
+	rateID := c.ID + ":RATE:STANDARD"
+	before := s.Stats().WriteTransactions
+	nodes := []graph.NodeWrite{{Label: "Rate", ID: rateID, Props: map[string]any{"percent": 23.0, "band": "standard", "effective_from": t0}}}
+	edges := []graph.EdgeWrite{{FromID: c.ID, Type: "HAS_RATE", ToID: rateID}}
+	if err := s.WriteNodesAndEdges(ctx, nodes, edges, t0); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WriteNodesAndEdges(ctx, nodes, edges, t0.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if tx := s.Stats().WriteTransactions - before; tx != 2 {
+		t.Errorf("%d write transactions for two calls, want 2", tx)
+	}
+	got, err := s.GetNodesByIDs(ctx, []string{rateID})
+	if err != nil || len(got) != 1 {
+		t.Fatalf("%v %v", got, err)
+	}
+	if got[0].Properties["percent"] != 23.0 || got[0].Properties["effective_from"] != graph.Timestamp(t0) || got[0].Properties["created_at"] != graph.Timestamp(t0) {
+		t.Errorf("rate node = %+v", got[0])
+	}
+	if n := count(t, s, "MATCH (:Concept {id: $id})-[r:HAS_RATE]->(:Rate) RETURN count(r) AS n", map[string]any{"id": c.ID}); n != 1 {
+		t.Errorf("%d HAS_RATE edges, want 1", n)
+	}
+	if ok, _ := s.HasUsefulDetail(ctx, c.ID, t0); !ok {
+		t.Error("concept with a rate has no useful detail")
+	}
+	err = s.WriteNodesAndEdges(ctx, nil, []graph.EdgeWrite{{FromID: c.ID, Type: "HAS_RATE", ToID: c.ID + ":NOPE"}}, t0)
+	if err == nil {
+		t.Error("edge to a missing node accepted")
+	}
+	if err := s.WriteNodesAndEdges(ctx, []graph.NodeWrite{{Label: "User", ID: "x"}}, nil, t0); err == nil {
+		t.Error("non-whitelisted label accepted")
+	}
+}
