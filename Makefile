@@ -35,3 +35,6 @@ clean: ## remove build output and test state
 	rm -rf build .testenv cdk.out
 
 -include mk/*.mk
+
+bench: ## run the benchmarks (needs the test servers: see scripts/bench.sh)
+	@bash scripts/bench.sh

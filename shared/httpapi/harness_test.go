@@ -62,7 +62,7 @@ func (p *resolvingPublisher) Publish(ctx context.Context, msgs ...queue.Envelope
 }
 
 type env struct {
-	t      *testing.T
+	t      testing.TB
 	server *httptest.Server
 	llm    *llmtest.Server
 	pool   *pgxpool.Pool
@@ -76,7 +76,7 @@ type envOptions struct {
 	protocol llmtest.Protocol   // default: Responses
 }
 
-func newEnv(t *testing.T, o envOptions) *env {
+func newEnv(t testing.TB, o envOptions) *env {
 	t.Helper()
 	e := &env{t: t, llm: llmtest.NewServer(t)}
 	mem, err := graphmem.NewSeeded(time.Now())
@@ -143,7 +143,7 @@ func (r chatResponse) text() string {
 	return b.String()
 }
 
-func (r chatResponse) metadata(t *testing.T) chat.Metadata {
+func (r chatResponse) metadata(t testing.TB) chat.Metadata {
 	t.Helper()
 	ms := r.named("metadata")
 	if len(ms) != 1 {
