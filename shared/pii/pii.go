@@ -55,9 +55,12 @@ func FindKinds(text string, kinds ...Kind) []Match {
 		want[k] = true
 	}
 	var accepted []Match
+	// covered marks bytes already claimed by a higher-priority match; it
+	// keeps overlap checks linear in the text however many matches there are.
+	var covered []bool
 	overlaps := func(m Match) bool {
-		for _, a := range accepted {
-			if m.Start < a.End && a.Start < m.End {
+		for i := m.Start; i < m.End; i++ {
+			if covered[i] {
 				return true
 			}
 		}
@@ -68,9 +71,16 @@ func FindKinds(text string, kinds ...Kind) []Match {
 			continue
 		}
 		for _, m := range detectors[k](text) {
-			if !overlaps(m) {
-				accepted = append(accepted, m)
+			if covered == nil {
+				covered = make([]bool, len(text))
 			}
+			if overlaps(m) {
+				continue
+			}
+			for i := m.Start; i < m.End; i++ {
+				covered[i] = true
+			}
+			accepted = append(accepted, m)
 		}
 	}
 	sort.Slice(accepted, func(i, j int) bool { return accepted[i].Start < accepted[j].Start })
