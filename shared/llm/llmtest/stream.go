@@ -41,9 +41,14 @@ func (o object) MarshalJSON() ([]byte, error) {
 
 var idCounter atomic.Int64
 
-// newID makes an OpenAI-looking id ("resp_...", "msg_...", "fc_...", "call_...").
+// newID makes an OpenAI-looking id ("resp_...", "msg_...", "fc_...",
+// "call_...", "chatcmpl-...").
 func newID(prefix string) string {
-	return fmt.Sprintf("%s_%016x%08x", prefix, time.Now().UnixNano(), idCounter.Add(1))
+	separator := "_"
+	if prefix == "chatcmpl" {
+		separator = "-"
+	}
+	return fmt.Sprintf("%s%s%016x%08x", prefix, separator, time.Now().UnixNano(), idCounter.Add(1))
 }
 
 // streamPlayer writes one scripted stream.

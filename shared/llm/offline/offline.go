@@ -1,0 +1,265 @@
+// Package offline is a deterministic llm.Provider that needs no key and no
+// network, so the whole chat loop runs on any machine. It streams a short,
+// honest answer word by word saying it is the offline model and naming the
+// regulatory terms it recognised in the latest user question (from the
+// embedded lexicon.json), and, when the request offers capture_concepts,
+// calls it with those concepts. It never echoes the user's own words, so no
+// personal data (a PPSN or NINO, say) can leak into the answer or the graph.
+package offline
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"regintel/shared/llm"
+)
+
+const (
+	// Name is the provider name reported in metadata.
+	Name = "offline"
+	// ModelName is the model reported in metadata.
+	ModelName = "offline-lexicon-v1"
+	// CaptureConceptsTool is the tool the offline model calls when offered.
+	CaptureConceptsTool = "capture_concepts"
+)
+
+// Concept is one lexicon entry in the capture_concepts shape (seed 001 §4.2).
+type Concept struct {
+	Domain       string   `json:"domain"`
+	Kind         string   `json:"kind"`
+	Jurisdiction string   `json:"jurisdiction"`
+	PrefLabel    string   `json:"prefLabel"`
+	AltLabels    []string `json:"altLabels"`
+	Definition   string   `json:"definition,omitempty"`
+	SourceURLs   []string `json:"sourceUrls,omitempty"`
+}
+
+type lexiconEntry struct {
+	Concept
+	// Acronyms match case-sensitively ("CAT" but not "cat"); phrases do not.
+	Acronyms []string `json:"acronyms"`
+	Phrases  []string `json:"phrases"`
+}
+
+//go:embed lexicon.json
+var lexiconJSON []byte
+
+type term struct {
+	pattern *regexp.Regexp
+	entry   int
+}
+
+type lexicon struct {
+	entries []lexiconEntry
+	terms   []term
+}
+
+func loadLexicon(data []byte) (*lexicon, error) {
+	var file struct {
+		Concepts []lexiconEntry `json:"concepts"`
+	}
+	if err := json.Unmarshal(data, &file); err != nil {
+		return nil, fmt.Errorf("offline lexicon: %w", err)
+	}
+	lex := &lexicon{entries: file.Concepts}
+	for i, entry := range file.Concepts {
+		for _, acronym := range entry.Acronyms {
+			lex.terms = append(lex.terms, term{regexp.MustCompile(`\b` + regexp.QuoteMeta(acronym) + `\b`), i})
+		}
+		for _, phrase := range entry.Phrases {
+			lex.terms = append(lex.terms, term{regexp.MustCompile(`(?i)\b` + regexp.QuoteMeta(phrase) + `\b`), i})
+		}
+	}
+	return lex, nil
+}
+
+var defaultLexicon = func() *lexicon {
+	lex, err := loadLexicon(lexiconJSON)
+	if err != nil {
+		panic(err) // the embedded file is part of the build
+	}
+	return lex
+}()
+
+// recognise finds the lexicon concepts in text, in order of first mention.
+// Overlapping matches keep the longest ("UK VAT" beats "VAT").
+func (lex *lexicon) recognise(text string) []Concept {
+	text = strings.NewReplacer("\u2019", "'", "\u2018", "'").Replace(text)
+	type match struct{ start, end, entry int }
+	var matches []match
+	for _, t := range lex.terms {
+		for _, loc := range t.pattern.FindAllStringIndex(text, -1) {
+			matches = append(matches, match{loc[0], loc[1], t.entry})
+		}
+	}
+	sort.SliceStable(matches, func(i, j int) bool {
+		li, lj := matches[i].end-matches[i].start, matches[j].end-matches[j].start
+		if li != lj {
+			return li > lj
+		}
+		return matches[i].start < matches[j].start
+	})
+	var kept []match
+	for _, m := range matches {
+		overlaps := false
+		for _, k := range kept {
+			if m.start < k.end && k.start < m.end {
+				overlaps = true
+				break
+			}
+		}
+		if !overlaps {
+			kept = append(kept, m)
+		}
+	}
+	sort.Slice(kept, func(i, j int) bool { return kept[i].start < kept[j].start })
+	seen := map[int]bool{}
+	var concepts []Concept
+	for _, k := range kept {
+		if seen[k.entry] {
+			continue
+		}
+		seen[k.entry] = true
+		c := lex.entries[k.entry].Concept
+		c.AltLabels = append([]string(nil), c.AltLabels...)
+		c.SourceURLs = append([]string(nil), c.SourceURLs...)
+		concepts = append(concepts, c)
+	}
+	return concepts
+}
+
+// Recognise returns the built-in lexicon's concepts mentioned in text.
+func Recognise(text string) []Concept { return defaultLexicon.recognise(text) }
+
+// Config configures the offline provider.
+type Config struct {
+	// WordDelay is waited before each streamed word (default 0).
+	WordDelay time.Duration
+}
+
+// Provider is the offline model.
+type Provider struct {
+	cfg Config
+}
+
+// New builds the offline provider.
+func New(cfg Config) *Provider { return &Provider{cfg: cfg} }
+
+// Name implements llm.Provider.
+func (p *Provider) Name() string { return Name }
+
+// SupportsTools implements llm.Provider.
+func (p *Provider) SupportsTools() bool { return true }
+
+// Model is the model name for metadata.
+func (p *Provider) Model() string { return ModelName }
+
+// Stream implements llm.Provider: the answer's words as text chunks, then one
+// capture_concepts tool chunk (if offered and something was recognised),
+// then usage.
+func (p *Provider) Stream(ctx context.Context, req llm.Request) (<-chan llm.Chunk, error) {
+	question := lastUserMessage(req.Messages)
+	concepts := Recognise(question)
+	answer := Answer(concepts)
+	offersCapture := false
+	for _, tool := range req.Tools {
+		if tool.Name == CaptureConceptsTool {
+			offersCapture = true
+		}
+	}
+	out := make(chan llm.Chunk, 16)
+	go func() {
+		defer close(out)
+		send := func(chunk llm.Chunk) bool {
+			select {
+			case out <- chunk:
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
+		words := strings.SplitAfter(answer, " ")
+		for _, word := range words {
+			if p.cfg.WordDelay > 0 && !sleep(ctx, p.cfg.WordDelay) {
+				break
+			}
+			if !send(llm.Chunk{Type: llm.ChunkText, Delta: word}) {
+				break
+			}
+		}
+		if ctx.Err() != nil {
+			select { // best effort: the consumer may have stopped reading
+			case out <- llm.Chunk{Type: llm.ChunkError, Err: &llm.ProviderError{Provider: Name, Code: "cancelled", Message: "request cancelled", Err: ctx.Err()}}:
+			default:
+			}
+			return
+		}
+		if offersCapture && len(concepts) > 0 {
+			args, err := json.Marshal(map[string]any{"concepts": concepts})
+			if err != nil || !send(llm.Chunk{Type: llm.ChunkTool, ToolName: CaptureConceptsTool, ArgsJSON: args}) {
+				return
+			}
+		}
+		send(llm.Chunk{Type: llm.ChunkUsage, Usage: &llm.Usage{
+			InputTokens:  estimateTokens(req),
+			OutputTokens: len(words),
+			TotalTokens:  estimateTokens(req) + len(words),
+		}})
+	}()
+	return out, nil
+}
+
+// Answer is the offline model's answer for the recognised concepts.
+func Answer(concepts []Concept) string {
+	var b strings.Builder
+	b.WriteString("This is the offline model (" + ModelName + "): it runs without a language model or network access, so it cannot give a full answer. ")
+	if len(concepts) == 0 {
+		b.WriteString("I did not recognise any tax, welfare, pension or vehicle registration terms from my small built-in lexicon in your question. ")
+	} else {
+		b.WriteString("In your question I recognised: ")
+		for i, c := range concepts {
+			if i > 0 {
+				b.WriteString(" ")
+			}
+			fmt.Fprintf(&b, "%s (%s): %s", c.PrefLabel, c.Jurisdiction, c.Definition)
+		}
+		b.WriteString(" These concepts are noted for this conversation. ")
+	}
+	b.WriteString("For a real answer, configure an OpenAI or OpenAI-compatible model, and check official sources such as Revenue, gov.ie or GOV.UK before acting.")
+	return b.String()
+}
+
+func lastUserMessage(messages []llm.Message) string {
+	for i := len(messages) - 1; i >= 0; i-- {
+		if messages[i].Role == llm.RoleUser {
+			return messages[i].Content
+		}
+	}
+	return ""
+}
+
+// estimateTokens approximates input tokens as words * 4/3.
+func estimateTokens(req llm.Request) int {
+	words := len(strings.Fields(req.System))
+	for _, msg := range req.Messages {
+		words += len(strings.Fields(msg.Content))
+	}
+	return words * 4 / 3
+}
+
+func sleep(ctx context.Context, d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

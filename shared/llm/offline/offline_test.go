@@ -1,0 +1,182 @@
+package offline
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"regintel/shared/llm"
+)
+
+func kinds(concepts []Concept) string {
+	var parts []string
+	for _, c := range concepts {
+		parts = append(parts, c.Domain+":"+c.Jurisdiction+":"+c.Kind)
+	}
+	return strings.Join(parts, ",")
+}
+
+func TestRecognise(t *testing.T) {
+	cases := []struct{ question, want string }{
+		{"What VAT rate applies to restaurant food?", "TAX:IE:VAT"},
+		{"Do I pay VRT and VAT on a car imported from Japan?", "VEHICLE_REG:IE:VRT,TAX:IE:VAT"},
+		{"How is UK VAT different from VAT in Ireland?", "TAX:UK:VAT,TAX:IE:VAT"},
+		{"my cat likes the vat in the garden", ""}, // acronyms are case-sensitive
+		{"Does PRSI or USC apply to my pension, and what about CGT?", "SOCIAL_WELFARE:IE:PRSI,TAX:IE:USC,TAX:IE:CGT"},
+		{"Is carbon tax charged on home heating oil?", "TAX:IE:CARBON_TAX"},
+		{"CAT on an inheritance from my aunt; stamp duty on the house", "TAX:IE:CAT,TAX:IE:STAMP_DUTY"},
+		{"Can I get Jobseeker\u2019s Benefit while on PAYE?", "SOCIAL_WELFARE:IE:JOBSEEKERS_BENEFIT,TAX:IE:PAYE"},
+		{"When can I get the state pension? And corporation tax for my company?", "PENSIONS:IE:STATE_PENSION_CONTRIBUTORY,TAX:IE:CORPORATION_TAX"},
+		{"VAT, VAT and more VAT", "TAX:IE:VAT"},
+		{"Hello there", ""},
+	}
+	for _, tc := range cases {
+		if got := kinds(Recognise(tc.question)); got != tc.want {
+			t.Errorf("Recognise(%q) = %q, want %q", tc.question, got, tc.want)
+		}
+	}
+}
+
+func TestLexiconEntriesAreComplete(t *testing.T) {
+	for _, e := range defaultLexicon.entries {
+		if e.Domain == "" || e.Kind == "" || e.Jurisdiction == "" || e.PrefLabel == "" || e.Definition == "" || len(e.AltLabels) == 0 {
+			t.Errorf("incomplete lexicon entry %+v", e.Concept)
+		}
+		if len(e.Acronyms)+len(e.Phrases) == 0 {
+			t.Errorf("entry %s has no terms to match", e.PrefLabel)
+		}
+	}
+}
+
+func drain(t *testing.T, ch <-chan llm.Chunk) []llm.Chunk {
+	t.Helper()
+	var chunks []llm.Chunk
+	deadline := time.After(5 * time.Second)
+	for {
+		select {
+		case c, ok := <-ch:
+			if !ok {
+				return chunks
+			}
+			chunks = append(chunks, c)
+		case <-deadline:
+			t.Fatal("stream did not end")
+		}
+	}
+}
+
+var captureTool = llm.Tool{Name: CaptureConceptsTool, Parameters: map[string]any{"type": "object"}}
+
+func TestStreamAnswerAndCapture(t *testing.T) {
+	p := New(Config{})
+	req := llm.Request{
+		System: "system prompt",
+		Messages: []llm.Message{
+			{Role: llm.RoleUser, Content: "What is CGT?"}, // history must not be captured
+			{Role: llm.RoleAssistant, Content: "An answer."},
+			{Role: llm.RoleUser, Content: "Do I pay VRT on an imported car? My PPSN is 1234567T."},
+		},
+		Tools: []llm.Tool{captureTool},
+	}
+	chunks := drain(t, mustStream(t, p, req))
+	var text strings.Builder
+	var tools []llm.Chunk
+	textChunks := 0
+	for _, c := range chunks {
+		switch c.Type {
+		case llm.ChunkText:
+			text.WriteString(c.Delta)
+			textChunks++
+		case llm.ChunkTool:
+			tools = append(tools, c)
+		case llm.ChunkError:
+			t.Fatalf("error chunk: %v", c.Err)
+		}
+	}
+	answer := text.String()
+	if !strings.Contains(answer, "offline model") || !strings.Contains(answer, "Vehicle Registration Tax (IE)") {
+		t.Fatalf("answer does not say it is offline or name the term: %q", answer)
+	}
+	if strings.Contains(answer, "1234567T") || strings.Contains(answer, "Capital Gains") {
+		t.Fatalf("answer echoes user text or history: %q", answer)
+	}
+	if textChunks < 10 {
+		t.Fatalf("answer came in %d chunks, want word by word", textChunks)
+	}
+	if len(tools) != 1 || tools[0].ToolName != CaptureConceptsTool {
+		t.Fatalf("tool chunks = %+v, want one capture_concepts", tools)
+	}
+	var args struct {
+		Concepts []Concept `json:"concepts"`
+	}
+	if err := json.Unmarshal(tools[0].ArgsJSON, &args); err != nil {
+		t.Fatal(err)
+	}
+	if kinds(args.Concepts) != "VEHICLE_REG:IE:VRT" || args.Concepts[0].PrefLabel != "Vehicle Registration Tax" || args.Concepts[0].Definition == "" {
+		t.Fatalf("concepts = %+v", args.Concepts)
+	}
+	if last := chunks[len(chunks)-1]; last.Type != llm.ChunkUsage || last.Usage.TotalTokens == 0 {
+		t.Fatalf("last chunk = %+v, want usage", last)
+	}
+	// Deterministic: the same request gives the same stream.
+	again := drain(t, mustStream(t, p, req))
+	if len(again) != len(chunks) {
+		t.Fatalf("second run gave %d chunks, first %d", len(again), len(chunks))
+	}
+}
+
+func TestNoCaptureWithoutToolOrTerms(t *testing.T) {
+	p := New(Config{})
+	for _, req := range []llm.Request{
+		{Messages: []llm.Message{{Role: llm.RoleUser, Content: "What is VAT?"}}},                                  // tool not offered
+		{Messages: []llm.Message{{Role: llm.RoleUser, Content: "Hello"}}, Tools: []llm.Tool{captureTool}},         // nothing recognised
+		{Messages: []llm.Message{{Role: llm.RoleUser, Content: "VAT?"}}, Tools: []llm.Tool{{Name: "other_tool"}}}, // other tool only
+	} {
+		for _, c := range drain(t, mustStream(t, p, req)) {
+			if c.Type == llm.ChunkTool || c.Type == llm.ChunkError {
+				t.Fatalf("unexpected %s chunk for %q", c.Type, req.Messages[0].Content)
+			}
+		}
+	}
+}
+
+func TestCancellationStopsStream(t *testing.T) {
+	p := New(Config{WordDelay: 20 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := mustStreamCtx(t, ctx, p, llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "VAT"}}, Tools: []llm.Tool{captureTool}})
+	<-ch
+	cancel()
+	rest := drain(t, ch)
+	for _, c := range rest {
+		if c.Type == llm.ChunkTool || c.Type == llm.ChunkUsage {
+			t.Fatalf("got %s chunk after cancellation", c.Type)
+		}
+	}
+	if len(rest) > 3 {
+		t.Fatalf("%d chunks after cancellation", len(rest))
+	}
+}
+
+func TestWordDelay(t *testing.T) {
+	p := New(Config{WordDelay: 5 * time.Millisecond})
+	start := time.Now()
+	chunks := drain(t, mustStream(t, p, llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}}))
+	if elapsed := time.Since(start); elapsed < time.Duration(len(chunks)-1)*5*time.Millisecond {
+		t.Fatalf("%d chunks in %v: word delay not applied", len(chunks), elapsed)
+	}
+}
+
+func mustStream(t *testing.T, p *Provider, req llm.Request) <-chan llm.Chunk {
+	return mustStreamCtx(t, context.Background(), p, req)
+}
+
+func mustStreamCtx(t *testing.T, ctx context.Context, p *Provider, req llm.Request) <-chan llm.Chunk {
+	t.Helper()
+	ch, err := p.Stream(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ch
+}
