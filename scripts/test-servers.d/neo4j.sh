@@ -14,7 +14,9 @@ neo4j_tools() {
 }
 
 neo4j_build() {
-  [ -f "$NEO4J_JAR" ] && [ "$NEO4J_JAR" -nt "$NEO4J_PROJECT/pom.xml" ] && return 0
+  if [ -f "$NEO4J_JAR" ] && [ -z "$(find "$NEO4J_PROJECT/pom.xml" "$NEO4J_PROJECT/src" -newer "$NEO4J_JAR" -type f)" ]; then
+    return 0
+  fi
   echo "building the Neo4j test server (first run downloads it from Maven Central)" >&2
   # Offline first so a warm local repository never touches the network.
   (cd "$NEO4J_PROJECT" && { mvn -o -q -B package >/dev/null 2>&1 || mvn -q -B package; })

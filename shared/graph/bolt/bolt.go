@@ -118,20 +118,38 @@ func (s *Store) session(ctx context.Context, mode neo4j.AccessMode) neo4j.Sessio
 
 // write runs one query in a retried write transaction and returns its records.
 func (s *Store) write(ctx context.Context, query string, params map[string]any) ([]*neo4j.Record, error) {
-	sess := s.session(ctx, neo4j.AccessModeWrite)
-	defer sess.Close(ctx)
-	out, err := sess.ExecuteWrite(ctx, func(tx neo4j.ManagedTransaction) (any, error) {
-		s.writeTx.Add(1)
+	var records []*neo4j.Record
+	err := s.executeWrite(ctx, func(tx neo4j.ManagedTransaction) error {
 		res, err := tx.Run(ctx, query, params)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		return res.Collect(ctx)
+		records, err = res.Collect(ctx)
+		return err
 	})
-	if err != nil {
-		return nil, err
+	return records, err
+}
+
+// conflictRetries bounds the extra attempts after a uniqueness conflict.
+const conflictRetries = 3
+
+// executeWrite runs work in ExecuteWrite, which retries transient errors. On
+// Memgraph two transactions that MERGE the same new node can also end with a
+// unique-constraint violation, which the driver does not retry; the MERGE
+// then finds the committed node, so a fresh attempt is right.
+func (s *Store) executeWrite(ctx context.Context, work func(tx neo4j.ManagedTransaction) error) error {
+	sess := s.session(ctx, neo4j.AccessModeWrite)
+	defer sess.Close(ctx)
+	for attempt := 0; ; attempt++ {
+		_, err := sess.ExecuteWrite(ctx, func(tx neo4j.ManagedTransaction) (any, error) {
+			s.writeTx.Add(1)
+			return nil, work(tx)
+		})
+		if err == nil || attempt >= conflictRetries || !isMergeConflict(err) {
+			return err
+		}
+		slog.Debug("graph write conflict, retrying", "attempt", attempt+1)
 	}
-	return out.([]*neo4j.Record), nil
 }
 
 func (s *Store) read(ctx context.Context, query string, params map[string]any) ([]*neo4j.Record, error) {

@@ -83,3 +83,18 @@ func isAlreadyExists(err error) bool {
 	}
 	return strings.Contains(strings.ToLower(err.Error()), "already exists")
 }
+
+// isMergeConflict reports a commit that lost a race to create the same
+// unique node (Memgraph: "unique constraint violation"; Neo4j:
+// ConstraintValidationFailed, which its MERGE locking normally prevents).
+// Retrying is safe because every write MERGEs by id.
+func isMergeConflict(err error) bool {
+	var dbErr *neo4j.Neo4jError
+	if errors.As(err, &dbErr) {
+		if strings.HasSuffix(dbErr.Code, "Schema.ConstraintValidationFailed") {
+			return true
+		}
+		return strings.Contains(strings.ToLower(dbErr.Msg), "unique constraint violation")
+	}
+	return false
+}

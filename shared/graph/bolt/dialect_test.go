@@ -84,3 +84,21 @@ func TestIsAlreadyExists(t *testing.T) {
 		}
 	}
 }
+
+func TestIsMergeConflict(t *testing.T) {
+	cases := []struct {
+		err  error
+		want bool
+	}{
+		{&neo4j.Neo4jError{Code: "Memgraph.ClientError.MemgraphError.MemgraphError", Msg: "Unable to commit due to unique constraint violation on :Concept(id)"}, true},
+		{fmt.Errorf("tx: %w", &neo4j.Neo4jError{Code: "Neo.ClientError.Schema.ConstraintValidationFailed", Msg: "already exists with label"}), true},
+		{&neo4j.Neo4jError{Code: "Neo.ClientError.Statement.SyntaxError", Msg: "Invalid input"}, false},
+		{errors.New("unique constraint violation"), false}, // not from the server
+		{nil, false},
+	}
+	for _, c := range cases {
+		if got := isMergeConflict(c.err); got != c.want {
+			t.Errorf("isMergeConflict(%v) = %v, want %v", c.err, got, c.want)
+		}
+	}
+}

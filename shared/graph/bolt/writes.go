@@ -51,25 +51,22 @@ func (s *Store) WriteNodesAndEdges(ctx context.Context, nodes []graph.NodeWrite,
 		}
 	}
 	ts := graph.Timestamp(now)
-	sess := s.session(ctx, neo4j.AccessModeWrite)
-	defer sess.Close(ctx)
-	_, err := sess.ExecuteWrite(ctx, func(tx neo4j.ManagedTransaction) (any, error) {
-		s.writeTx.Add(1)
+	err := s.executeWrite(ctx, func(tx neo4j.ManagedTransaction) error {
 		for _, label := range sortedKeys(nodeRows) {
 			query := fmt.Sprintf(`UNWIND $rows AS row
 MERGE (n:%s {id: row.id})
 ON CREATE SET n.created_at = $now
 SET n += row.props, n.updated_at = $now`, label)
 			if err := runAndConsume(ctx, tx, query, map[string]any{"rows": nodeRows[label], "now": ts}); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		if len(edges) == 0 {
-			return nil, nil
+			return nil
 		}
 		labelOf, err := endpointLabels(ctx, tx, edges)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		edgeRows := map[[3]string][]any{}
 		for _, e := range edges {
@@ -89,10 +86,10 @@ MERGE (a)-[r:%s]->(b)
 ON CREATE SET r.created_at = $now
 SET r += row.props, r.updated_at = $now`, k[0], k[2], k[1])
 			if err := runAndConsume(ctx, tx, query, map[string]any{"rows": edgeRows[k], "now": ts}); err != nil {
-				return nil, err
+				return err
 			}
 		}
-		return nil, nil
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("bolt graph: write %d nodes and %d edges: %w", len(nodes), len(edges), err)
