@@ -44,10 +44,11 @@ type Config struct {
 	Model string
 	// HTTPClient overrides the HTTP client (tests).
 	HTTPClient *http.Client
-	// Timeout bounds a whole streamed call (default 2 minutes; negative: none).
+	// Timeout bounds a whole streamed call (default 5 minutes; negative: none).
 	Timeout time.Duration
 	// IdleTimeout bounds the silence between two stream events, and the wait
-	// for the response headers (default 60 seconds; negative: none).
+	// for the response headers (default 90 seconds, room for silent reasoning;
+	// negative: none).
 	IdleTimeout time.Duration
 	// MaxRetries is how many times the SDK retries a failed request. The SDK
 	// only retries on a connection error or a retryable status (408, 409, 429,
@@ -62,8 +63,8 @@ type Config struct {
 }
 
 const (
-	defaultTimeout     = 2 * time.Minute
-	defaultIdleTimeout = 60 * time.Second
+	defaultTimeout     = 5 * time.Minute
+	defaultIdleTimeout = 90 * time.Second
 	chunkBuffer        = 32
 )
 
