@@ -110,7 +110,7 @@ func FromEnv() (Config, error) {
 		}
 		c.LLMModel = env("LLM_MODEL", "gpt-4.1-mini")
 	case "offline":
-		c.LLMModel = env("LLM_MODEL", "offline-lexicon-v1")
+		c.LLMModel = "offline-lexicon-v1" // the offline model has one name
 	default:
 		return c, fmt.Errorf("LLM_PROVIDER=%q: use openai, openai-chat or offline", c.LLMProvider)
 	}

@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"regintel/shared/auth"
+	"regintel/shared/llm/llmtest"
+	"regintel/shared/postgres"
+	"regintel/shared/postgres/pgtest"
+)
+
+// TestLambdaPathThroughRuntimeEmulator builds the real bootstrap, runs it
+// under the AWS Lambda Runtime Interface Emulator (as Lambda and sam local
+// do) and invokes it with events/chat-turn.json. The emulator returns the
+// streamed response buffered: a JSON prelude, eight NUL bytes, the body.
+func TestLambdaPathThroughRuntimeEmulator(t *testing.T) {
+	dbURL := pgtest.NewDatabase(t)
+	pool, err := postgres.NewPool(context.Background(), postgres.Config{URL: dbURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := postgres.Migrate(context.Background(), pool); err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+
+	fake := llmtest.NewServer(t)
+	fake.Enqueue(llmtest.Script{Steps: llmtest.Steps(
+		llmtest.Words("Restaurant meals are charged at the 13.5% reduced rate."),
+		llmtest.ToolCallJSON("capture_concepts", map[string]any{"concepts": []map[string]any{{
+			"domain": "TAX", "kind": "VAT", "jurisdiction": "IE", "prefLabel": "Value-Added Tax"}}}, 4),
+	)})
+
+	dir := t.TempDir()
+	build := func(out string, args ...string) {
+		cmd := exec.Command("go", append([]string{"build", "-o", filepath.Join(dir, out)}, args...)...)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("build %s: %v\n%s", out, err, b)
+		}
+	}
+	build("bootstrap", "-tags", "lambda.norpc", ".")
+	build("aws-lambda-rie", "github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie")
+
+	emulatorAddr, runtimeAddr := freeAddr(t), freeAddr(t)
+	cmd := exec.Command(filepath.Join(dir, "aws-lambda-rie"),
+		"--runtime-interface-emulator-address", emulatorAddr, "--runtime-api-address", runtimeAddr,
+		filepath.Join(dir, "bootstrap"))
+	cmd.Env = []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + dir,
+		"AWS_LAMBDA_FUNCTION_TIMEOUT=60",
+		"AWS_REGION=eu-west-1",
+		"AUTH_MODE=jwt",
+		"JWT_HS256_SECRET=sam-local-test-secret-not-for-production",
+		"JWT_ISSUER=regintel-local",
+		"LLM_PROVIDER=openai",
+		"OPENAI_API_KEY=test-key",
+		"OPENAI_BASE_URL=" + fake.BaseURL(),
+		"LLM_MODEL=gpt-test",
+		"DATABASE_URL=" + dbURL,
+	}
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+
+	event, err := os.ReadFile("../../events/chat-turn.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := invokeWhenReady(t, "http://"+emulatorAddr+"/2015-03-31/functions/function/invocations", event, &logs)
+
+	prelude, stream, ok := bytes.Cut(body, make([]byte, 8))
+	if !ok {
+		t.Fatalf("no streaming prelude in %q\nlogs:\n%s", body, logs.String())
+	}
+	var head struct {
+		StatusCode int               `json:"statusCode"`
+		Headers    map[string]string `json:"headers"`
+	}
+	if err := json.Unmarshal(prelude, &head); err != nil {
+		t.Fatalf("prelude %q: %v", prelude, err)
+	}
+	if head.StatusCode != 200 || !strings.HasPrefix(head.Headers["Content-Type"], "text/event-stream") {
+		t.Fatalf("prelude = %+v\nlogs:\n%s", head, logs.String())
+	}
+	var names []string
+	var text strings.Builder
+	var meta struct {
+		ConversationID  string   `json:"conversationId"`
+		TurnNumber      int      `json:"turnNumber"`
+		ReferencedNodes []string `json:"referencedNodes"`
+	}
+	for _, frame := range strings.Split(strings.TrimSpace(string(stream)), "\n\n") {
+		name, data, _ := strings.Cut(frame, "\n")
+		name, data = strings.TrimPrefix(name, "event: "), strings.TrimPrefix(data, "data: ")
+		names = append(names, name)
+		switch name {
+		case "message":
+			var m struct{ Text string }
+			_ = json.Unmarshal([]byte(data), &m)
+			text.WriteString(m.Text)
+		case "metadata":
+			_ = json.Unmarshal([]byte(data), &meta)
+		}
+	}
+	if text.String() != "Restaurant meals are charged at the 13.5% reduced rate." {
+		t.Fatalf("streamed text %q (events %v)", text.String(), names)
+	}
+	if names[len(names)-1] != "done" || meta.TurnNumber != 1 || meta.ConversationID == "" || len(meta.ReferencedNodes) != 1 {
+		t.Fatalf("events %v metadata %+v", names, meta)
+	}
+	// The turn was stored under the tenant of the token, not of the body.
+	var n int
+	if err := pool.QueryRow(context.Background(), "SELECT count(*) FROM conversation_turns WHERE tenant_id = $1 AND conversation_id = $2",
+		auth.TenantUUID("tenant-sam"), meta.ConversationID).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("stored turns = %d (%v)", n, err)
+	}
+	if reqs := fake.Requests(); len(reqs) != 1 || !strings.Contains(reqs[0].System, "single-director company") {
+		t.Fatalf("model requests = %d", len(reqs))
+	}
+	if strings.Contains(logs.String(), "sam-local-test-secret") || strings.Contains(logs.String(), "restaurant meals") {
+		t.Fatal("logs contain a secret or chat text")
+	}
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func invokeWhenReady(t *testing.T, url string, event []byte, logs *bytes.Buffer) []byte {
+	t.Helper()
+	client := &http.Client{Timeout: 60 * time.Second}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := client.Post(url, "application/json", bytes.NewReader(event))
+		if err == nil {
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			return b
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("emulator never answered: %v\nlogs:\n%s", err, logs.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+

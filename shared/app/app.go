@@ -1,0 +1,234 @@
+// Package app is the composition root: it turns a config.Config into the
+// running parts (store, graph, model, queues, auth) and the HTTP handler.
+// The chat function and `make dev` both use it, so local and Lambda runs
+// differ only in configuration.
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+
+	"regintel/shared/auth"
+	"regintel/shared/chat"
+	"regintel/shared/config"
+	"regintel/shared/conversation"
+	convmem "regintel/shared/conversation/memory"
+	convpg "regintel/shared/conversation/postgres"
+	"regintel/shared/graph"
+	"regintel/shared/graph/bolt"
+	graphmem "regintel/shared/graph/memory"
+	"regintel/shared/httpapi"
+	"regintel/shared/llm"
+	"regintel/shared/llm/offline"
+	"regintel/shared/llm/openai"
+	"regintel/shared/postgres"
+	"regintel/shared/queue"
+	"regintel/shared/queue/sqs"
+	"regintel/shared/secrets"
+)
+
+// NewLogger returns the process logger: JSON under Lambda (CloudWatch
+// parses it), text locally.
+func NewLogger(cfg config.Config) *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(cfg.LogLevel))
+	opts := &slog.HandlerOptions{Level: level}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(os.Stdout, opts))
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+}
+
+// App is a wired backend.
+type App struct {
+	Handler http.Handler
+	Engine  *chat.Engine
+	closers []func()
+}
+
+// Close releases pools and drivers and waits for in-process queue work.
+func (a *App) Close() {
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		a.closers[i]()
+	}
+}
+
+// Build wires the backend from cfg. Each part logs which backend it uses.
+func Build(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error) {
+	a := &App{}
+	fail := func(err error) (*App, error) { a.Close(); return nil, err }
+
+	store, err := a.conversationStore(ctx, cfg, log)
+	if err != nil {
+		return fail(err)
+	}
+	graphStore, err := a.graphStore(ctx, cfg, log)
+	if err != nil {
+		return fail(err)
+	}
+	provider, err := newProvider(ctx, cfg, log)
+	if err != nil {
+		return fail(err)
+	}
+	concepts, err := a.conceptQueue(ctx, cfg, graphStore, log)
+	if err != nil {
+		return fail(err)
+	}
+	authenticator, err := newAuthenticator(ctx, cfg, log)
+	if err != nil {
+		return fail(err)
+	}
+	a.Engine = chat.New(chat.Deps{Store: store, Graph: graphStore, Provider: provider, Concepts: concepts, Log: log},
+		chat.Config{Model: cfg.LLMModel, HistoryTurns: cfg.HistoryTurns, MaxActiveNodes: cfg.MaxActiveNodes})
+	a.Handler = withCORS(cfg.CORSOrigins, httpapi.New(httpapi.Options{Auth: authenticator, Engine: a.Engine, Log: log}))
+	return a, nil
+}
+
+func (a *App) conversationStore(ctx context.Context, cfg config.Config, log *slog.Logger) (conversation.Store, error) {
+	if cfg.DatabaseURL == "" && cfg.DBHost == "" {
+		log.Info("conversation store: embedded in-memory (set DATABASE_URL for Postgres)")
+		return convmem.New(), nil
+	}
+	pgCfg, err := postgres.ConfigFromEnv()
+	if err != nil {
+		return nil, err
+	}
+	pool, err := postgres.NewPool(ctx, pgCfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	a.closers = append(a.closers, pool.Close)
+	// Locally the server migrates at start; on Lambda the migrate function
+	// does it at deploy, so a cold start never runs DDL.
+	if !cfg.OnLambda {
+		if err := postgres.Migrate(ctx, pool); err != nil {
+			return nil, fmt.Errorf("postgres migrations: %w", err)
+		}
+	}
+	log.Info("conversation store: postgres", "iam_auth", pgCfg.IAMAuth)
+	return convpg.New(pool), nil
+}
+
+// graphStore opens Memgraph over Bolt, or the seeded in-memory graph.
+func (a *App) graphStore(ctx context.Context, cfg config.Config, log *slog.Logger) (graph.ConceptStore, error) {
+	if cfg.MemgraphURI == "" {
+		g, err := graphmem.NewSeeded(timeNow())
+		if err != nil {
+			return nil, err
+		}
+		log.Info("graph: in-memory, seeded with the IE/UK/EU dataset (set MEMGRAPH_URI for Memgraph)")
+		return g, nil
+	}
+	bcfg, err := bolt.ConfigFromEnv()
+	if err != nil {
+		return nil, err
+	}
+	if arn := os.Getenv("MEMGRAPH_SECRET_ARN"); arn != "" {
+		client, err := secrets.NewClient(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if bcfg.User, err = secrets.String(ctx, client, arn, "username"); err != nil {
+			return nil, err
+		}
+		if bcfg.Password, err = secrets.String(ctx, client, arn, "password"); err != nil {
+			return nil, err
+		}
+	}
+	store, err := bolt.Open(ctx, bcfg)
+	if err != nil {
+		return nil, fmt.Errorf("graph: %w", err)
+	}
+	a.closers = append(a.closers, func() { _ = store.Close(context.Background()) })
+	log.Info("graph: bolt", "dialect", store.Dialect())
+	return store, nil
+}
+
+func newProvider(ctx context.Context, cfg config.Config, log *slog.Logger) (llm.Provider, error) {
+	if cfg.LLMProvider == "offline" {
+		log.Warn("llm: offline deterministic model (no API key): answers are canned, concept capture uses a built-in lexicon", "model", offline.ModelName)
+		return offline.New(offline.Config{}), nil
+	}
+	key := cfg.OpenAIAPIKey
+	if cfg.OpenAISecretARN != "" {
+		client, err := secrets.NewClient(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if key, err = secrets.String(ctx, client, cfg.OpenAISecretARN, "apiKey"); err != nil {
+			return nil, err
+		}
+	}
+	ocfg := openai.Config{APIKey: key, BaseURL: cfg.OpenAIBaseURL, Model: cfg.LLMModel, Logger: log}
+	if cfg.LLMProvider == "openai-chat" {
+		log.Info("llm: openai-compatible chat completions", "model", cfg.LLMModel, "custom_base_url", cfg.OpenAIBaseURL != "")
+		return openai.NewChat(ocfg), nil
+	}
+	log.Info("llm: openai responses", "model", cfg.LLMModel, "custom_base_url", cfg.OpenAIBaseURL != "")
+	return openai.NewResponses(ocfg), nil
+}
+
+func (a *App) conceptQueue(ctx context.Context, cfg config.Config, graphStore graph.ConceptStore, log *slog.Logger) (queue.Publisher, error) {
+	if cfg.ConceptsQueueURL != "" {
+		client, err := sqs.NewClient(ctx, os.Getenv("SQS_ENDPOINT"))
+		if err != nil {
+			return nil, err
+		}
+		log.Info("concept queue: sqs")
+		return sqs.NewPublisher(client, cfg.ConceptsQueueURL), nil
+	}
+	// Enrichment runs as its own function on AWS; locally the resolver's
+	// enrichment requests are not executed until the enrich pipeline is wired.
+	pub, closeFn := inProcessConceptQueue(cfg, graphStore, nil, log)
+	a.closers = append(a.closers, closeFn)
+	log.Info("concept queue: in-process (resolver runs in this process; set CONCEPTS_QUEUE_URL for SQS)")
+	return pub, nil
+}
+
+func newAuthenticator(ctx context.Context, cfg config.Config, log *slog.Logger) (auth.Authenticator, error) {
+	if cfg.AuthMode == "dev" {
+		log.Warn("auth: dev mode trusts X-Tenant-Id / X-User-Id headers; local use only")
+		return auth.Dev{DefaultTenant: cfg.DevTenant, DefaultUser: cfg.DevUser}, nil
+	}
+	v, err := auth.NewJWT(ctx, auth.JWTConfig{
+		JWKSURL: cfg.JWTJWKSURL, HS256Secret: []byte(cfg.JWTHS256Secret),
+		Issuer: cfg.JWTIssuer, Audience: cfg.JWTAudience, TenantClaim: cfg.JWTTenantClaim, UserClaim: cfg.JWTUserClaim,
+	})
+	if err != nil {
+		return nil, err
+	}
+	log.Info("auth: jwt", "jwks", cfg.JWTJWKSURL != "", "tenant_claim", cfg.JWTTenantClaim)
+	return v, nil
+}
+
+// withCORS answers browser preflights for the configured origins. On AWS the
+// Function URL's CORS settings do this instead.
+func withCORS(origins []string, next http.Handler) http.Handler {
+	if len(origins) == 0 {
+		return next
+	}
+	allowed := map[string]bool{}
+	for _, o := range origins {
+		allowed[o] = true
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		origin := r.Header.Get("Origin")
+		if origin != "" && (allowed[origin] || allowed["*"]) {
+			h := w.Header()
+			h.Set("Access-Control-Allow-Origin", origin)
+			h.Set("Vary", "Origin")
+			h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, X-Request-Id, X-Tenant-Id, X-User-Id, Last-Event-ID")
+			h.Set("Access-Control-Allow-Methods", strings.Join([]string{"GET", "POST", "PATCH", "DELETE", "OPTIONS"}, ", "))
+			h.Set("Access-Control-Expose-Headers", "X-Request-Id")
+			if r.Method == http.MethodOptions {
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
