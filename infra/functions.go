@@ -134,6 +134,12 @@ func visibilityTimeout(f functionSpec) time.Duration {
 	return 6*f.Timeout + f.Consumes.BatchingWindow
 }
 
+// queueID is the stem of a queue's logical ids ("concepts" -> "Concepts",
+// giving ConceptsQueue and ConceptsDLQ).
+func queueID(key string) string {
+	return strings.TrimSuffix(logicalID(key), "Function")
+}
+
 // logicalID is the stable CloudFormation id of a function ("resolve-concepts"
 // -> "ResolveConceptsFunction"), the name `sam local invoke` takes.
 func logicalID(name string) string {

@@ -94,8 +94,7 @@ func (s *Stack) secret(id, arn, desc string) awssecretsmanager.ISecret {
 }
 
 func (s *Stack) addQueue(q queueSpec, consumerFn functionSpec) {
-	id := logicalID(q.Key)
-	id = id[:len(id)-len("Function")]
+	id := queueID(q.Key)
 	dlq := awssqs.NewQueue(s.Stack, jsii.String(id+"DLQ"), &awssqs.QueueProps{
 		RetentionPeriod: awscdk.Duration_Days(jsii.Number(14)),
 		Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
@@ -110,6 +109,9 @@ func (s *Stack) addQueue(q queueSpec, consumerFn functionSpec) {
 		RemovalPolicy:     removalPolicy(s.cfg),
 		DeadLetterQueue:   &awssqs.DeadLetterQueue{Queue: dlq, MaxReceiveCount: jsii.Number(5)},
 	})
+	// Stable logical ids, like the functions': readable in tests and consoles.
+	dlq.Node().DefaultChild().(awssqs.CfnQueue).OverrideLogicalId(jsii.String(id + "DLQ"))
+	queue.Node().DefaultChild().(awssqs.CfnQueue).OverrideLogicalId(jsii.String(id + "Queue"))
 	s.queues[q.Key], s.dlqs[q.Key] = queue, dlq
 
 	s.alarm(id+"DLQDepth", fmt.Sprintf("regintel %s: messages in the dead-letter queue", q.Key),

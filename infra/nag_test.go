@@ -1,0 +1,63 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+	"github.com/aws/jsii-runtime-go"
+)
+
+func nagFindings(s *synthesized) (errs, warns []string) {
+	a := assertions.Annotations_FromStack(s.stack.Stack)
+	re := assertions.Match_StringLikeRegexp(jsii.String("AwsSolutions-"))
+	for _, m := range *a.FindError(jsii.String("*"), re) {
+		errs = append(errs, *m.Id+": "+firstLine(m.Entry.Data))
+	}
+	for _, m := range *a.FindWarning(jsii.String("*"), re) {
+		warns = append(warns, *m.Id+": "+firstLine(m.Entry.Data))
+	}
+	return errs, warns
+}
+
+func firstLine(v any) string {
+	s, _ := v.(string)
+	if s == "" {
+		s = mustJSON(v)
+	}
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > 160 {
+		s = s[:160]
+	}
+	return s
+}
+
+// TestNagAwsSolutions fails on any AwsSolutions finding that is not
+// suppressed (with its reason) in nag.go, for every stack variant.
+func TestNagAwsSolutions(t *testing.T) {
+	for name, s := range map[string]*synthesized{"dev": dev(t), "prod": prod(t), "memgraph-sg": memgraphBySG(t), "existing-vpc": existingVpc(t)} {
+		errs, warns := nagFindings(s)
+		for _, e := range errs {
+			t.Errorf("%s: unsuppressed cdk-nag error %s", name, e)
+		}
+		for _, w := range warns {
+			t.Errorf("%s: unsuppressed cdk-nag warning %s", name, w)
+		}
+	}
+}
+
+// TestNagCatchesFindings proves the check above can fail: without the
+// suppressions, the same stack has findings.
+func TestNagCatchesFindings(t *testing.T) {
+	errs, _ := nagFindings(synth(t, nil, false))
+	want := []string{"AwsSolutions-IAM4", "AwsSolutions-IAM5", "AwsSolutions-SMG4", "AwsSolutions-RDS10"}
+	for _, rule := range want {
+		found := false
+		for _, e := range errs {
+			found = found || strings.Contains(e, rule)
+		}
+		if !found {
+			t.Errorf("unsuppressed stack has no %s finding; got %v", rule, errs)
+		}
+	}
+}

@@ -1,0 +1,70 @@
+# Infrastructure: the CDK app in infra/ (its own Go module). Included by the
+# root Makefile. See infra/README.md for prerequisites and context keys.
+#
+#   make synth                      build the bootstraps, synthesize cdk.out (offline, no credentials)
+#   make synth STAGE=prod CDK_ARGS="-c rdsProxy=true"
+#   make deploy STAGE=dev           cdk deploy (needs AWS credentials and a bootstrapped account)
+#   make sam-invoke FN=chat EVENT=events/chat-turn.json [ENV_VARS=env.json]
+#   make lint-infra                 cdk-nag (fails synth on findings) + cfn-lint on every template
+
+STAGE ?= dev
+CDK_OUT ?= cdk.out
+CDK_ARGS ?=
+# A directory of <function>/bootstrap to synthesize against instead of
+# `make build` output (scripts/test.d/infra.sh passes placeholders).
+INFRA_BUILD_DIR ?=
+CDK := infra/_cdkcli/node_modules/.bin/cdk
+CFN_LINT ?= cfn-lint
+# W3005: CDK writes DependsOn next to Ref/GetAtt for the same resource; harmless.
+CFN_LINT_ARGS ?= --ignore-checks W3005
+
+# Offline and quiet: no telemetry, no notices fetch, no instance-metadata
+# credential probe, no Node end-of-life banner from jsii.
+CDK_ENV := CDK_DISABLE_CLI_TELEMETRY=true AWS_EC2_METADATA_DISABLED=true JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION=1
+CDK_FLAGS := --no-notices --ci -c stage=$(STAGE) $(if $(INFRA_BUILD_DIR),-c buildDir=$(abspath $(INFRA_BUILD_DIR)))
+
+# The context of the second template `make lint-infra` checks: prod with
+# every optional feature on, so nag and cfn-lint see all resources.
+LINT_PROD_CONTEXT := -c rdsProxy=true -c memgraphUri=bolt://10.50.1.10:7687 -c memgraphCidr=10.50.0.0/16 \
+  -c memgraphPeerVpcId=vpc-0123456789abcdef0 -c chatAuthType=AWS_IAM -c corsOrigins=https://app.example.com \
+  -c jwtJwksUrl=https://id.example.com/.well-known/jwks.json -c jwtIssuer=https://id.example.com/ -c jwtAudience=regintel \
+  -c alarmTopicArn=arn:aws:sns:eu-west-1:123456789012:regintel-alarms
+
+# FN=resolve-concepts -> ResolveConceptsFunction (the stack's stable logical ids)
+fn_logical_id = $(shell printf '%s' '$(1)' | sed -E 's/(^|[-_])([a-z])/\U\2/g')Function
+
+.PHONY: cdk-cli synth deploy diff cdk-bootstrap sam-invoke lint-infra test-infra
+
+cdk-cli: $(CDK) ## install the pinned aws-cdk CLI into infra/_cdkcli/node_modules
+
+$(CDK): infra/_cdkcli/package.json
+	cd infra/_cdkcli && npm install --no-save
+	@touch $@
+
+synth: $(CDK) $(if $(INFRA_BUILD_DIR),,build) ## synthesize the stack into cdk.out (offline; STAGE, CDK_ARGS)
+	$(CDK_ENV) $(CDK) synth $(CDK_FLAGS) -o $(abspath $(CDK_OUT)) $(CDK_ARGS) --quiet
+	@echo "synthesized $(CDK_OUT)/RegIntel-$(STAGE).template.json"
+
+deploy: $(CDK) build ## cdk deploy RegIntel-$(STAGE) (AWS credentials required)
+	CDK_DISABLE_CLI_TELEMETRY=true $(CDK) deploy --no-notices -c stage=$(STAGE) $(CDK_ARGS) --require-approval broadening RegIntel-$(STAGE)
+
+diff: $(CDK) build ## cdk diff against the deployed stack (AWS credentials required)
+	CDK_DISABLE_CLI_TELEMETRY=true $(CDK) diff --no-notices -c stage=$(STAGE) $(CDK_ARGS) RegIntel-$(STAGE)
+
+cdk-bootstrap: $(CDK) ## one-time CDK bootstrap of the target account/region (AWS credentials required)
+	CDK_DISABLE_CLI_TELEMETRY=true $(CDK) bootstrap --no-notices -c stage=$(STAGE) $(CDK_ARGS)
+
+sam-invoke: synth ## sam local invoke FN with EVENT against the synthesized template (needs SAM CLI + Docker)
+	@test -n "$(FN)" || { echo "usage: make sam-invoke FN=chat EVENT=events/chat-turn.json [ENV_VARS=env.json]"; exit 2; }
+	@test -f "$(EVENT)" || { echo "EVENT=$(EVENT): no such file"; exit 2; }
+	sam local invoke $(call fn_logical_id,$(FN)) -t $(CDK_OUT)/RegIntel-$(STAGE).template.json -e $(EVENT) \
+	  $(if $(ENV_VARS),--env-vars $(ENV_VARS))
+
+lint-infra: $(CDK) ## cdk-nag (via synth, dev and a full prod variant) and cfn-lint on every template
+	$(MAKE) --no-print-directory synth CDK_OUT=$(CDK_OUT)/lint-dev CDK_ARGS="$(CDK_ARGS)"
+	$(MAKE) --no-print-directory synth STAGE=prod CDK_OUT=$(CDK_OUT)/lint-prod CDK_ARGS='$(LINT_PROD_CONTEXT) $(CDK_ARGS)'
+	$(CFN_LINT) $(CFN_LINT_ARGS) -- $(CDK_OUT)/lint-dev/*.template.json $(CDK_OUT)/lint-prod/*.template.json
+	@echo "lint-infra: cdk-nag and cfn-lint clean"
+
+test-infra: ## infra Go tests, synth and lint with placeholder bootstraps (what `make test` runs)
+	@bash scripts/test.d/infra.sh
