@@ -1,0 +1,182 @@
+package conversation
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Admin is what the conversation API needs beyond a chat turn: listing,
+// reading, renaming and archiving, erasing and exporting a tenant's
+// conversations. Every method is scoped by tenant; another tenant's
+// conversation is ErrNotFound, and a list never shows it.
+type Admin interface {
+	// ListConversations returns one page of the tenant's conversations,
+	// newest activity first (updated_at, then id, both descending).
+	ListConversations(ctx context.Context, tenantID string, q ListQuery) (Page, error)
+	// GetConversation returns the conversation with every turn, its active
+	// concept ids, its unexpired pending context requests and its supplied
+	// context items.
+	GetConversation(ctx context.Context, tenantID, conversationID string) (Detail, error)
+	// UpdateConversation changes the title and/or the archived flag. It does
+	// not count as activity: updated_at, and so list order, stay as they were.
+	UpdateConversation(ctx context.Context, tenantID, conversationID string, u Update) (Conversation, error)
+	// DeleteConversation erases the conversation and every row tied to it
+	// (turns, context, context requests, supplied items) in one transaction.
+	DeleteConversation(ctx context.Context, tenantID, conversationID string) (Erased, error)
+	// ExportConversation returns everything stored about the conversation,
+	// read from one consistent snapshot.
+	ExportConversation(ctx context.Context, tenantID, conversationID string) (Export, error)
+}
+
+// List page sizes.
+const (
+	DefaultPageSize = 20
+	MaxPageSize     = 100
+)
+
+// MaxTitleRunes bounds a conversation title.
+const MaxTitleRunes = 200
+
+// ErrInvalidCursor is returned for a page cursor this package did not issue.
+var ErrInvalidCursor = errors.New("invalid page cursor")
+
+// ListQuery selects one page of conversations.
+type ListQuery struct {
+	// OwnerID, when set, lists only that user's conversations.
+	OwnerID string
+	// Archived, when set, lists only archived (true) or unarchived (false)
+	// conversations.
+	Archived *bool
+	// Cursor is the NextCursor of the previous page; empty for the first.
+	Cursor string
+	// Limit is the page size: zero or less means DefaultPageSize, and it is
+	// capped at MaxPageSize.
+	Limit int
+}
+
+// PageSize returns the effective page size of q.
+func (q ListQuery) PageSize() int {
+	switch {
+	case q.Limit <= 0:
+		return DefaultPageSize
+	case q.Limit > MaxPageSize:
+		return MaxPageSize
+	}
+	return q.Limit
+}
+
+// Page is one page of a conversation list.
+type Page struct {
+	Conversations []Conversation `json:"conversations"`
+	// NextCursor fetches the following page; empty on the last one.
+	NextCursor string `json:"nextCursor,omitempty"`
+}
+
+// Cursor is the keyset position after which a page starts: the sort key of
+// the last conversation of the previous page.
+type Cursor struct {
+	UpdatedAt time.Time
+	ID        string
+}
+
+// CursorAfter returns the cursor that continues a list after c.
+func CursorAfter(c Conversation) Cursor {
+	return Cursor{UpdatedAt: c.UpdatedAt, ID: c.ID}
+}
+
+// Encode returns the cursor as an opaque URL-safe token.
+func (c Cursor) Encode() string {
+	raw := c.UpdatedAt.UTC().Format(time.RFC3339Nano) + "|" + c.ID
+	return base64.RawURLEncoding.EncodeToString([]byte(raw))
+}
+
+// ParseCursor decodes a token from Cursor.Encode. The id is returned as
+// written; stores check its form.
+func ParseCursor(token string) (Cursor, error) {
+	raw, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil {
+		return Cursor{}, ErrInvalidCursor
+	}
+	stamp, id, ok := strings.Cut(string(raw), "|")
+	if !ok || id == "" {
+		return Cursor{}, ErrInvalidCursor
+	}
+	at, err := time.Parse(time.RFC3339Nano, stamp)
+	if err != nil {
+		return Cursor{}, ErrInvalidCursor
+	}
+	return Cursor{UpdatedAt: at, ID: id}, nil
+}
+
+// Update is a partial change to a conversation; nil fields stay as they are.
+type Update struct {
+	Title    *string
+	Archived *bool
+}
+
+// ErrInvalidUpdate wraps the reason an Update is refused.
+var ErrInvalidUpdate = errors.New("invalid update")
+
+// Validate checks u and returns it with the title trimmed.
+func (u Update) Validate() (Update, error) {
+	if u.Title == nil && u.Archived == nil {
+		return u, errors.Join(ErrInvalidUpdate, errors.New("nothing to change: send title and/or archived"))
+	}
+	if u.Title != nil {
+		title := strings.TrimSpace(*u.Title)
+		if utf8.RuneCountInString(title) > MaxTitleRunes {
+			return u, errors.Join(ErrInvalidUpdate, errors.New("title is longer than 200 characters"))
+		}
+		// Titles are shown in lists; control characters (newlines included)
+		// would break that layout.
+		if strings.ContainsFunc(title, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+			return u, errors.Join(ErrInvalidUpdate, errors.New("title contains control characters"))
+		}
+		u.Title = &title
+	}
+	return u, nil
+}
+
+// Detail is a conversation as the conversation API shows it.
+type Detail struct {
+	Conversation Conversation
+	// Turns holds every turn, oldest first.
+	Turns         []Turn
+	ActiveNodeIDs []string
+	// PendingRequests are context requests still waiting for the client.
+	PendingRequests []ContextRequest
+	SuppliedItems   []SuppliedItem
+}
+
+// StoredContext is the conversation_context row as held.
+type StoredContext struct {
+	// Data is context_json exactly as stored.
+	Data      json.RawMessage `json:"data"`
+	UpdatedAt *time.Time      `json:"updatedAt,omitempty"`
+}
+
+// Export is everything stored about one conversation.
+type Export struct {
+	TenantID     string       `json:"tenantId"`
+	Conversation Conversation `json:"conversation"`
+	// Turns holds every turn, oldest first.
+	Turns []Turn `json:"turns"`
+	// Context is nil when the conversation has none.
+	Context         *StoredContext   `json:"context"`
+	ContextRequests []ContextRequest `json:"contextRequests"`
+	SuppliedItems   []SuppliedItem   `json:"suppliedContextItems"`
+}
+
+// Erased counts the rows a DeleteConversation removed, per table.
+type Erased struct {
+	Conversations   int64 `json:"conversations"`
+	Turns           int64 `json:"turns"`
+	Contexts        int64 `json:"contexts"`
+	ContextRequests int64 `json:"contextRequests"`
+	SuppliedItems   int64 `json:"suppliedItems"`
+}

@@ -1,0 +1,171 @@
+package memory
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"regintel/shared/conversation"
+)
+
+// The memory store keeps no context requests or supplied items, so its
+// admin views of them are always empty.
+var _ conversation.Admin = (*Store)(nil)
+
+// ListConversations implements conversation.Admin with the Postgres store's
+// order: updated_at descending, then id descending.
+func (s *Store) ListConversations(_ context.Context, tenantID string, q conversation.ListQuery) (conversation.Page, error) {
+	tenant, ok := canonical(tenantID)
+	if !ok {
+		return conversation.Page{}, ErrInvalidTenant
+	}
+	var after *conversation.Cursor
+	if q.Cursor != "" {
+		cur, err := conversation.ParseCursor(q.Cursor)
+		if err != nil {
+			return conversation.Page{}, conversation.ErrInvalidCursor
+		}
+		if cur.ID, ok = canonical(cur.ID); !ok {
+			return conversation.Page{}, conversation.ErrInvalidCursor
+		}
+		after = &cur
+	}
+
+	s.mu.Lock()
+	var matching []conversation.Conversation
+	for k, r := range s.conversations {
+		c := r.conversation
+		if k.tenantID != tenant ||
+			(q.OwnerID != "" && c.OwnerID != q.OwnerID) ||
+			(q.Archived != nil && c.Archived != *q.Archived) ||
+			(after != nil && !newerFirstBefore(*after, c)) {
+			continue
+		}
+		matching = append(matching, copyConversation(c))
+	}
+	s.mu.Unlock()
+
+	slices.SortFunc(matching, func(a, b conversation.Conversation) int {
+		return -cmp.Or(a.UpdatedAt.Compare(b.UpdatedAt), strings.Compare(a.ID, b.ID))
+	})
+	page := conversation.Page{Conversations: matching}
+	if size := q.PageSize(); len(matching) > size {
+		page.Conversations = matching[:size]
+		page.NextCursor = conversation.CursorAfter(matching[size-1]).Encode()
+	}
+	if page.Conversations == nil {
+		page.Conversations = []conversation.Conversation{}
+	}
+	return page, nil
+}
+
+// newerFirstBefore reports whether c sorts after the cursor position in
+// newest-first order, i.e. (c.UpdatedAt, c.ID) < (cursor.UpdatedAt, cursor.ID).
+func newerFirstBefore(cursor conversation.Cursor, c conversation.Conversation) bool {
+	if !c.UpdatedAt.Equal(cursor.UpdatedAt) {
+		return c.UpdatedAt.Before(cursor.UpdatedAt)
+	}
+	return c.ID < cursor.ID
+}
+
+// GetConversation implements conversation.Admin.
+func (s *Store) GetConversation(ctx context.Context, tenantID, conversationID string) (conversation.Detail, error) {
+	held, err := s.ExportConversation(ctx, tenantID, conversationID)
+	if err != nil {
+		return conversation.Detail{}, err
+	}
+	d := conversation.Detail{
+		Conversation:    held.Conversation,
+		Turns:           held.Turns,
+		ActiveNodeIDs:   []string{},
+		PendingRequests: []conversation.ContextRequest{},
+		SuppliedItems:   []conversation.SuppliedItem{},
+	}
+	// The export validated both ids.
+	k, _ := scope(tenantID, conversationID)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r, ok := s.conversations[k]; ok && r.context != nil {
+		d.ActiveNodeIDs = cloneStrings(r.context.ActiveNodeIDs)
+	}
+	return d, nil
+}
+
+// UpdateConversation implements conversation.Admin.
+func (s *Store) UpdateConversation(_ context.Context, tenantID, conversationID string, u conversation.Update) (conversation.Conversation, error) {
+	k, err := scope(tenantID, conversationID)
+	if err != nil {
+		return conversation.Conversation{}, err
+	}
+	if u, err = u.Validate(); err != nil {
+		return conversation.Conversation{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.conversations[k]
+	if !ok {
+		return conversation.Conversation{}, conversation.ErrNotFound
+	}
+	if u.Title != nil {
+		r.conversation.Title = *u.Title
+	}
+	if u.Archived != nil {
+		r.conversation.Archived = *u.Archived
+	}
+	return copyConversation(r.conversation), nil
+}
+
+// DeleteConversation implements conversation.Admin; the record holds every
+// row of the conversation, so removing it under the mutex erases them at once.
+func (s *Store) DeleteConversation(_ context.Context, tenantID, conversationID string) (conversation.Erased, error) {
+	k, err := scope(tenantID, conversationID)
+	if err != nil {
+		return conversation.Erased{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.conversations[k]
+	if !ok {
+		return conversation.Erased{}, conversation.ErrNotFound
+	}
+	delete(s.conversations, k)
+	erased := conversation.Erased{Conversations: 1, Turns: int64(len(r.turns))}
+	if r.context != nil {
+		erased.Contexts = 1
+	}
+	return erased, nil
+}
+
+// ExportConversation implements conversation.Admin.
+func (s *Store) ExportConversation(_ context.Context, tenantID, conversationID string) (conversation.Export, error) {
+	k, err := scope(tenantID, conversationID)
+	if err != nil {
+		return conversation.Export{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.conversations[k]
+	if !ok {
+		return conversation.Export{}, conversation.ErrNotFound
+	}
+	out := conversation.Export{
+		TenantID:        tenantID,
+		Conversation:    copyConversation(r.conversation),
+		Turns:           make([]conversation.Turn, 0, len(r.turns)),
+		ContextRequests: []conversation.ContextRequest{},
+		SuppliedItems:   []conversation.SuppliedItem{},
+	}
+	for _, t := range r.turns {
+		out.Turns = append(out.Turns, copyTurn(t))
+	}
+	if r.context != nil {
+		data, err := json.Marshal(r.context)
+		if err != nil {
+			return conversation.Export{}, err
+		}
+		out.Context = &conversation.StoredContext{Data: data}
+	}
+	return out, nil
+}

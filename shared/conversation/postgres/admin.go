@@ -1,0 +1,308 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"regintel/shared/conversation"
+)
+
+var _ conversation.Admin = (*Store)(nil)
+
+// Keyset pagination: rows strictly after the cursor in (updated_at, id)
+// descending order. One row more than the page is read to know whether
+// another page follows.
+const listConversations = `
+SELECT id::text, owner_id, title, jurisdictions, archived, last_turn_number, created_at, updated_at
+FROM conversations
+WHERE tenant_id = $1::uuid
+  AND ($2::text = '' OR owner_id = $2::text)
+  AND ($3::boolean IS NULL OR archived = $3::boolean)
+  AND ($4::timestamptz IS NULL OR (updated_at, id) < ($4::timestamptz, $5::uuid))
+ORDER BY updated_at DESC, id DESC
+LIMIT $6::integer`
+
+// ListConversations implements conversation.Admin.
+func (s *Store) ListConversations(ctx context.Context, tenantID string, q conversation.ListQuery) (conversation.Page, error) {
+	if !isUUID(tenantID) {
+		return conversation.Page{}, ErrInvalidTenant
+	}
+	var after *time.Time
+	var afterID *string
+	if q.Cursor != "" {
+		cur, err := conversation.ParseCursor(q.Cursor)
+		if err != nil || !isUUID(cur.ID) {
+			return conversation.Page{}, conversation.ErrInvalidCursor
+		}
+		after, afterID = &cur.UpdatedAt, &cur.ID
+	}
+	size := q.PageSize()
+	rows, err := s.pool.Query(ctx, listConversations, tenantID, q.OwnerID, q.Archived, after, afterID, size+1)
+	if err != nil {
+		return conversation.Page{}, fmt.Errorf("list conversations: %w", err)
+	}
+	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (conversation.Conversation, error) {
+		c := conversation.Conversation{TenantID: tenantID}
+		err := row.Scan(&c.ID, &c.OwnerID, &c.Title, &c.Jurisdictions, &c.Archived,
+			&c.LastTurnNumber, &c.CreatedAt, &c.UpdatedAt)
+		c.Jurisdictions = nonNil(c.Jurisdictions)
+		return c, err
+	})
+	if err != nil {
+		return conversation.Page{}, fmt.Errorf("list conversations: %w", err)
+	}
+	page := conversation.Page{Conversations: list}
+	if len(list) > size {
+		page.Conversations = list[:size]
+		page.NextCursor = conversation.CursorAfter(list[size-1]).Encode()
+	}
+	if page.Conversations == nil {
+		page.Conversations = []conversation.Conversation{}
+	}
+	return page, nil
+}
+
+const selectAllTurns = `
+SELECT turn_number, user_text, assistant_text, status, provider, model,
+       input_tokens, output_tokens, total_tokens, latency_ms, referenced_nodes, metadata, created_at
+FROM conversation_turns
+WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid
+ORDER BY turn_number`
+
+const selectContextRow = `
+SELECT context_json, updated_at FROM conversation_context
+WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid`
+
+// $3 restricts to pending requests that have not yet expired at the
+// database's now(); null selects every request.
+const selectContextRequests = `
+SELECT id::text, status, items, question, created_at, expires_at, resolved_at
+FROM context_requests
+WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid
+  AND (NOT $3::boolean OR (status = 'pending' AND expires_at > now()))
+ORDER BY created_at, id`
+
+const selectSuppliedItems = `
+SELECT id::text, coalesce(request_id::text, ''), key, kind, content, redacted, created_at, last_used_at
+FROM supplied_context_items
+WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid
+ORDER BY created_at, id`
+
+// GetConversation implements conversation.Admin in one pipelined batch.
+func (s *Store) GetConversation(ctx context.Context, tenantID, conversationID string) (conversation.Detail, error) {
+	if err := scope(tenantID, conversationID); err != nil {
+		return conversation.Detail{}, err
+	}
+	held, err := readHeld(ctx, s.pool, tenantID, conversationID, true)
+	if err != nil {
+		return conversation.Detail{}, err
+	}
+	d := conversation.Detail{
+		Conversation:    held.Conversation,
+		Turns:           held.Turns,
+		ActiveNodeIDs:   []string{},
+		PendingRequests: held.ContextRequests,
+		SuppliedItems:   held.SuppliedItems,
+	}
+	if held.Context != nil {
+		// An unreadable context shows as no active concepts, as a chat turn
+		// would treat it (seed 000 §4.3).
+		if loaded, err := decodeContext(held.Context.Data); err == nil {
+			d.ActiveNodeIDs = loaded.ActiveNodeIDs
+		}
+	}
+	return d, nil
+}
+
+// ExportConversation implements conversation.Admin. The reads run in one
+// repeatable-read transaction so the export is a single snapshot.
+func (s *Store) ExportConversation(ctx context.Context, tenantID, conversationID string) (conversation.Export, error) {
+	if err := scope(tenantID, conversationID); err != nil {
+		return conversation.Export{}, err
+	}
+	var out conversation.Export
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
+		func(tx pgx.Tx) error {
+			var err error
+			out, err = readHeld(ctx, tx, tenantID, conversationID, false)
+			return err
+		})
+	if err != nil {
+		return conversation.Export{}, err
+	}
+	return out, nil
+}
+
+// batchSender is a pool or a transaction.
+type batchSender interface {
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
+// readHeld reads the conversation and every row tied to it in one batch.
+// pendingOnly limits context requests to those still awaiting the client.
+func readHeld(ctx context.Context, db batchSender, tenantID, conversationID string, pendingOnly bool) (conversation.Export, error) {
+	batch := &pgx.Batch{}
+	batch.Queue(selectConversation, tenantID, conversationID)
+	batch.Queue(selectAllTurns, tenantID, conversationID)
+	batch.Queue(selectContextRow, tenantID, conversationID)
+	batch.Queue(selectContextRequests, tenantID, conversationID, pendingOnly)
+	batch.Queue(selectSuppliedItems, tenantID, conversationID)
+	results := db.SendBatch(ctx, batch)
+	defer results.Close()
+
+	out := conversation.Export{TenantID: tenantID}
+	c := &out.Conversation
+	c.TenantID = tenantID
+	err := results.QueryRow().Scan(&c.ID, &c.OwnerID, &c.Title, &c.Jurisdictions, &c.Archived,
+		&c.LastTurnNumber, &c.CreatedAt, &c.UpdatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return conversation.Export{}, conversation.ErrNotFound
+	}
+	if err != nil {
+		return conversation.Export{}, fmt.Errorf("read conversation: %w", err)
+	}
+	c.Jurisdictions = nonNil(c.Jurisdictions)
+
+	rows, err := results.Query()
+	if err != nil {
+		return conversation.Export{}, fmt.Errorf("read turns: %w", err)
+	}
+	if out.Turns, err = pgx.CollectRows(rows, scanTurn); err != nil {
+		return conversation.Export{}, fmt.Errorf("read turns: %w", err)
+	}
+
+	var held conversation.StoredContext
+	var updatedAt time.Time
+	switch err := results.QueryRow().Scan(&held.Data, &updatedAt); {
+	case errors.Is(err, pgx.ErrNoRows):
+	case err != nil:
+		return conversation.Export{}, fmt.Errorf("read context: %w", err)
+	default:
+		held.UpdatedAt = &updatedAt
+		out.Context = &held
+	}
+
+	if rows, err = results.Query(); err != nil {
+		return conversation.Export{}, fmt.Errorf("read context requests: %w", err)
+	}
+	out.ContextRequests, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (conversation.ContextRequest, error) {
+		r := conversation.ContextRequest{TenantID: tenantID, ConversationID: c.ID}
+		err := row.Scan(&r.ID, &r.Status, &r.Items, &r.Question, &r.CreatedAt, &r.ExpiresAt, &r.ResolvedAt)
+		return r, err
+	})
+	if err != nil {
+		return conversation.Export{}, fmt.Errorf("read context requests: %w", err)
+	}
+
+	if rows, err = results.Query(); err != nil {
+		return conversation.Export{}, fmt.Errorf("read supplied items: %w", err)
+	}
+	out.SuppliedItems, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (conversation.SuppliedItem, error) {
+		it := conversation.SuppliedItem{TenantID: tenantID, ConversationID: c.ID}
+		err := row.Scan(&it.ID, &it.RequestID, &it.Key, &it.Kind, &it.Content, &it.Redacted, &it.CreatedAt, &it.LastUsedAt)
+		return it, err
+	})
+	if err != nil {
+		return conversation.Export{}, fmt.Errorf("read supplied items: %w", err)
+	}
+	emptyListsNotNull(&out)
+	return out, nil
+}
+
+func emptyListsNotNull(e *conversation.Export) {
+	if e.Turns == nil {
+		e.Turns = []conversation.Turn{}
+	}
+	if e.ContextRequests == nil {
+		e.ContextRequests = []conversation.ContextRequest{}
+	}
+	if e.SuppliedItems == nil {
+		e.SuppliedItems = []conversation.SuppliedItem{}
+	}
+}
+
+const updateConversation = `
+UPDATE conversations
+SET title = coalesce($3::text, title), archived = coalesce($4::boolean, archived)
+WHERE tenant_id = $1::uuid AND id = $2::uuid
+RETURNING id::text, owner_id, title, jurisdictions, archived, last_turn_number, created_at, updated_at`
+
+// UpdateConversation implements conversation.Admin.
+func (s *Store) UpdateConversation(ctx context.Context, tenantID, conversationID string, u conversation.Update) (conversation.Conversation, error) {
+	if err := scope(tenantID, conversationID); err != nil {
+		return conversation.Conversation{}, err
+	}
+	u, err := u.Validate()
+	if err != nil {
+		return conversation.Conversation{}, err
+	}
+	c := conversation.Conversation{TenantID: tenantID}
+	err = s.pool.QueryRow(ctx, updateConversation, tenantID, conversationID, u.Title, u.Archived).
+		Scan(&c.ID, &c.OwnerID, &c.Title, &c.Jurisdictions, &c.Archived, &c.LastTurnNumber, &c.CreatedAt, &c.UpdatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return conversation.Conversation{}, conversation.ErrNotFound
+	}
+	if err != nil {
+		return conversation.Conversation{}, fmt.Errorf("update conversation: %w", err)
+	}
+	c.Jurisdictions = nonNil(c.Jurisdictions)
+	return c, nil
+}
+
+// The conversation row is locked first: a concurrent turn (which updates
+// it, or inserts children that key-share lock it) waits for the erase and
+// then finds nothing. Children are deleted explicitly rather than left to
+// the cascades, so the counts say what was erased; items go before
+// requests because they reference them.
+var eraseConversation = []string{
+	`SELECT 1 FROM conversations WHERE tenant_id = $1::uuid AND id = $2::uuid FOR UPDATE`,
+	`DELETE FROM supplied_context_items WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid`,
+	`DELETE FROM context_requests WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid`,
+	`DELETE FROM conversation_context WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid`,
+	`DELETE FROM conversation_turns WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid`,
+	`DELETE FROM conversations WHERE tenant_id = $1::uuid AND id = $2::uuid`,
+}
+
+// DeleteConversation implements conversation.Admin: the lock and the five
+// deletes go in one batch inside one transaction.
+func (s *Store) DeleteConversation(ctx context.Context, tenantID, conversationID string) (conversation.Erased, error) {
+	if err := scope(tenantID, conversationID); err != nil {
+		return conversation.Erased{}, err
+	}
+	var erased conversation.Erased
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		batch := &pgx.Batch{}
+		for _, sql := range eraseConversation {
+			batch.Queue(sql, tenantID, conversationID)
+		}
+		results := tx.SendBatch(ctx, batch)
+		defer results.Close()
+		var one int
+		if err := results.QueryRow().Scan(&one); err != nil {
+			if errors.Is(err, pgx.ErrNoRows) {
+				return conversation.ErrNotFound
+			}
+			return err
+		}
+		for _, count := range []*int64{&erased.SuppliedItems, &erased.ContextRequests, &erased.Contexts,
+			&erased.Turns, &erased.Conversations} {
+			tag, err := results.Exec()
+			if err != nil {
+				return err
+			}
+			*count = tag.RowsAffected()
+		}
+		return results.Close()
+	})
+	if errors.Is(err, conversation.ErrNotFound) {
+		return conversation.Erased{}, err
+	}
+	if err != nil {
+		return conversation.Erased{}, fmt.Errorf("delete conversation: %w", err)
+	}
+	return erased, nil
+}
