@@ -40,6 +40,9 @@ type record struct {
 	turns        []conversation.Turn
 	// context is nil until the first merge, like an absent row.
 	context *conversation.Context
+	// Context handoff (handoff.go); they go with the record when it is deleted.
+	requests []conversation.ContextRequest
+	supplied []conversation.SuppliedItem
 }
 
 // New returns an empty store.

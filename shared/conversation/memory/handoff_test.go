@@ -1,0 +1,12 @@
+package memory_test
+
+import (
+	"testing"
+
+	"regintel/shared/conversation/memory"
+	"regintel/shared/conversation/storetest"
+)
+
+func TestHandoffContract(t *testing.T) {
+	storetest.RunHandoff(t, func(*testing.T) storetest.HandoffStore { return memory.New() })
+}
