@@ -36,6 +36,15 @@ var RelationshipTypes = []string{
 	"IN_JURISDICTION",
 	"IMPLEMENTS",
 	"RELATED_TO",
+	// Enrichment: a concept cites sections and guidance, and its timelines
+	// are linked by what they mean, so a query can ask for "the lookback
+	// window" without reading Timeline properties.
+	"CITES",
+	"LOOKBACK_WINDOW",
+	"FILING_DEADLINE",
+	"PAYMENT_DEADLINE",
+	"WAITING_PERIOD",
+	"CLAIM_WINDOW",
 }
 
 // DetailRelationshipTypes are the edges whose presence means a concept already
@@ -48,6 +57,12 @@ var DetailRelationshipTypes = []string{
 	"HAS_BENEFIT",
 	"HAS_RELIEF",
 	"HAS_TIMELINE",
+	"CITES",
+	"LOOKBACK_WINDOW",
+	"FILING_DEADLINE",
+	"PAYMENT_DEADLINE",
+	"WAITING_PERIOD",
+	"CLAIM_WINDOW",
 }
 
 // IsNodeLabel reports whether label is whitelisted.

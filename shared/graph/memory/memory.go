@@ -23,9 +23,14 @@ type node struct {
 	properties map[string]any
 }
 
+// edge is one outgoing relationship; created_at and updated_at (epoch ms)
+// feed the change feed like node timestamps do.
 type edge struct {
-	typ string
-	to  string
+	typ        string
+	to         string
+	createdAt  int64
+	updatedAt  int64
+	properties map[string]any
 }
 
 // Store is an in-memory graph.ConceptStore. The zero value is not usable;
@@ -67,22 +72,6 @@ func (s *Store) LoadDataset(ds seeddata.Dataset, now time.Time) error {
 	}
 	nodes, edges := ds.Writes()
 	return s.WriteNodesAndEdges(context.Background(), nodes, edges, now)
-}
-
-// WriteNodesAndEdges upserts whitelisted nodes, then edges between existing
-// nodes (graph.Writer). Edge properties are not kept in memory.
-func (s *Store) WriteNodesAndEdges(_ context.Context, nodes []graph.NodeWrite, edges []graph.EdgeWrite, now time.Time) error {
-	for _, n := range nodes {
-		if err := s.UpsertNode(n.Label, n.ID, n.Props, now); err != nil {
-			return err
-		}
-	}
-	for _, e := range edges {
-		if err := s.UpsertEdge(e.FromID, e.Type, e.ToID); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // GetNodesByIDs returns the nodes that exist among ids, in the order asked.
@@ -141,7 +130,7 @@ func (s *Store) UpsertConcepts(_ context.Context, concepts []concept.Concept, no
 			if _, ok := ln.properties["text"]; !ok {
 				ln.properties["text"] = name
 			}
-			s.link(c.ID, "HAS_ALT_LABEL", labelID)
+			s.link(c.ID, "HAS_ALT_LABEL", labelID, ts, nil)
 		}
 	}
 	return nil
@@ -164,7 +153,8 @@ func (s *Store) UpsertNode(label, id string, props map[string]any, now time.Time
 	return nil
 }
 
-// UpsertEdge merges a whitelisted relationship between two existing nodes.
+// UpsertEdge merges a whitelisted relationship between two existing nodes,
+// stamped with the current time.
 func (s *Store) UpsertEdge(from, typ, to string) error {
 	if !graph.IsRelationshipType(typ) {
 		return fmt.Errorf("memory graph: relationship %q is not whitelisted", typ)
@@ -174,7 +164,7 @@ func (s *Store) UpsertEdge(from, typ, to string) error {
 	if s.nodes[from] == nil || s.nodes[to] == nil {
 		return fmt.Errorf("memory graph: edge %s-%s->%s: missing endpoint", from, typ, to)
 	}
-	s.link(from, typ, to)
+	s.link(from, typ, to, graph.Timestamp(time.Now()), nil)
 	return nil
 }
 
@@ -227,10 +217,20 @@ func (s *Store) merge(label, id string, ts int64) *node {
 	return n
 }
 
-func (s *Store) link(from, typ, to string) {
-	e := edge{typ: typ, to: to}
-	if !slices.Contains(s.out[from], e) {
-		s.out[from] = append(s.out[from], e)
+// link merges the edge (caller holds the lock): created_at once, updated_at
+// and the given properties on every call.
+func (s *Store) link(from, typ, to string, ts int64, props map[string]any) {
+	edges := s.out[from]
+	i := slices.IndexFunc(edges, func(e edge) bool { return e.typ == typ && e.to == to })
+	if i < 0 {
+		edges = append(edges, edge{typ: typ, to: to, createdAt: ts, properties: map[string]any{}})
+		i = len(edges) - 1
+		s.out[from] = edges
+	}
+	e := &edges[i]
+	e.updatedAt = ts
+	for k, v := range props {
+		e.properties[k] = v
 	}
 }
 

@@ -75,19 +75,22 @@ var commonNodeProperties = []string{
 	"id", "pref_label", "alt_labels", "definition", "description", "source_urls",
 	"jurisdiction", "domain", "kind", "title",
 	"created_at", "updated_at", "last_verified_at", "enrichment_requested_at",
+	// Provenance of enriched facts: the official page and the short quote
+	// the fact was checked against.
+	"source_url", "quote",
 }
 
 // NodeProperties is the per-label property whitelist (in addition to
 // commonNodeProperties). Extend it here, in code review, when the schema grows.
 var NodeProperties = map[string][]string{
-	"Concept":      {},
+	"Concept":      {"ingestion_status", SourceContentHashesKey},
 	"Label":        {"text"},
-	"Section":      {"act", "section_number", "url", "summary", "effective_from", "effective_to"},
+	"Section":      {"act", "section_number", "url", "summary", "excerpt", "effective_from", "effective_to"},
 	"Benefit":      {"amount", "currency", "period", "eligibility", "effective_from", "effective_to"},
 	"Relief":       {"amount", "currency", "percent", "eligibility", "effective_from", "effective_to"},
 	"Rate":         {"value", "percent", "unit", "currency", "band", "applies_to", "effective_from", "effective_to"},
 	"Threshold":    {"value", "amount", "unit", "currency", "period", "applies_to", "effective_from", "effective_to"},
-	"Timeline":     {"window_days", "window_months", "window_years", "deadline", "recurrence", "applies_to", "effective_from", "effective_to"},
+	"Timeline":     {"window", "unit", "window_days", "window_months", "window_years", "deadline", "recurrence", "applies_to", "effective_from", "effective_to"},
 	"Guidance":     {"url", "publisher", "summary", "published_at"},
 	"Jurisdiction": {"code", "name", "parent"},
 	"Rule":         {"summary", "effective_from", "effective_to", "applies_to"},
@@ -106,7 +109,14 @@ const (
 	MaxListLen  = 100
 )
 
+// SourceContentHashesKey is the Concept property listing the SHA-256 (lower
+// hex) of every source text enrichment already processed. Its values must be
+// exactly that format; that check replaces the personal-data scan, whose
+// IBAN and phone patterns can match random hex.
+const SourceContentHashesKey = "source_content_hashes"
+
 var (
+	contentHashPattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
 	propertyKeyPattern = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 	canonicalIDPattern = regexp.MustCompile(`^[A-Z0-9_-]+:[A-Z0-9_-]+:[A-Z0-9_-]+$`)
 )
@@ -270,7 +280,13 @@ func (g *Guard) checkProp(key string, value any, allowed map[string]bool) *Rejec
 		if len(s) > limit {
 			return &Rejection{Field: key, Reason: ReasonValueTooLong}
 		}
-		if key == "source_urls" || key == "url" {
+		if key == SourceContentHashesKey {
+			if !contentHashPattern.MatchString(s) {
+				return &Rejection{Field: key, Reason: ReasonUnsupportedValue}
+			}
+			return nil
+		}
+		if key == "source_urls" || key == "url" || key == "source_url" {
 			if !isHTTPURL(s) {
 				return &Rejection{Field: key, Reason: ReasonInvalidSourceURL}
 			}
