@@ -167,6 +167,7 @@ func assert(t testing.TB, what string, fn func()) {
 	t.Helper()
 	defer func() {
 		if r := recover(); r != nil {
+			t.Helper()
 			t.Errorf("%s: %v", what, r)
 		}
 	}()
@@ -187,6 +188,9 @@ func refersTo(v any, id string) bool {
 }
 
 func asList(v any) []any {
+	if v == nil {
+		return nil
+	}
 	if l, ok := v.([]any); ok {
 		return l
 	}

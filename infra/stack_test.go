@@ -383,7 +383,7 @@ func TestMigrationsRunAsTrigger(t *testing.T) {
 		}
 		ingress := 0
 		for _, d := range deps {
-			if strings.Contains(d.(string), "DatabaseSGfrom") {
+			if id, _ := d.(string); strings.Contains(id, "DatabaseSGfrom") {
 				ingress++
 			}
 		}
