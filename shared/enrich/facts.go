@@ -1,0 +1,197 @@
+package enrich
+
+import (
+	"net/url"
+	"strings"
+
+	"regintel/shared/concept"
+	"regintel/shared/graph"
+	"regintel/shared/queue"
+)
+
+// ContainsQuote is the default quote check: quote occurs in text once both
+// are lower-cased and their whitespace collapsed (extraction reflows lines,
+// and models re-space and re-case freely, but never change the words).
+func ContainsQuote(text, quote string) bool {
+	q := normalizeForQuote(quote)
+	return q != "" && strings.Contains(normalizeForQuote(text), q)
+}
+
+func normalizeForQuote(s string) string {
+	s = strings.NewReplacer("\u2019", "'", "\u2018", "'", "\u201c", `"`, "\u201d", `"`, "\u00a0", " ").Replace(s)
+	return strings.ToLower(strings.Join(strings.Fields(s), " "))
+}
+
+// Slug makes the last part of a deterministic node id: lower-case ASCII
+// letters and digits, other runs turned into one "-", at most 60 bytes.
+func Slug(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(r)
+		default:
+			dash = true
+		}
+		if b.Len() >= 60 {
+			break
+		}
+	}
+	return strings.TrimSuffix(b.String(), "-")
+}
+
+// Node ids are deterministic so a second run MERGEs onto the same nodes:
+// CONCEPT_ID:RATE:<slug of name>, ...:THRESHOLD:..., ...:TIMELINE:<kind>-<slug>,
+// ...:SECTION:<slug of section id>, and GUIDANCE:<slug of host and path>
+// shared by every concept citing the page.
+
+// RateID is the id of a rate node of a concept.
+func RateID(conceptID, name string) string { return conceptID + ":RATE:" + Slug(name) }
+
+// ThresholdID is the id of a threshold node of a concept.
+func ThresholdID(conceptID, name string) string { return conceptID + ":THRESHOLD:" + Slug(name) }
+
+// TimelineID is the id of a timeline node of a concept.
+func TimelineID(conceptID, kind, name string) string {
+	return conceptID + ":TIMELINE:" + Slug(kind+" "+name)
+}
+
+// SectionID is the id of a section node cited by a concept.
+func SectionID(conceptID, act, section string) string {
+	return conceptID + ":SECTION:" + Slug(act+" "+section)
+}
+
+// GuidanceID is the id of the node for an official page.
+func GuidanceID(pageURL string) string {
+	u, err := url.Parse(pageURL)
+	if err != nil {
+		return "GUIDANCE:" + Slug(pageURL)
+	}
+	return "GUIDANCE:" + Slug(u.Hostname()+" "+u.EscapedPath()+" "+u.RawQuery)
+}
+
+// TimelineRelationship is the relationship type from a concept to a timeline
+// of the given kind.
+func TimelineRelationship(kind string) string {
+	switch kind {
+	case "lookback":
+		return "LOOKBACK_WINDOW"
+	case "filing_deadline":
+		return "FILING_DEADLINE"
+	case "payment_deadline":
+		return "PAYMENT_DEADLINE"
+	case "waiting_period":
+		return "WAITING_PERIOD"
+	case "claim_window":
+		return "CLAIM_WINDOW"
+	}
+	return "HAS_TIMELINE"
+}
+
+// plan is what one extraction turns into: the graph writes, the related
+// concepts to resolve first, and what was dropped.
+type plan struct {
+	nodes   []graph.NodeWrite
+	edges   []graph.EdgeWrite
+	related []concept.Concept
+	kept    int
+	// dropped counts facts whose source is not one of the documents or whose
+	// quote is not in it, or that repeat an id.
+	dropped int
+}
+
+// buildPlan checks every fact's evidence against the documents the model was
+// shown and maps the facts that pass onto nodes and edges linked to the
+// concept. Facts that fail are dropped: nothing the pages do not say is
+// written.
+func buildPlan(job queue.EnrichmentRequested, facts Facts, texts map[string]string, contains func(text, quote string) bool) plan {
+	var p plan
+	seen := map[string]bool{}
+	cited := map[string]bool{}
+	base := func(name string, ev Evidence) map[string]any {
+		props := map[string]any{"source_url": ev.SourceURL, "quote": strings.TrimSpace(ev.Quote), "jurisdiction": job.Jurisdiction, "domain": job.Domain}
+		if name != "" {
+			props["pref_label"] = strings.TrimSpace(name)
+		}
+		return props
+	}
+	add := func(label, id, relType string, ev Evidence, props map[string]any) {
+		text, known := texts[ev.SourceURL]
+		if !known || !contains(text, ev.Quote) || strings.HasSuffix(id, ":") || seen[id] {
+			p.dropped++
+			return
+		}
+		seen[id] = true
+		cited[ev.SourceURL] = true
+		p.kept++
+		p.nodes = append(p.nodes, graph.NodeWrite{Label: label, ID: id, Props: props})
+		p.edges = append(p.edges, graph.EdgeWrite{FromID: job.ConceptID, Type: relType, ToID: id, Props: map[string]any{"source_urls": []string{ev.SourceURL}}})
+	}
+	for _, r := range facts.Rates {
+		props := base(r.Name, r.Evidence)
+		props["percent"] = r.Percent
+		setIf(props, "applies_to", r.AppliesTo)
+		add("Rate", RateID(job.ConceptID, r.Name), "HAS_RATE", r.Evidence, props)
+	}
+	for _, t := range facts.Thresholds {
+		props := base(t.Name, t.Evidence)
+		props["amount"] = t.Amount
+		setIf(props, "currency", t.Currency)
+		setIf(props, "period", t.Period)
+		setIf(props, "applies_to", t.AppliesTo)
+		add("Threshold", ThresholdID(job.ConceptID, t.Name), "HAS_THRESHOLD", t.Evidence, props)
+	}
+	for _, t := range facts.Timelines {
+		props := base(t.Name, t.Evidence)
+		props["kind"], props["window"], props["unit"] = t.Kind, int64(t.Window), t.Unit
+		switch t.Unit {
+		case "days", "months", "years":
+			props["window_"+t.Unit] = int64(t.Window)
+		}
+		add("Timeline", TimelineID(job.ConceptID, t.Kind, t.Name), TimelineRelationship(t.Kind), t.Evidence, props)
+	}
+	for _, s := range facts.Sections {
+		props := base(s.Title, s.Evidence)
+		props["section_number"] = s.ID
+		setIf(props, "title", s.Title)
+		setIf(props, "act", s.Act)
+		setIf(props, "excerpt", s.Excerpt)
+		add("Section", SectionID(job.ConceptID, s.Act, s.ID), "CITES", s.Evidence, props)
+	}
+	for _, r := range facts.RelatedConcepts {
+		c := concept.Normalize(concept.Concept{Domain: r.Domain, Kind: r.Kind, Jurisdiction: r.Jurisdiction, PrefLabel: r.Name})
+		text, known := texts[r.SourceURL]
+		if c.ID == job.ConceptID || seen[c.ID] || !known || !contains(text, r.Quote) {
+			p.dropped++
+			continue
+		}
+		seen[c.ID] = true
+		cited[r.SourceURL] = true
+		p.kept++
+		p.related = append(p.related, c)
+		p.edges = append(p.edges, graph.EdgeWrite{FromID: job.ConceptID, Type: "RELATED_TO", ToID: c.ID, Props: map[string]any{"source_urls": []string{r.SourceURL}}})
+	}
+	// One Guidance node per page that yielded a fact, so the graph says
+	// where the concept's detail comes from.
+	for _, u := range sortedStrings(keys(cited)) {
+		id := GuidanceID(u)
+		host := ""
+		if parsed, err := url.Parse(u); err == nil {
+			host = parsed.Hostname()
+		}
+		p.nodes = append(p.nodes, graph.NodeWrite{Label: "Guidance", ID: id, Props: map[string]any{"url": u, "publisher": host, "jurisdiction": job.Jurisdiction}})
+		p.edges = append(p.edges, graph.EdgeWrite{FromID: job.ConceptID, Type: "HAS_GUIDANCE", ToID: id, Props: map[string]any{"source_urls": []string{u}}})
+	}
+	return p
+}
+
+func setIf(props map[string]any, key, value string) {
+	if v := strings.TrimSpace(value); v != "" {
+		props[key] = v
+	}
+}
