@@ -1,0 +1,104 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/google/uuid"
+
+	"regintel/shared/postgres"
+	"regintel/shared/postgres/pgtest"
+	"regintel/shared/retention"
+)
+
+// TestScheduledEvent invokes the handler, wired from the environment as
+// under Lambda, with events/sweep-schedule.json against a real database.
+func TestScheduledEvent(t *testing.T) {
+	url := pgtest.NewDatabase(t)
+	t.Setenv("DATABASE_URL", url)
+	t.Setenv("DB_HOST", "")
+	t.Setenv("DB_IAM_AUTH", "")
+	t.Setenv("DB_MAX_CONNS", "")
+	t.Setenv("RETENTION_DAYS", "10")
+
+	var logs bytes.Buffer
+	h, err := build(context.Background(), slog.New(slog.NewJSONHandler(&logs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(h.Pool.Close)
+	ctx := context.Background()
+	if err := postgres.Migrate(ctx, h.Pool); err != nil {
+		t.Fatal(err)
+	}
+
+	// One conversation idle for 20 days and one active 5 days ago, each
+	// with a context, an item and a request overdue by a day.
+	tenant := uuid.NewString()
+	for _, daysAgo := range []int{20, 5} {
+		at := time.Now().Add(-time.Duration(daysAgo) * 24 * time.Hour)
+		var id string
+		if err := h.Pool.QueryRow(ctx, `INSERT INTO conversations (tenant_id, owner_id, updated_at)
+			VALUES ($1::uuid, 'owner', $2::timestamptz) RETURNING id::text`, tenant, at).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		for _, sql := range []string{
+			`INSERT INTO conversation_context (tenant_id, conversation_id, context_json, updated_at)
+			 VALUES ($1::uuid, $2::uuid, '{"activeNodeIds": []}', $3::timestamptz)`,
+			`INSERT INTO supplied_context_items (tenant_id, conversation_id, key, content, last_used_at)
+			 VALUES ($1::uuid, $2::uuid, 'k', 'text', $3::timestamptz)`,
+			`INSERT INTO context_requests (tenant_id, conversation_id, expires_at, created_at)
+			 VALUES ($1::uuid, $2::uuid, now() - interval '1 day', $3::timestamptz)`,
+		} {
+			if _, err := h.Pool.Exec(ctx, sql, tenant, id, at); err != nil {
+				t.Fatalf("%s: %v", sql, err)
+			}
+		}
+	}
+
+	raw, err := os.ReadFile("../../events/sweep-schedule.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var event events.EventBridgeEvent
+	if err := json.Unmarshal(raw, &event); err != nil {
+		t.Fatal(err)
+	}
+	if event.DetailType != "Scheduled Event" || event.Source != "aws.events" {
+		t.Fatalf("sample is not a scheduled event: %+v", event)
+	}
+
+	counts, err := h.Handle(ctx, event)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := retention.Counts{ContextsDeleted: 1, SuppliedItemsDeleted: 1, RequestsExpired: 2}
+	if counts != want {
+		t.Errorf("counts = %+v, want %+v", counts, want)
+	}
+
+	// One structured JSON line with the counts.
+	var line map[string]any
+	if err := json.Unmarshal(bytes.TrimSpace(logs.Bytes()), &line); err != nil {
+		t.Fatalf("log is not one JSON line: %v\n%s", err, logs.String())
+	}
+	if line["msg"] != "retention sweep" || line["contexts_deleted"] != float64(1) ||
+		line["supplied_items_deleted"] != float64(1) || line["requests_expired"] != float64(2) ||
+		line["event_id"] != event.ID || line["max_idle_days"] != float64(10) {
+		t.Errorf("log line = %v", line)
+	}
+}
+
+func TestBadRetentionDaysFailsStart(t *testing.T) {
+	t.Setenv("DATABASE_URL", "postgres://localhost/none")
+	t.Setenv("RETENTION_DAYS", "forever")
+	if _, err := build(context.Background(), slog.Default()); err == nil {
+		t.Fatal("bad RETENTION_DAYS accepted")
+	}
+}

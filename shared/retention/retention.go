@@ -1,0 +1,164 @@
+// Package retention applies the retention policy of seed 000 §3.2: the
+// engine memory of conversations idle for N days (their conversation
+// context and supplied context items) is deleted, and pending context
+// requests past their expiry are marked expired. Turns are kept: they are
+// the user's history, erased only through the conversation API.
+//
+// A sweep is safe to run twice at once: every batch claims its rows with
+// FOR UPDATE SKIP LOCKED inside the statement that deletes or updates them,
+// so each row is changed, and counted, by exactly one sweep.
+package retention
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Defaults.
+const (
+	DefaultMaxIdle   = 30 * 24 * time.Hour
+	DefaultBatchSize = 500
+)
+
+// Config tunes a sweep.
+type Config struct {
+	// ContextMaxIdle is how long a conversation may go without activity
+	// before its context and supplied items are deleted; zero means
+	// DefaultMaxIdle.
+	ContextMaxIdle time.Duration
+	// Now is the time the sweep judges by; zero means time.Now().
+	Now time.Time
+	// BatchSize bounds the rows one statement changes, so a large backlog
+	// never holds many locks or one long transaction; zero means
+	// DefaultBatchSize.
+	BatchSize int
+}
+
+// ConfigFromEnv reads RETENTION_DAYS (a positive whole number of days;
+// default 30).
+func ConfigFromEnv() (Config, error) {
+	var cfg Config
+	if v := os.Getenv("RETENTION_DAYS"); v != "" {
+		days, err := strconv.Atoi(v)
+		if err != nil || days <= 0 {
+			return Config{}, fmt.Errorf("RETENTION_DAYS=%q: want a positive whole number of days", v)
+		}
+		cfg.ContextMaxIdle = time.Duration(days) * 24 * time.Hour
+	}
+	return cfg, nil
+}
+
+func (c Config) withDefaults() Config {
+	if c.ContextMaxIdle <= 0 {
+		c.ContextMaxIdle = DefaultMaxIdle
+	}
+	if c.Now.IsZero() {
+		c.Now = time.Now()
+	}
+	if c.BatchSize <= 0 {
+		c.BatchSize = DefaultBatchSize
+	}
+	return c
+}
+
+// Counts is what one sweep changed.
+type Counts struct {
+	ContextsDeleted      int64 `json:"contextsDeleted"`
+	SuppliedItemsDeleted int64 `json:"suppliedItemsDeleted"`
+	RequestsExpired      int64 `json:"requestsExpired"`
+}
+
+// A conversation is idle when neither it (a turn bumps updated_at) nor the
+// row itself changed since the cutoff; an item still fed into the prompts
+// of an active conversation stays until the client removes it. The
+// conversation row is share-locked so a turn starting now waits for this
+// batch rather than racing it, and skipped if a turn holds it.
+const deleteIdleContexts = `
+WITH idle AS (
+    SELECT cc.tenant_id, cc.conversation_id
+    FROM conversation_context cc
+    JOIN conversations c ON c.tenant_id = cc.tenant_id AND c.id = cc.conversation_id
+    WHERE cc.updated_at < $1::timestamptz AND c.updated_at < $1::timestamptz
+    LIMIT $2::integer
+    FOR UPDATE OF cc SKIP LOCKED
+    FOR SHARE OF c SKIP LOCKED
+)
+DELETE FROM conversation_context cc
+USING idle
+WHERE cc.tenant_id = idle.tenant_id AND cc.conversation_id = idle.conversation_id`
+
+const deleteIdleSuppliedItems = `
+WITH idle AS (
+    SELECT s.id
+    FROM supplied_context_items s
+    JOIN conversations c ON c.tenant_id = s.tenant_id AND c.id = s.conversation_id
+    WHERE s.last_used_at < $1::timestamptz AND c.updated_at < $1::timestamptz
+    LIMIT $2::integer
+    FOR UPDATE OF s SKIP LOCKED
+    FOR SHARE OF c SKIP LOCKED
+)
+DELETE FROM supplied_context_items s
+USING idle
+WHERE s.id = idle.id`
+
+// A request expires at expires_at, as the chat turn judges it.
+const expireDueRequests = `
+WITH due AS (
+    SELECT id
+    FROM context_requests
+    WHERE status = 'pending' AND expires_at <= $1::timestamptz
+    LIMIT $2::integer
+    FOR UPDATE SKIP LOCKED
+)
+UPDATE context_requests r
+SET status = 'expired', resolved_at = $1::timestamptz
+FROM due
+WHERE r.id = due.id`
+
+// Sweep applies the policy once and reports what it changed. On error the
+// counts so far are returned with it; committed batches stay committed.
+func Sweep(ctx context.Context, pool *pgxpool.Pool, cfg Config) (Counts, error) {
+	cfg = cfg.withDefaults()
+	idleSince := cfg.Now.Add(-cfg.ContextMaxIdle)
+	var counts Counts
+	var errs []error
+	for _, step := range []struct {
+		name   string
+		sql    string
+		cutoff time.Time
+		count  *int64
+	}{
+		{"delete idle contexts", deleteIdleContexts, idleSince, &counts.ContextsDeleted},
+		{"delete idle supplied items", deleteIdleSuppliedItems, idleSince, &counts.SuppliedItemsDeleted},
+		{"expire context requests", expireDueRequests, cfg.Now, &counts.RequestsExpired},
+	} {
+		// Each step runs to completion on its own: a failing one does not
+		// stop the others.
+		if err := inBatches(ctx, pool, step.sql, step.cutoff, cfg.BatchSize, step.count); err != nil {
+			errs = append(errs, fmt.Errorf("retention: %s: %w", step.name, err))
+		}
+	}
+	return counts, errors.Join(errs...)
+}
+
+// inBatches runs sql until a batch comes back short: then every row that
+// qualified was either taken by this sweep or is locked by another one,
+// which will finish it.
+func inBatches(ctx context.Context, pool *pgxpool.Pool, sql string, cutoff time.Time, batchSize int, count *int64) error {
+	for {
+		tag, err := pool.Exec(ctx, sql, cutoff, batchSize)
+		if err != nil {
+			return err
+		}
+		*count += tag.RowsAffected()
+		if tag.RowsAffected() < int64(batchSize) {
+			return nil
+		}
+	}
+}
