@@ -113,7 +113,7 @@ var functionSpecs = []functionSpec{
 		DB:          dbApp,
 		Scheduled:   true,
 		Env: func(c Config) map[string]string {
-			return map[string]string{"CONTEXT_RETENTION_DAYS": strconv.Itoa(c.ContextRetentionDays)}
+			return map[string]string{"RETENTION_DAYS": strconv.Itoa(c.ContextRetentionDays)}
 		},
 	},
 }

@@ -258,6 +258,10 @@ func (s *Stack) addFunction(f functionSpec) error {
 	}
 	if f.URL {
 		s.addFunctionURL(fn)
+		if cfg.JwtJwksURL == "" {
+			awscdk.Annotations_Of(fn).AddWarningV2(jsii.String("regintel:jwt"), jsii.String(
+				"no jwtJwksUrl in context: the chat function (AUTH_MODE=jwt) refuses to start until it is set"), nil)
+		}
 	}
 	if f.Scheduled {
 		awsevents.NewRule(s.Stack, jsii.String(id+"Schedule"), &awsevents.RuleProps{

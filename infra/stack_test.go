@@ -447,8 +447,8 @@ func TestFunctions(t *testing.T) {
 		})
 	})
 	env := d.props("SweepFunction")["Environment"].(map[string]any)["Variables"].(map[string]any)
-	if env["CONTEXT_RETENTION_DAYS"] != "90" {
-		t.Errorf("sweep retention env %v", env["CONTEXT_RETENTION_DAYS"])
+	if env["RETENTION_DAYS"] != "90" {
+		t.Errorf("sweep retention env %v", env["RETENTION_DAYS"])
 	}
 	// Existing VPC: functions in the subnets from context.
 	v := existingVpc(t).props("ChatFunction")["VpcConfig"].(map[string]any)
