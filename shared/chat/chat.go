@@ -17,6 +17,7 @@ import (
 	"regintel/shared/conversation"
 	"regintel/shared/graph"
 	"regintel/shared/llm"
+	"regintel/shared/prompt"
 	"regintel/shared/queue"
 )
 
@@ -34,6 +35,13 @@ type Config struct {
 	GraphTimeout   time.Duration // bound on the context aspect's graph read (default 3s)
 	Model          string        // model name passed to the provider
 	AgentID        string        // default agent (default "regulatory-copilot.global")
+	// TokenBudget bounds the system prompt, supplied context, history and
+	// question together, in the model's tokens (default 12000).
+	TokenBudget int
+	// ContextRequestTTL is how long a context request waits (default 15m).
+	ContextRequestTTL time.Duration
+	// PIIRedaction is off, store, llm or both (default both).
+	PIIRedaction string
 }
 
 func (c Config) withDefaults() Config {
@@ -52,8 +60,22 @@ func (c Config) withDefaults() Config {
 	if c.AgentID == "" {
 		c.AgentID = "regulatory-copilot.global"
 	}
+	if c.TokenBudget <= 0 {
+		c.TokenBudget = DefaultTokenBudget
+	}
+	if c.ContextRequestTTL <= 0 {
+		c.ContextRequestTTL = 15 * time.Minute
+	}
+	if c.PIIRedaction == "" {
+		c.PIIRedaction = PIIBoth
+	}
 	return c
 }
+
+// DefaultTokenBudget leaves ample room for the answer in the context
+// window of every supported model (the smallest is 128k tokens) while
+// keeping each turn's cost bounded.
+const DefaultTokenBudget = 12000
 
 // Engine runs turns. Its dependencies are interfaces so the same engine runs
 // locally (memory store, memory graph, in-process queue, offline model) and
@@ -66,6 +88,10 @@ type Engine struct {
 	log      *slog.Logger
 	cfg      Config
 	now      func() time.Time
+	handoff  conversation.ContextRequests // nil: no context handoff
+	sheet    *prompt.Sheet
+	tokens   *prompt.Tokenizer
+	redact   redactor
 }
 
 // Deps are the engine's collaborators. Concepts may be nil (no capture).
@@ -75,6 +101,11 @@ type Deps struct {
 	Provider llm.Provider
 	Concepts queue.Publisher
 	Log      *slog.Logger
+	// Handoff keeps context requests and supplied context; nil uses Store
+	// when it implements conversation.ContextRequests (both stores do).
+	Handoff conversation.ContextRequests
+	// Sheet is the prompt sheet (nil: the embedded default).
+	Sheet *prompt.Sheet
 }
 
 // New returns an engine.
@@ -83,8 +114,17 @@ func New(d Deps, cfg Config) *Engine {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Engine{store: d.Store, graph: d.Graph, provider: d.Provider, concepts: d.Concepts,
-		log: log, cfg: cfg.withDefaults(), now: time.Now}
+	cfg = cfg.withDefaults()
+	e := &Engine{store: d.Store, graph: d.Graph, provider: d.Provider, concepts: d.Concepts,
+		log: log, cfg: cfg, now: time.Now, handoff: d.Handoff, sheet: d.Sheet,
+		tokens: prompt.TokenizerForModel(cfg.Model), redact: newRedactor(cfg.PIIRedaction)}
+	if e.handoff == nil {
+		e.handoff, _ = d.Store.(conversation.ContextRequests)
+	}
+	if e.sheet == nil {
+		e.sheet = prompt.DefaultSheet()
+	}
+	return e
 }
 
 // Profile is the optional user profile of a request.
@@ -103,6 +143,16 @@ type Request struct {
 	Stateless      bool
 	Messages       []llm.Message // stateless mode only: the client-held history
 	RequestID      string        // for logs
+	// Supply is context supplied with this request (seed 004). With a
+	// RequestID and no Message, the turn answers the deferred question.
+	Supply *Supply
+	// ForceRun answers without the context a pending request asked for.
+	ForceRun bool
+}
+
+func validUUID(s string) error {
+	_, err := uuid.Parse(s)
+	return err
 }
 
 // Validation errors are reported to the client before streaming.
@@ -113,7 +163,19 @@ var (
 
 // Validate checks a request's content. Identity is checked by the caller.
 func (r Request) Validate() error {
-	if strings.TrimSpace(r.Message) == "" {
+	if r.Supply != nil {
+		if r.Stateless {
+			return fmt.Errorf("%w: context cannot be supplied in stateless mode", ErrInvalid)
+		}
+		if r.Supply.RequestID != "" && r.ConversationID == "" {
+			return fmt.Errorf("%w: contextSupply.requestId needs the conversationId it belongs to", ErrInvalid)
+		}
+		if err := r.Supply.validate(); err != nil {
+			return err
+		}
+	}
+	answersRequest := r.Supply != nil && r.Supply.RequestID != ""
+	if strings.TrimSpace(r.Message) == "" && !answersRequest {
 		return fmt.Errorf("%w: message is required and must not be empty", ErrInvalid)
 	}
 	if n := len([]rune(r.Message)); n > MaxMessageChars {

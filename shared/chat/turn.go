@@ -38,8 +38,9 @@ const disclaimerText = "This answer is research assistance, not legal, tax or fi
 	"Check the official source or a qualified adviser before acting on it."
 
 // Turn is a prepared turn: the conversation exists (or was created) and its
-// state is loaded. Errors that must reach the client as HTTP errors (404)
-// happen in Prepare, before the first byte is streamed.
+// state is loaded. Errors that must reach the client as HTTP errors (404,
+// 409, 410, a partial supply's 202) happen in Prepare, before the first
+// byte is streamed.
 type Turn struct {
 	e        *Engine
 	req      Request
@@ -47,6 +48,13 @@ type Turn struct {
 	persist  bool // false in stateless mode or when the conversation could not be created
 	warnings []string
 	started  time.Time
+	// question is the message answered: the request's, or the deferred
+	// question of the context request this turn resumes.
+	question string
+	// supplied is the conversation's supplied context, oldest first.
+	supplied []conversation.SuppliedItem
+	// resumed is the fulfilled request this turn answers (nil if none).
+	resumed *conversation.ContextRequest
 }
 
 // Metadata is the final metadata event.
@@ -64,11 +72,17 @@ type Metadata struct {
 	Model            string    `json:"model"`
 	LatencyMS        int64     `json:"latencyMs"`
 	Stateless        bool      `json:"stateless"`
+	// QueryComposition is chat, kb, doc or hybrid.
+	QueryComposition string        `json:"queryComposition"`
+	Context          *ContextUsage `json:"context,omitempty"`
+	// ContextRequestID is the request this turn raised (status
+	// context_required) or resumed.
+	ContextRequestID string `json:"contextRequestId,omitempty"`
 }
 
 // Result summarises a finished turn for the caller (tests, logs).
 type Result struct {
-	Status   string // "ok" or "error"
+	Status   string // "ok", "error" or "context_required"
 	Answer   string
 	Metadata Metadata
 }
@@ -77,23 +91,28 @@ func (e *Engine) storeCtx(ctx context.Context) (context.Context, context.CancelF
 	return context.WithTimeout(context.WithoutCancel(ctx), e.cfg.StoreTimeout)
 }
 
-// Prepare loads (or creates) the conversation. It returns ErrNotFound for a
-// conversation that does not exist in the caller's tenant. A storage outage
+// Prepare loads (or creates) the conversation and settles context handoff:
+// a supply is stored, a pending request is resumed, expired or skipped. It
+// returns ErrNotFound for a conversation that does not exist in the
+// caller's tenant, and the handoff errors of handoff.go. A storage outage
 // does not fail the turn: the turn runs without history and says so.
 func (e *Engine) Prepare(ctx context.Context, req Request) (*Turn, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	t := &Turn{e: e, req: req, started: time.Now()}
+	t := &Turn{e: e, req: req, started: time.Now(), question: req.Message}
 	if req.Stateless {
 		return t, nil
 	}
 	log := e.log.With("request_id", req.RequestID)
+	if req.Supply != nil && e.handoff == nil {
+		return nil, ErrHandoffUnavailable
+	}
 	if req.ConversationID == "" {
 		sctx, cancel := e.storeCtx(ctx)
 		defer cancel()
 		conv, err := e.store.CreateConversation(sctx, conversation.Conversation{
-			TenantID: req.TenantID, OwnerID: req.UserID, Title: titleFrom(req.Message),
+			TenantID: req.TenantID, OwnerID: req.UserID, Title: titleFrom(e.storedText(req.Message)),
 			Jurisdictions: req.Profile.Jurisdictions,
 		})
 		if err != nil {
@@ -103,6 +122,11 @@ func (e *Engine) Prepare(ctx context.Context, req Request) (*Turn, error) {
 		}
 		t.state.Conversation = conv
 		t.persist = true
+		if req.Supply != nil {
+			if err := t.supplyUnasked(ctx, log); err != nil {
+				return nil, err
+			}
+		}
 		return t, nil
 	}
 	sctx, cancel := e.storeCtx(ctx)
@@ -112,6 +136,10 @@ func (e *Engine) Prepare(ctx context.Context, req Request) (*Turn, error) {
 	case errors.Is(err, conversation.ErrNotFound):
 		return nil, ErrNotFound
 	case err != nil:
+		if req.Supply != nil {
+			// A supply that cannot be stored must not be acknowledged.
+			return nil, err
+		}
 		log.Error("load conversation failed; answering without history or context", "err", err)
 		t.warn("Conversation history and context are unavailable; this answer does not use earlier turns.")
 		t.state.Conversation = conversation.Conversation{ID: req.ConversationID, TenantID: req.TenantID}
@@ -125,7 +153,149 @@ func (e *Engine) Prepare(ctx context.Context, req Request) (*Turn, error) {
 	}
 	t.state = state
 	t.persist = true
+	if err := t.settleHandoff(ctx, log); err != nil {
+		return nil, err
+	}
 	return t, nil
+}
+
+// settleHandoff loads supplied context and the pending request, applies the
+// request's supply, and decides what a pending request means for this turn.
+func (t *Turn) settleHandoff(ctx context.Context, log *slog.Logger) error {
+	e := t.e
+	if e.handoff == nil {
+		return nil
+	}
+	tenant, conv := t.req.TenantID, t.state.Conversation.ID
+	sctx, cancel := e.storeCtx(ctx)
+	defer cancel()
+	hs, err := e.handoff.LoadHandoffState(sctx, tenant, conv)
+	if err != nil {
+		if t.req.Supply != nil {
+			return err
+		}
+		log.Error("load supplied context failed; answering without it", "err", err)
+		t.warn("Context you supplied earlier is unavailable; this answer does not use it.")
+		return nil
+	}
+	t.supplied = hs.Items
+
+	if supply := t.req.Supply; supply != nil {
+		if supply.RequestID == "" {
+			if err := t.supplyUnasked(ctx, log); err != nil {
+				return err
+			}
+		} else if err := t.supplyRequest(sctx, supply); err != nil {
+			return err
+		}
+	}
+
+	pending := hs.Pending
+	if pending == nil || (t.resumed != nil && pending.ID == t.resumed.ID) {
+		return nil
+	}
+	switch {
+	case pending.Expired(e.now()):
+		if _, err := e.handoff.ResolveContextRequest(sctx, tenant, conv, pending.ID, conversation.RequestExpired); err != nil && !errors.Is(err, conversation.ErrRequestNotPending) {
+			log.Error("expire context request failed", "err", err)
+		}
+		t.warn("The context requested earlier was not supplied in time; this answer runs without it.")
+	case t.req.ForceRun:
+		if _, err := e.handoff.ResolveContextRequest(sctx, tenant, conv, pending.ID, conversation.RequestSkipped); err != nil && !errors.Is(err, conversation.ErrRequestNotPending) {
+			return err
+		}
+		t.warn("The context requested earlier was skipped; this answer runs without it.")
+	default:
+		return &PendingRequestError{Request: *pending}
+	}
+	return nil
+}
+
+// supplyRequest stores a supply to a pending request. With every required
+// item present it fulfils the request (exactly once) and the turn answers
+// the deferred question; otherwise it reports what is missing.
+func (t *Turn) supplyRequest(ctx context.Context, supply *Supply) error {
+	e := t.e
+	tenant, conv := t.req.TenantID, t.state.Conversation.ID
+	r, err := e.handoff.GetContextRequest(ctx, tenant, conv, supply.RequestID)
+	if err != nil {
+		return err
+	}
+	if r.Status != conversation.RequestPending {
+		return &RequestClosedError{Status: r.Status}
+	}
+	if r.Expired(e.now()) {
+		if _, err := e.handoff.ResolveContextRequest(ctx, tenant, conv, r.ID, conversation.RequestExpired); err != nil && !errors.Is(err, conversation.ErrRequestNotPending) {
+			return err
+		}
+		return ErrRequestExpired
+	}
+	kinds := map[string]string{}
+	for _, it := range r.Items {
+		kinds[it.Key] = it.Kind
+	}
+	stored, err := e.handoff.SupplyItems(ctx, tenant, conv, t.itemsToStore(supply.Items, r.ID, kinds))
+	if err != nil {
+		return err
+	}
+	t.supplied = mergeSupplied(t.supplied, stored)
+	if missing := missingRequired(r, t.supplied); len(missing) > 0 {
+		return &PartialSupplyError{Request: r, Missing: missing, Supplied: stored}
+	}
+	fulfilled, err := e.handoff.ResolveContextRequest(ctx, tenant, conv, r.ID, conversation.RequestFulfilled)
+	if errors.Is(err, conversation.ErrRequestNotPending) {
+		// A concurrent supply fulfilled (or a turn skipped) it first.
+		current, getErr := e.handoff.GetContextRequest(ctx, tenant, conv, r.ID)
+		if getErr != nil {
+			return getErr
+		}
+		return &RequestClosedError{Status: current.Status}
+	}
+	if err != nil {
+		return err
+	}
+	t.resumed = &fulfilled
+	if strings.TrimSpace(t.req.Message) == "" {
+		t.question = fulfilled.Question
+	}
+	return nil
+}
+
+// supplyUnasked stores context supplied without a request.
+func (t *Turn) supplyUnasked(ctx context.Context, log *slog.Logger) error {
+	e := t.e
+	sctx, cancel := e.storeCtx(ctx)
+	defer cancel()
+	stored, err := e.handoff.SupplyItems(sctx, t.req.TenantID, t.state.Conversation.ID, t.itemsToStore(t.req.Supply.Items, "", nil))
+	if err != nil {
+		log.Error("store supplied context failed", "err", err)
+		return err
+	}
+	t.supplied = mergeSupplied(t.supplied, stored)
+	return nil
+}
+
+// itemsToStore applies the requested kinds and redacts per mode.
+func (t *Turn) itemsToStore(in []SuppliedInput, requestID string, kinds map[string]string) []conversation.SuppliedItem {
+	out := make([]conversation.SuppliedItem, 0, len(in))
+	for _, it := range in {
+		kind := it.Kind
+		if kind == "" {
+			kind = kinds[it.Key]
+		}
+		if kind == "" {
+			kind = conversation.KindText
+		}
+		content, redacted := t.e.redact.forStore(it.Content)
+		out = append(out, conversation.SuppliedItem{RequestID: requestID, Key: it.Key, Kind: kind, Content: content, Redacted: redacted})
+	}
+	return out
+}
+
+// storedText is text as it may be stored under the PII mode.
+func (e *Engine) storedText(text string) string {
+	out, _ := e.redact.forStore(text)
+	return out
 }
 
 // ConversationID is the id of the prepared turn's conversation ("" if none).
@@ -146,28 +316,45 @@ func titleFrom(message string) string {
 	return title
 }
 
+// offerRequestContext: the model may ask for context only when the request
+// can be stored and this turn is not already the answer to one (no loops).
+func (t *Turn) offerRequestContext() bool {
+	return t.e.provider.SupportsTools() && t.persist && t.e.handoff != nil && t.resumed == nil
+}
+
 // Stream runs the LLM call and sends the events to sink. It returns when the
 // turn is stored and "done" was sent.
 func (t *Turn) Stream(ctx context.Context, sink Sink) Result {
 	e := t.e
 	log := e.log.With("request_id", t.req.RequestID)
-	system := t.buildSystemPrompt(ctx, log)
+	fitted, err := t.assemble(ctx, log)
+	if err != nil {
+		// Only a sheet that renders at load but not now gets here.
+		log.Error("prompt assembly failed", "err", err)
+		_ = sink.Event(EventError, map[string]string{"message": "The assistant could not prepare this answer; please try again."})
+		_ = sink.Event(EventDone, map[string]string{"status": "error"})
+		return Result{Status: "error"}
+	}
 	// Warnings known before the answer go out first, so a client can show them early.
 	if len(t.warnings) > 0 {
 		_ = sink.Event(EventWarning, map[string]any{"warnings": t.warnings})
 	}
 	sentWarnings := len(t.warnings)
 
-	llmReq := llm.Request{Model: e.cfg.Model, System: system, Messages: t.messages(), Temperature: -1}
+	llmReq := llm.Request{Model: e.cfg.Model, System: fitted.system, Messages: fitted.messages, Temperature: -1}
 	if e.provider.SupportsTools() {
 		llmReq.Tools = []llm.Tool{concept.CaptureTool()}
+		if t.offerRequestContext() {
+			llmReq.Tools = append(llmReq.Tools, RequestContextTool())
+		}
 	}
 
 	var (
-		answer   strings.Builder
-		concepts []concept.Concept
-		usage    llm.Usage
-		llmErr   error
+		answer    strings.Builder
+		concepts  []concept.Concept
+		requested []conversation.RequestedItem
+		usage     llm.Usage
+		llmErr    error
 	)
 	chunks, err := e.provider.Stream(ctx, llmReq)
 	if err != nil {
@@ -181,6 +368,14 @@ func (t *Turn) Stream(ctx context.Context, sink Sink) Result {
 					log.Warn("client went away mid-stream", "err", err)
 				}
 			case llm.ChunkTool:
+				if ch.ToolName == RequestContextToolName && t.offerRequestContext() {
+					if items, err := parseRequestContext(ch.ArgsJSON); err != nil {
+						log.Warn("request_context arguments unusable; answering without a request", "err", err, "bytes", len(ch.ArgsJSON))
+					} else {
+						requested = items
+					}
+					continue
+				}
 				concepts = append(concepts, t.handleTool(ch, log)...)
 			case llm.ChunkUsage:
 				if ch.Usage != nil {
@@ -202,18 +397,46 @@ func (t *Turn) Stream(ctx context.Context, sink Sink) Result {
 	}
 	t.publishConcepts(ctx, concepts, log)
 
+	// Redaction runs on the whole answer, so PII split across deltas is
+	// caught before it is stored.
+	storedAnswer, _ := e.redact.forStore(answer.String())
+	storedQuestion := e.storedText(t.question)
+
+	var request *conversation.ContextRequest
+	if llmErr == nil && requested != nil {
+		request = t.createRequest(ctx, requested, storedQuestion, log)
+	}
+
 	status := conversation.TurnOK
-	if llmErr != nil {
+	switch {
+	case llmErr != nil:
 		status = conversation.TurnFailed
 		log.Error("llm stream failed", "err", llmErr, "provider", e.provider.Name())
+	case request != nil:
+		status = conversation.TurnContextRequired
 	}
 	latency := time.Since(t.started)
+	metadata := map[string]any{"queryComposition": fitted.composition, "context": fitted.usage}
+	requestID := ""
+	switch {
+	case request != nil:
+		requestID = request.ID
+	case t.resumed != nil:
+		requestID = t.resumed.ID
+	}
+	if requestID != "" {
+		metadata["contextRequestId"] = requestID
+	}
+	if len(t.warnings) > 0 {
+		metadata["warnings"] = append([]string{}, t.warnings...)
+	}
 	turnNumber := t.save(ctx, conversation.Turn{
-		UserText: t.req.Message, AssistantText: answer.String(), Status: status,
+		UserText: storedQuestion, AssistantText: storedAnswer, Status: status,
 		Provider: e.provider.Name(), Model: e.cfg.Model,
 		Usage:     conversation.Usage{InputTokens: usage.InputTokens, OutputTokens: usage.OutputTokens, TotalTokens: usage.TotalTokens},
-		LatencyMS: latency.Milliseconds(), ReferencedNodes: ids,
+		LatencyMS: latency.Milliseconds(), ReferencedNodes: ids, Metadata: metadata,
 	}, ids, log)
+	t.touchSupplied(ctx, fitted.suppliedIDs, log)
 
 	if llmErr != nil {
 		_ = sink.Event(EventError, map[string]string{"message": "The assistant could not complete this answer. The partial answer was kept; please try again."})
@@ -224,7 +447,12 @@ func (t *Turn) Stream(ctx context.Context, sink Sink) Result {
 	if extra := t.warnings[sentWarnings:]; len(extra) > 0 {
 		_ = sink.Event(EventWarning, map[string]any{"warnings": extra})
 	}
-	_ = sink.Event(EventDisclaimer, map[string]string{"text": disclaimerText, "key": DisclaimerKey})
+	if request != nil {
+		_ = sink.Event(EventContextRequest, contextRequestEvent{RequestID: request.ID, Items: request.Items, ExpiresAt: request.ExpiresAt})
+	} else {
+		_ = sink.Event(EventDisclaimer, map[string]string{"text": disclaimerText, "key": DisclaimerKey})
+	}
+	usageCopy := fitted.usage
 	meta := Metadata{
 		ReferencedNodes:  ids,
 		Jurisdictions:    t.jurisdictions(concepts),
@@ -237,6 +465,9 @@ func (t *Turn) Stream(ctx context.Context, sink Sink) Result {
 		Model:            e.cfg.Model,
 		LatencyMS:        latency.Milliseconds(),
 		Stateless:        t.req.Stateless,
+		QueryComposition: fitted.composition,
+		Context:          &usageCopy,
+		ContextRequestID: requestID,
 	}
 	if id := t.ConversationID(); id != "" {
 		meta.ConversationID = &id
@@ -245,49 +476,88 @@ func (t *Turn) Stream(ctx context.Context, sink Sink) Result {
 		meta.TurnNumber = &turnNumber
 	}
 	_ = sink.Event(EventMetadata, meta)
-	_ = sink.Event(EventDone, map[string]string{"status": "ok"})
-	return Result{Status: "ok", Answer: answer.String(), Metadata: meta}
+	doneStatus := "ok"
+	if request != nil {
+		doneStatus = conversation.TurnContextRequired
+	}
+	_ = sink.Event(EventDone, map[string]string{"status": doneStatus})
+	return Result{Status: doneStatus, Answer: answer.String(), Metadata: meta}
 }
 
-func (t *Turn) buildSystemPrompt(ctx context.Context, log *slog.Logger) string {
+// createRequest stores the model's context request. A failure is a
+// warning: the answer streamed so far stands as the turn's answer.
+func (t *Turn) createRequest(ctx context.Context, items []conversation.RequestedItem, question string, log *slog.Logger) *conversation.ContextRequest {
 	e := t.e
-	b := prompt.NewBuilder(nil).
-		With(prompt.SectionBaseRole, prompt.BaseRole(e.cfg.AgentID)).
-		With(prompt.SectionJurisdiction, prompt.Jurisdiction(t.profileJurisdictions())).
-		With(prompt.SectionProfile, prompt.Profile(t.req.Profile.PersonaType)).
-		With(prompt.SectionDisclaimer, prompt.Disclaimer())
+	sctx, cancel := e.storeCtx(ctx)
+	defer cancel()
+	r, err := e.handoff.CreateContextRequest(sctx, conversation.ContextRequest{
+		TenantID: t.req.TenantID, ConversationID: t.state.Conversation.ID,
+		Items: items, Question: question, ExpiresAt: e.now().Add(e.cfg.ContextRequestTTL),
+	})
+	if err != nil {
+		log.Error("store context request failed", "err", err)
+		t.warn("The assistant asked for more context, but the request could not be saved; please add the details to your next message.")
+		return nil
+	}
+	return &r
+}
+
+func (t *Turn) touchSupplied(ctx context.Context, ids []string, log *slog.Logger) {
+	if len(ids) == 0 || !t.persist || t.e.handoff == nil {
+		return
+	}
+	sctx, cancel := t.e.storeCtx(ctx)
+	defer cancel()
+	if err := t.e.handoff.TouchSuppliedItems(sctx, t.req.TenantID, t.state.Conversation.ID, ids); err != nil {
+		log.Warn("mark supplied context used failed", "err", err)
+	}
+}
+
+// assemble renders the prompt from the sheet within the token budget.
+// Everything sent to the model passes the llm redaction first.
+func (t *Turn) assemble(ctx context.Context, log *slog.Logger) (assembly, error) {
+	e := t.e
+	data := prompt.Data{
+		AgentID:         e.cfg.AgentID,
+		Jurisdictions:   t.profileJurisdictions(),
+		PersonaType:     e.redact.forLLM(t.req.Profile.PersonaType),
+		CaptureConcepts: e.provider.SupportsTools(),
+		RequestContext:  t.offerRequestContext(),
+	}
 	if ids := t.state.Context.ActiveNodeIDs; len(ids) > 0 && e.graph != nil {
 		gctx, cancel := context.WithTimeout(ctx, e.cfg.GraphTimeout)
-		text, err := prompt.ConversationContext(gctx, e.graph, ids)
+		lines, err := prompt.ConversationConcepts(gctx, e.graph, ids)
 		cancel()
 		if err != nil {
 			log.Error("conversation context aspect failed; leaving it out", "err", err, "active_nodes", len(ids))
 			t.warn("The rules graph is unavailable; concepts from earlier turns are not in this answer's prompt.")
 		} else {
-			b.With(prompt.SectionConversationContext, text)
+			data.Concepts = lines
 		}
 	}
-	if e.provider.SupportsTools() {
-		b.With(prompt.SectionConceptCapture, prompt.ConceptCapture())
-	}
-	return b.Build()
-}
-
-// messages is the history (server-owned, or the client's in stateless mode)
-// followed by the new question.
-func (t *Turn) messages() []llm.Message {
-	var msgs []llm.Message
+	in := contextInput{data: data, question: e.redact.forLLM(t.question)}
 	if t.req.Stateless {
-		msgs = append(msgs, t.req.Messages...)
+		in.clientMessages = []llm.Message{}
+		for _, m := range t.req.Messages {
+			in.clientMessages = append(in.clientMessages, llm.Message{Role: m.Role, Content: e.redact.forLLM(m.Content)})
+		}
 	} else {
 		for _, turn := range t.state.History {
-			msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: turn.UserText})
-			if turn.AssistantText != "" {
-				msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: turn.AssistantText})
+			// A turn that asked for context is repeated by the turn that
+			// answers it; sending both would duplicate the question.
+			if turn.Status == conversation.TurnContextRequired {
+				continue
 			}
+			turn.UserText = e.redact.forLLM(turn.UserText)
+			turn.AssistantText = e.redact.forLLM(turn.AssistantText)
+			in.history = append(in.history, turn)
 		}
 	}
-	return append(msgs, llm.Message{Role: llm.RoleUser, Content: t.req.Message})
+	for _, it := range t.supplied {
+		it.Content = e.redact.forLLM(it.Content)
+		in.supplied = append(in.supplied, it)
+	}
+	return e.fitContext(in)
 }
 
 func (t *Turn) handleTool(ch llm.Chunk, log *slog.Logger) []concept.Concept {
@@ -392,4 +662,15 @@ func (t *Turn) uncertainty(concepts []concept.Concept) string {
 		}
 	}
 	return "medium"
+}
+
+// DeleteSuppliedItem removes a supplied item from a conversation of the
+// caller's tenant: later turns no longer include it.
+func (e *Engine) DeleteSuppliedItem(ctx context.Context, tenantID, conversationID, itemID string) error {
+	if e.handoff == nil {
+		return ErrHandoffUnavailable
+	}
+	sctx, cancel := e.storeCtx(ctx)
+	defer cancel()
+	return e.handoff.DeleteSuppliedItem(sctx, tenantID, conversationID, itemID)
 }

@@ -1,18 +1,22 @@
-// Package prompt builds the system prompt from aspects: small functions that
-// each render one section (jurisdiction, agent, profile, disclaimer,
-// conversation context, concept capture). The builder composes the sections
-// in a fixed order and leaves out the empty ones.
+// Package prompt renders the prompt from a sheet: template files, one per
+// section, whose file names give the order of the system prompt (seed 004
+// §4.1.5). The sheet embedded in the binary is the default; PROMPT_SHEETS_DIR
+// replaces it with a directory of the same shape, so the wording changes
+// without a code change. Empty sections are left out.
+//
+// The package also counts tokens (tokens.go), so the engine can fit the
+// system prompt, supplied context and history into one budget.
 package prompt
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
 	"regintel/shared/graph"
 )
 
-// Section names, in the default order of the system prompt.
+// Section names. The system prompt is made of the sections up to and
+// including request_context, in the sheet's order; history and question
+// render the messages sent after it.
 const (
 	SectionBaseRole            = "base_role"
 	SectionJurisdiction        = "jurisdiction"
@@ -21,134 +25,76 @@ const (
 	SectionConversationContext = "conversation_context"
 	SectionSuppliedContext     = "supplied_context"
 	SectionConceptCapture      = "concept_capture"
+	SectionRequestContext      = "request_context"
+	SectionHistory             = "history"
+	SectionQuestion            = "question"
 )
 
-// DefaultOrder is the order sections appear in when no sheet says otherwise.
-var DefaultOrder = []string{
+// systemSections are the sections of the system prompt; every sheet must
+// have each of them (a sheet can render one empty to leave it out).
+var systemSections = []string{
 	SectionBaseRole, SectionJurisdiction, SectionProfile, SectionDisclaimer,
-	SectionConversationContext, SectionSuppliedContext, SectionConceptCapture,
+	SectionConversationContext, SectionSuppliedContext, SectionConceptCapture, SectionRequestContext,
 }
 
-// Builder composes named sections into one system prompt (seed 003's
-// PromptBuilder, with aspects as its parts).
-type Builder struct {
-	order    []string
-	sections map[string]string
+// messageSections render one message each.
+var messageSections = []string{SectionHistory, SectionQuestion}
+
+// Data is what the system sections of a sheet see.
+type Data struct {
+	AgentID       string
+	Jurisdictions []string
+	PersonaType   string
+	// Concepts already in scope (conversation context, seed 000 §5).
+	Concepts []ConceptLine
+	// Supplied context items in the prompt (seed 004).
+	Supplied []SuppliedLine
+	// CaptureConcepts is true when the capture_concepts tool is offered.
+	CaptureConcepts bool
+	// RequestContext is true when the request_context tool is offered.
+	RequestContext bool
 }
 
-// NewBuilder returns a builder that emits sections in order (DefaultOrder
-// when nil). Sections not named in order are appended after, in the order
-// they were added.
-func NewBuilder(order []string) *Builder {
-	if order == nil {
-		order = DefaultOrder
-	}
-	return &Builder{order: order, sections: map[string]string{}}
+// ConceptLine is one concept of the conversation context.
+type ConceptLine struct {
+	ID           string
+	Label        string
+	Jurisdiction string
+	Definition   string
 }
 
-// With sets a section; blank text leaves it out.
-func (b *Builder) With(name, text string) *Builder {
-	text = strings.TrimSpace(text)
-	if text == "" {
-		delete(b.sections, name)
-		return b
-	}
-	b.sections[name] = text
-	return b
+// SuppliedLine is one supplied context item.
+type SuppliedLine struct {
+	Key     string
+	Kind    string
+	Content string
+	// Truncated is true when Content was cut to fit the budget.
+	Truncated bool
 }
 
-// Has reports whether a section is set.
-func (b *Builder) Has(name string) bool { _, ok := b.sections[name]; return ok }
-
-// Sections returns the set sections in output order.
-func (b *Builder) Sections() []Section {
-	var out []Section
-	used := map[string]bool{}
-	for _, name := range b.order {
-		if text, ok := b.sections[name]; ok {
-			out = append(out, Section{Name: name, Text: text})
-			used[name] = true
-		}
-	}
-	for name, text := range b.sections {
-		if !used[name] {
-			out = append(out, Section{Name: name, Text: text})
-		}
-	}
-	return out
-}
-
-// Section is one rendered part of the prompt.
-type Section struct {
-	Name string
+// MessageData is what the history and question sections see.
+type MessageData struct {
+	Role string // "user" or "assistant"
 	Text string
 }
 
-// Build joins the sections as paragraphs.
-func (b *Builder) Build() string {
-	parts := make([]string, 0, len(b.sections))
-	for _, s := range b.Sections() {
-		parts = append(parts, s.Text)
-	}
-	return strings.Join(parts, "\n\n")
-}
-
-// BaseRole describes the assistant and its agent.
-func BaseRole(agentID string) string {
-	return fmt.Sprintf("You are a regulatory-intelligence assistant (agent %s) for tax, social welfare, pensions, "+
-		"vehicle registration and related rules across Ireland, the UK and the EU. Answer clearly and precisely, "+
-		"say when a rule depends on facts you do not have, and cite the rule or official source where you can.", agentID)
-}
-
-// Jurisdiction tells the model which jurisdictions are in play.
-func Jurisdiction(codes []string) string {
-	if len(codes) == 0 {
-		return "No jurisdiction was given: if the answer depends on one, say which you assume (default Ireland, IE)."
-	}
-	return fmt.Sprintf("The user's jurisdictions: %s. Prefer rules of these jurisdictions and say so when another applies.", strings.Join(codes, ", "))
-}
-
-// Profile describes the user's persona, when known.
-func Profile(personaType string) string {
-	if strings.TrimSpace(personaType) == "" {
-		return ""
-	}
-	return fmt.Sprintf("The user describes themselves as: %s. Tailor examples to that situation.", personaType)
-}
-
-// Disclaimer keeps the model from presenting research as advice.
-func Disclaimer() string {
-	return "This is a research tool, not legal, tax or financial advice: do not present conclusions as advice, " +
-		"and suggest a qualified adviser or the relevant authority for decisions."
-}
-
-// ConceptCapture carries the instructions of seed 001 §4.3.
-func ConceptCapture() string {
-	return "In addition to answering the user, you must call the `capture_concepts` tool once per turn with any important " +
-		"tax, welfare, pension, or regulatory concepts you detect.\n" +
-		"Prefer a small number of important concepts (usually 1–5 per turn). Do not list every noun phrase.\n" +
-		"Use short, human-readable `prefLabel` values and reasonable `definition` texts."
-}
-
-// ConversationContext renders the concepts already in scope (seed 000 §5.3).
-// It returns "" when there is nothing to say, and the graph's error when the
-// nodes cannot be read (the caller leaves the section out and warns).
-func ConversationContext(ctx context.Context, reader graph.Reader, activeNodeIDs []string) (string, error) {
+// ConversationConcepts reads the active nodes from the graph, in the order
+// of activeNodeIDs, skipping ids the graph does not hold. It returns the
+// graph's error when the nodes cannot be read: the caller leaves the
+// section out and warns (seed 000 §4.3).
+func ConversationConcepts(ctx context.Context, reader graph.Reader, activeNodeIDs []string) ([]ConceptLine, error) {
 	if len(activeNodeIDs) == 0 {
-		return "", nil
+		return nil, nil
 	}
 	nodes, err := reader.GetNodesByIDs(ctx, activeNodeIDs)
 	if err != nil {
-		return "", err
-	}
-	if len(nodes) == 0 {
-		return "", nil
+		return nil, err
 	}
 	byID := make(map[string]graph.Node, len(nodes))
 	for _, n := range nodes {
 		byID[n.ID] = n
 	}
-	lines := []string{"In this conversation, the following regulatory concepts are already in scope:"}
+	var lines []ConceptLine
 	for _, id := range activeNodeIDs {
 		n, ok := byID[id]
 		if !ok {
@@ -158,12 +104,7 @@ func ConversationContext(ctx context.Context, reader graph.Reader, activeNodeIDs
 		if label == "" {
 			label = n.ID
 		}
-		tag := label
-		if n.Jurisdiction != "" {
-			tag = fmt.Sprintf("%s (%s)", label, n.Jurisdiction)
-		}
-		lines = append(lines, fmt.Sprintf("- %s – %s", tag, n.Definition))
+		lines = append(lines, ConceptLine{ID: n.ID, Label: label, Jurisdiction: n.Jurisdiction, Definition: n.Definition})
 	}
-	lines = append(lines, "Where relevant, prefer grounded explanations that reuse these concepts.")
-	return strings.Join(lines, "\n"), nil
+	return lines, nil
 }

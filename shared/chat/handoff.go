@@ -1,0 +1,274 @@
+package chat
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+	"unicode"
+
+	"regintel/shared/conversation"
+	"regintel/shared/llm"
+)
+
+// Context handoff (seed 004): the model calls request_context when it needs
+// facts only the user has; the turn ends with a context_request event and
+// the question is answered once the client supplies the context.
+
+// RequestContextToolName is the tool the model calls to ask for context.
+const RequestContextToolName = "request_context"
+
+// EventContextRequest carries {"requestId","items","expiresAt"}.
+const EventContextRequest = "context_request"
+
+// Limits on what the model may ask for and what the client may supply.
+const (
+	MaxRequestedItems   = 10
+	MaxSuppliedItems    = 20
+	MaxSuppliedChars    = 20000 // per item
+	MaxItemKeyChars     = 64
+	MaxDescriptionChars = 500
+)
+
+// RequestContextTool is the request_context function tool.
+func RequestContextTool() llm.Tool {
+	return llm.Tool{
+		Name: RequestContextToolName,
+		Description: "Ask the user for facts or documents you need to answer well, instead of guessing. " +
+			"The question is answered after the user supplies them.",
+		Parameters: map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"items": map[string]any{
+					"type":     "array",
+					"minItems": 1,
+					"maxItems": MaxRequestedItems,
+					"items": map[string]any{
+						"type": "object",
+						"properties": map[string]any{
+							"key":         map[string]any{"type": "string", "description": "short snake_case name, e.g. annual_income"},
+							"description": map[string]any{"type": "string", "description": "what the user should provide, in plain words"},
+							"kind":        map[string]any{"type": "string", "enum": []string{conversation.KindProfileFact, conversation.KindDocument, conversation.KindText}},
+							"required":    map[string]any{"type": "boolean", "description": "true when the question cannot be answered without it"},
+						},
+						"required": []string{"key", "description", "kind"},
+					},
+				},
+			},
+			"required": []string{"items"},
+		},
+	}
+}
+
+var itemKeyPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+
+// normalizeKey makes a model-chosen key usable: trimmed, spaces to _,
+// bounded. It returns "" for a key that cannot be used.
+func normalizeKey(key string) string {
+	key = strings.Join(strings.Fields(key), "_")
+	if len(key) > MaxItemKeyChars || !itemKeyPattern.MatchString(key) {
+		return ""
+	}
+	return key
+}
+
+// parseRequestContext reads the model's request_context arguments. Items
+// with unusable keys are dropped; an unknown kind becomes text.
+func parseRequestContext(args json.RawMessage) ([]conversation.RequestedItem, error) {
+	var raw struct {
+		Items []struct {
+			Key         string `json:"key"`
+			Description string `json:"description"`
+			Kind        string `json:"kind"`
+			Required    *bool  `json:"required"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal(args, &raw); err != nil {
+		return nil, err
+	}
+	var items []conversation.RequestedItem
+	seen := map[string]bool{}
+	for _, it := range raw.Items {
+		key := normalizeKey(it.Key)
+		if key == "" || seen[key] {
+			continue
+		}
+		seen[key] = true
+		kind := it.Kind
+		if !conversation.ValidKind(kind) {
+			kind = conversation.KindText
+		}
+		desc := sanitizeText(it.Description)
+		if r := []rune(desc); len(r) > MaxDescriptionChars {
+			desc = string(r[:MaxDescriptionChars])
+		}
+		// Items are required unless the model says otherwise.
+		required := it.Required == nil || *it.Required
+		items = append(items, conversation.RequestedItem{Key: key, Description: desc, Kind: kind, Required: required})
+		if len(items) == MaxRequestedItems {
+			break
+		}
+	}
+	if len(items) == 0 {
+		return nil, errors.New("no usable items")
+	}
+	return items, nil
+}
+
+// Supply is context the client supplies with a request: to a pending
+// context request (RequestID set) or unasked, to the conversation.
+type Supply struct {
+	RequestID string          `json:"requestId"`
+	Items     []SuppliedInput `json:"items"`
+}
+
+// SuppliedInput is one item as the client sends it. Kind may be left out
+// when the item answers a request: the requested kind is used.
+type SuppliedInput struct {
+	Key     string `json:"key"`
+	Kind    string `json:"kind"`
+	Content string `json:"content"`
+}
+
+// sanitizeText drops control characters other than newline and tab,
+// normalises line ends, repairs invalid UTF-8 and trims.
+func sanitizeText(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	s = strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' {
+			return r
+		}
+		if r == '\r' {
+			return '\n'
+		}
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || r == '\uFEFF' {
+			return -1
+		}
+		return r
+	}, s)
+	return strings.TrimSpace(s)
+}
+
+// validate checks and sanitises the supply in place.
+func (s *Supply) validate() error {
+	if s.RequestID != "" {
+		if err := validUUID(s.RequestID); err != nil {
+			return fmt.Errorf("%w: contextSupply.requestId must be a UUID", ErrInvalid)
+		}
+	}
+	if len(s.Items) == 0 {
+		return fmt.Errorf("%w: contextSupply.items must hold at least one item", ErrInvalid)
+	}
+	if len(s.Items) > MaxSuppliedItems {
+		return fmt.Errorf("%w: at most %d context items per supply", ErrInvalid, MaxSuppliedItems)
+	}
+	seen := map[string]bool{}
+	for i := range s.Items {
+		it := &s.Items[i]
+		key := normalizeKey(it.Key)
+		if key == "" {
+			return fmt.Errorf("%w: items[%d].key must be 1-%d letters, digits, _ . or -", ErrInvalid, i, MaxItemKeyChars)
+		}
+		if seen[key] {
+			return fmt.Errorf("%w: items[%d].key %q is given twice", ErrInvalid, i, key)
+		}
+		seen[key] = true
+		it.Key = key
+		if it.Kind != "" && !conversation.ValidKind(it.Kind) {
+			return fmt.Errorf("%w: items[%d].kind must be profile_fact, document or text", ErrInvalid, i)
+		}
+		if n := len([]rune(it.Content)); n > MaxSuppliedChars {
+			return fmt.Errorf("%w: items[%d].content has %d characters; the limit is %d", ErrInvalid, i, n, MaxSuppliedChars)
+		}
+		it.Content = sanitizeText(it.Content)
+		if it.Content == "" {
+			return fmt.Errorf("%w: items[%d].content must not be empty", ErrInvalid, i)
+		}
+	}
+	return nil
+}
+
+// Handoff outcomes that reach the client as HTTP answers, before streaming.
+var (
+	// ErrRequestNotFound: no such context request in this conversation (404).
+	ErrRequestNotFound = conversation.ErrRequestNotFound
+	// ErrRequestExpired: the request expired before the supply (410).
+	ErrRequestExpired = errors.New("context request expired")
+	// ErrItemNotFound: no such supplied item in this conversation (404).
+	ErrItemNotFound = conversation.ErrItemNotFound
+	// ErrHandoffUnavailable: the store keeps no context requests.
+	ErrHandoffUnavailable = errors.New("context handoff is not available with this store")
+)
+
+// PartialSupplyError is a supply that left required items missing: the
+// items were stored and the request stays pending (202).
+type PartialSupplyError struct {
+	Request  conversation.ContextRequest
+	Missing  []conversation.RequestedItem
+	Supplied []conversation.SuppliedItem
+}
+
+func (e *PartialSupplyError) Error() string {
+	return fmt.Sprintf("context request %s still misses %d required items", e.Request.ID, len(e.Missing))
+}
+
+// PendingRequestError is a new message while a context request waits:
+// supply it, or send "forceRun": true to answer without it (409).
+type PendingRequestError struct {
+	Request conversation.ContextRequest
+}
+
+func (e *PendingRequestError) Error() string {
+	return fmt.Sprintf("context request %s is pending", e.Request.ID)
+}
+
+// RequestClosedError is a supply to a request that is no longer pending (409).
+type RequestClosedError struct {
+	Status string
+}
+
+func (e *RequestClosedError) Error() string {
+	return "context request is " + e.Status
+}
+
+// contextRequestEvent is the data of EventContextRequest.
+type contextRequestEvent struct {
+	RequestID string                       `json:"requestId"`
+	Items     []conversation.RequestedItem `json:"items"`
+	ExpiresAt time.Time                    `json:"expiresAt"`
+}
+
+// missingRequired lists the request's required items with no supplied item
+// of the same key.
+func missingRequired(r conversation.ContextRequest, supplied []conversation.SuppliedItem) []conversation.RequestedItem {
+	have := map[string]bool{}
+	for _, it := range supplied {
+		have[it.Key] = true
+	}
+	var missing []conversation.RequestedItem
+	for _, it := range r.Items {
+		if it.Required && !have[it.Key] {
+			missing = append(missing, it)
+		}
+	}
+	return missing
+}
+
+// mergeSupplied replaces items of the same key with the new ones, keeping
+// the list oldest first.
+func mergeSupplied(existing, added []conversation.SuppliedItem) []conversation.SuppliedItem {
+	keys := map[string]bool{}
+	for _, it := range added {
+		keys[it.Key] = true
+	}
+	out := make([]conversation.SuppliedItem, 0, len(existing)+len(added))
+	for _, it := range existing {
+		if !keys[it.Key] {
+			out = append(out, it)
+		}
+	}
+	return append(out, added...)
+}

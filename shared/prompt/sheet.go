@@ -1,0 +1,226 @@
+package prompt
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"os"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"text/template"
+)
+
+//go:embed sheets/default/*.tmpl
+var embeddedSheets embed.FS
+
+const embeddedDir = "sheets/default"
+
+// Sheet is a parsed, validated prompt sheet.
+type Sheet struct {
+	source string
+	// order lists the system sections in output order.
+	order     []string
+	templates map[string]*template.Template
+}
+
+// sheetFile is "NN_section.tmpl": NN orders the system prompt.
+var sheetFile = regexp.MustCompile(`^(\d+)_([a-z_]+)\.tmpl$`)
+
+var templateFuncs = template.FuncMap{"join": strings.Join}
+
+// DefaultSheet returns the embedded sheet. It panics if the embedded sheet
+// is broken, which its tests rule out.
+func DefaultSheet() *Sheet {
+	s, err := LoadSheet("")
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// LoadSheet parses the sheet in dir, or the embedded sheet when dir is "".
+// Every section must have exactly one file and no file may name an unknown
+// section; each template is parsed and executed once with sample data, so a
+// bad sheet fails here (at start) with the file and line, not mid-turn.
+func LoadSheet(dir string) (*Sheet, error) {
+	var fsys fs.FS
+	source := dir
+	if dir == "" {
+		sub, err := fs.Sub(embeddedSheets, embeddedDir)
+		if err != nil {
+			return nil, err
+		}
+		fsys, source = sub, "embedded:"+embeddedDir
+	} else {
+		info, err := os.Stat(dir)
+		if err != nil {
+			return nil, fmt.Errorf("prompt sheet %s: %w", dir, err)
+		}
+		if !info.IsDir() {
+			return nil, fmt.Errorf("prompt sheet %s: not a directory", dir)
+		}
+		fsys = os.DirFS(dir)
+	}
+	s, err := parseSheet(fsys, source)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+type sheetEntry struct {
+	position int
+	section  string
+	file     string
+}
+
+func parseSheet(fsys fs.FS, source string) (*Sheet, error) {
+	names, err := fs.Glob(fsys, "*.tmpl")
+	if err != nil {
+		return nil, fmt.Errorf("prompt sheet %s: %w", source, err)
+	}
+	known := slices.Concat(systemSections, messageSections)
+	var entries []sheetEntry
+	seen := map[string]string{}
+	for _, name := range names {
+		m := sheetFile.FindStringSubmatch(name)
+		if m == nil {
+			return nil, fmt.Errorf("prompt sheet %s: file %s: name it NN_section.tmpl (NN orders the sections)", source, name)
+		}
+		section := m[2]
+		if !slices.Contains(known, section) {
+			return nil, fmt.Errorf("prompt sheet %s: file %s: unknown section %q (known: %s)", source, name, section, strings.Join(known, ", "))
+		}
+		if other, dup := seen[section]; dup {
+			return nil, fmt.Errorf("prompt sheet %s: files %s and %s both define section %q", source, other, name, section)
+		}
+		seen[section] = name
+		position, _ := strconv.Atoi(m[1])
+		entries = append(entries, sheetEntry{position: position, section: section, file: name})
+	}
+	var missing []string
+	for _, section := range known {
+		if _, ok := seen[section]; !ok {
+			missing = append(missing, section)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("prompt sheet %s: missing sections %s (add NN_<section>.tmpl; an empty template leaves a section out)", source, strings.Join(missing, ", "))
+	}
+	sort.SliceStable(entries, func(i, j int) bool { return entries[i].position < entries[j].position })
+
+	s := &Sheet{source: source, templates: map[string]*template.Template{}}
+	for _, e := range entries {
+		raw, err := fs.ReadFile(fsys, e.file)
+		if err != nil {
+			return nil, fmt.Errorf("prompt sheet %s: %w", source, err)
+		}
+		// The template is named after its file, so parse and execution
+		// errors read "template: 20_jurisdiction.tmpl:3: ...".
+		t, err := template.New(e.file).Funcs(templateFuncs).Option("missingkey=error").Parse(string(raw))
+		if err != nil {
+			return nil, fmt.Errorf("prompt sheet %s: %w", source, err)
+		}
+		s.templates[e.section] = t
+		if slices.Contains(systemSections, e.section) {
+			s.order = append(s.order, e.section)
+		}
+	}
+	if err := s.validate(); err != nil {
+		return nil, fmt.Errorf("prompt sheet %s: %w", source, err)
+	}
+	return s, nil
+}
+
+// validate executes every template with data that takes every branch, so
+// a misspelt field fails at load time with its file and line.
+func (s *Sheet) validate() error {
+	sample := Data{
+		AgentID: "agent", Jurisdictions: []string{"IE"}, PersonaType: "persona",
+		Concepts:        []ConceptLine{{ID: "TAX:IE:VAT", Label: "VAT", Jurisdiction: "IE", Definition: "d"}},
+		Supplied:        []SuppliedLine{{Key: "k", Kind: "text", Content: "c", Truncated: true}},
+		CaptureConcepts: true, RequestContext: true,
+	}
+	var errs []error
+	for _, data := range []Data{sample, {}} {
+		for _, section := range s.order {
+			if _, err := s.Render(section, data); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	for _, section := range messageSections {
+		if _, err := s.RenderMessage(section, MessageData{Role: "user", Text: "t"}); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return errs[0]
+	}
+	return nil
+}
+
+// Source names where the sheet came from (a directory, or the embedded one).
+func (s *Sheet) Source() string { return s.source }
+
+// Order lists the system prompt's sections in the sheet's order.
+func (s *Sheet) Order() []string { return slices.Clone(s.order) }
+
+// Render renders one system section, trimmed; "" means leave it out.
+func (s *Sheet) Render(section string, d Data) (string, error) {
+	return s.execute(section, d)
+}
+
+// RenderMessage renders the history or question section for one message.
+func (s *Sheet) RenderMessage(section string, m MessageData) (string, error) {
+	if !slices.Contains(messageSections, section) {
+		return "", fmt.Errorf("section %q does not render messages", section)
+	}
+	return s.execute(section, m)
+}
+
+func (s *Sheet) execute(section string, data any) (string, error) {
+	t, ok := s.templates[section]
+	if !ok {
+		return "", fmt.Errorf("no section %q", section)
+	}
+	var b strings.Builder
+	if err := t.Execute(&b, data); err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(b.String()), nil
+}
+
+// Rendered is one rendered system section.
+type Rendered struct {
+	Name string
+	Text string
+}
+
+// System renders the system sections in order, leaving out empty ones.
+func (s *Sheet) System(d Data) ([]Rendered, error) {
+	var out []Rendered
+	for _, section := range s.order {
+		text, err := s.Render(section, d)
+		if err != nil {
+			return nil, err
+		}
+		if text != "" {
+			out = append(out, Rendered{Name: section, Text: text})
+		}
+	}
+	return out, nil
+}
+
+// Join joins rendered sections as paragraphs: the system prompt.
+func Join(sections []Rendered) string {
+	parts := make([]string, len(sections))
+	for i, r := range sections {
+		parts[i] = r.Text
+	}
+	return strings.Join(parts, "\n\n")
+}
+

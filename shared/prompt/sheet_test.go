@@ -1,0 +1,162 @@
+package prompt_test
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"regintel/shared/prompt"
+)
+
+// copyDefaultSheet writes the embedded sheet's files to a new directory.
+func copyDefaultSheet(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	src := filepath.Join("sheets", "default")
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		raw, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestDefaultSheetRendersSeedWording(t *testing.T) {
+	s := prompt.DefaultSheet()
+	want := []string{"base_role", "jurisdiction", "profile", "disclaimer", "conversation_context", "supplied_context", "concept_capture", "request_context"}
+	if !slices.Equal(s.Order(), want) {
+		t.Fatalf("order = %v", s.Order())
+	}
+	sections, err := s.System(prompt.Data{
+		AgentID: "a1", Jurisdictions: []string{"IE", "UK"},
+		Concepts:        []prompt.ConceptLine{{Label: "Value-Added Tax", Jurisdiction: "IE", Definition: "a consumption tax"}},
+		Supplied:        []prompt.SuppliedLine{{Key: "p60", Kind: "document", Content: "Gross pay 52,000"}},
+		CaptureConcepts: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	system := prompt.Join(sections)
+	for _, text := range []string{
+		"In this conversation, the following regulatory concepts are already in scope:\n- Value-Added Tax (IE) – a consumption tax\nWhere relevant, prefer grounded explanations that reuse these concepts.",
+		"you must call the `capture_concepts` tool once per turn",
+		"usually 1–5 per turn",
+		"The user's jurisdictions: IE, UK.",
+		"### p60 (document)\nGross pay 52,000",
+	} {
+		if !strings.Contains(system, text) {
+			t.Errorf("system prompt lacks %q:\n%s", text, system)
+		}
+	}
+	// Empty sections are left out: no profile, no request_context.
+	for _, r := range sections {
+		if r.Name == "profile" || r.Name == "request_context" {
+			t.Errorf("empty section %s rendered: %q", r.Name, r.Text)
+		}
+	}
+	if q, err := s.RenderMessage(prompt.SectionQuestion, prompt.MessageData{Role: "user", Text: "What is VAT?"}); err != nil || q != "What is VAT?" {
+		t.Fatalf("question = %q, %v", q, err)
+	}
+}
+
+func TestSheetDirectoryOverridesOrderAndWording(t *testing.T) {
+	dir := copyDefaultSheet(t)
+	// Move the disclaimer first and reword it.
+	if err := os.Remove(filepath.Join(dir, "40_disclaimer.tmpl")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "05_disclaimer.tmpl"), []byte("Not advice."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := prompt.LoadSheet(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sections, err := s.System(prompt.Data{AgentID: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sections[0].Name != "disclaimer" || sections[0].Text != "Not advice." {
+		t.Fatalf("first section = %+v", sections[0])
+	}
+}
+
+func TestBadSheetFailsWithFileAndLine(t *testing.T) {
+	cases := []struct {
+		name  string
+		edit  func(dir string) error
+		wants []string
+	}{
+		{"parse error", func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, "20_jurisdiction.tmpl"), []byte("line one\nline two {{if .Jurisdictions}\n"), 0o644)
+		}, []string{"20_jurisdiction.tmpl:2:"}},
+		{"unknown field", func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, "30_profile.tmpl"), []byte("Profile:\n{{.Persona}}\n"), 0o644)
+		}, []string{"30_profile.tmpl:2:", "Persona"}},
+		{"missing section", func(dir string) error {
+			return os.Remove(filepath.Join(dir, "95_question.tmpl"))
+		}, []string{"missing sections question"}},
+		{"unknown section", func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, "55_suplied_context.tmpl"), []byte("x"), 0o644)
+		}, []string{"55_suplied_context.tmpl", `unknown section "suplied_context"`}},
+		{"duplicate section", func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, "99_history.tmpl"), []byte("x"), 0o644)
+		}, []string{"90_history.tmpl", "99_history.tmpl"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := copyDefaultSheet(t)
+			if err := tc.edit(dir); err != nil {
+				t.Fatal(err)
+			}
+			_, err := prompt.LoadSheet(dir)
+			if err == nil {
+				t.Fatal("bad sheet loaded")
+			}
+			for _, want := range append(tc.wants, dir) {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not mention %q", err, want)
+				}
+			}
+		})
+	}
+	if _, err := prompt.LoadSheet(filepath.Join(t.TempDir(), "absent")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("absent directory: %v", err)
+	}
+}
+
+func TestTokenizerCountsAndTruncates(t *testing.T) {
+	tok := prompt.TokenizerForModel("gpt-4.1-mini")
+	if tok.Encoding() != "o200k_base" {
+		t.Fatalf("encoding = %s", tok.Encoding())
+	}
+	if got := prompt.TokenizerForModel("gpt-4").Encoding(); got != "cl100k_base" {
+		t.Fatalf("gpt-4 encoding = %s", got)
+	}
+	if got := prompt.TokenizerForModel("llama-3.1-8b").Encoding(); got != "o200k_base" {
+		t.Fatalf("unknown model encoding = %s", got)
+	}
+	if n := tok.Count("hello world"); n != 2 {
+		t.Fatalf("Count(hello world) = %d", n)
+	}
+	long := strings.Repeat("Vehicle registration tax is charged on registration. ", 100)
+	cut, truncated := tok.Truncate(long, 50)
+	if !truncated || tok.Count(cut) > 50 || !strings.HasPrefix(cut, "Vehicle registration") || !strings.Contains(cut, "[… truncated:") {
+		t.Fatalf("Truncate = %q (%d tokens, truncated %v)", cut, tok.Count(cut), truncated)
+	}
+	if same, truncated := tok.Truncate("short", 50); same != "short" || truncated {
+		t.Fatalf("short text changed: %q", same)
+	}
+}

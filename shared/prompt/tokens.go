@@ -1,0 +1,79 @@
+package prompt
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tiktoken-go/tokenizer"
+)
+
+// Tokenizer counts tokens with the model's BPE vocabulary. The vocabularies
+// are compiled into the tokenizer module, so nothing is downloaded at run
+// time. Safe for concurrent use.
+type Tokenizer struct {
+	codec tokenizer.Codec
+}
+
+// TokenizerForModel picks the vocabulary of model: o200k_base for current
+// OpenAI models (gpt-4o, gpt-4.1, gpt-5, o-series), cl100k_base for
+// gpt-4/gpt-3.5, and o200k_base for models it does not know (other
+// providers' counts differ a little; the budget keeps a margin).
+func TokenizerForModel(model string) *Tokenizer {
+	codec, err := tokenizer.ForModel(tokenizer.Model(model))
+	if err != nil {
+		codec, err = tokenizer.Get(tokenizer.O200kBase)
+		if err != nil {
+			panic("prompt: o200k_base vocabulary unavailable: " + err.Error())
+		}
+	}
+	return &Tokenizer{codec: codec}
+}
+
+// Encoding names the vocabulary ("o200k_base", "cl100k_base").
+func (t *Tokenizer) Encoding() string { return t.codec.GetName() }
+
+// Count returns the number of tokens in s.
+func (t *Tokenizer) Count(s string) int {
+	if s == "" {
+		return 0
+	}
+	n, err := t.codec.Count(s)
+	if err != nil {
+		// Only strict mode errors; fall back to a conservative estimate.
+		return len(s)/3 + 1
+	}
+	return n
+}
+
+// TruncationMarker ends a text cut to fit the budget.
+func TruncationMarker(droppedTokens int) string {
+	return fmt.Sprintf("\n[… truncated: %d more tokens not shown]", droppedTokens)
+}
+
+// Truncate returns s cut so that it and its marker fit in maxTokens, and
+// whether it was cut. Text within the limit is returned unchanged.
+func (t *Tokenizer) Truncate(s string, maxTokens int) (string, bool) {
+	total := t.Count(s)
+	if total <= maxTokens {
+		return s, false
+	}
+	_, tokens, err := t.codec.Encode(s)
+	if err != nil {
+		return "", true
+	}
+	// The marker's own length depends on the number in it; reserve for the
+	// widest one.
+	keep := maxTokens - t.Count(TruncationMarker(total))
+	if keep < 0 {
+		keep = 0
+	}
+	for {
+		// Byte-level tokens can split a character; drop the broken tail.
+		head := strings.ToValidUTF8(strings.Join(tokens[:keep], ""), "")
+		out := head + TruncationMarker(total-keep)
+		if t.Count(out) <= maxTokens || keep == 0 {
+			return out, true
+		}
+		keep--
+	}
+}
