@@ -1,8 +1,8 @@
 package chat
 
 import (
-	"strconv"
 	"slices"
+	"strconv"
 
 	"regintel/shared/conversation"
 	"regintel/shared/llm"

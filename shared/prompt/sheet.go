@@ -223,4 +223,3 @@ func Join(sections []Rendered) string {
 	}
 	return strings.Join(parts, "\n\n")
 }
-
