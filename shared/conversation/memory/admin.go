@@ -6,12 +6,11 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"time"
 
 	"regintel/shared/conversation"
 )
 
-// The memory store keeps no context requests or supplied items, so its
-// admin views of them are always empty.
 var _ conversation.Admin = (*Store)(nil)
 
 // ListConversations implements conversation.Admin with the Postgres store's
@@ -81,14 +80,19 @@ func (s *Store) GetConversation(ctx context.Context, tenantID, conversationID st
 		Turns:           held.Turns,
 		ActiveNodeIDs:   []string{},
 		PendingRequests: []conversation.ContextRequest{},
-		SuppliedItems:   []conversation.SuppliedItem{},
+		SuppliedItems:   held.SuppliedItems,
 	}
-	// The export validated both ids.
-	k, _ := scope(tenantID, conversationID)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if r, ok := s.conversations[k]; ok && r.context != nil {
-		d.ActiveNodeIDs = cloneStrings(r.context.ActiveNodeIDs)
+	now := time.Now()
+	for _, r := range held.ContextRequests {
+		if r.Status == conversation.RequestPending && !r.Expired(now) {
+			d.PendingRequests = append(d.PendingRequests, r)
+		}
+	}
+	if held.Context != nil {
+		var c conversation.Context
+		if err := json.Unmarshal(held.Context.Data, &c); err == nil && c.ActiveNodeIDs != nil {
+			d.ActiveNodeIDs = c.ActiveNodeIDs
+		}
 	}
 	return d, nil
 }
@@ -131,7 +135,8 @@ func (s *Store) DeleteConversation(_ context.Context, tenantID, conversationID s
 		return conversation.Erased{}, conversation.ErrNotFound
 	}
 	delete(s.conversations, k)
-	erased := conversation.Erased{Conversations: 1, Turns: int64(len(r.turns))}
+	erased := conversation.Erased{Conversations: 1, Turns: int64(len(r.turns)),
+		ContextRequests: int64(len(r.requests)), SuppliedItems: int64(len(r.supplied))}
 	if r.context != nil {
 		erased.Contexts = 1
 	}
@@ -154,12 +159,17 @@ func (s *Store) ExportConversation(_ context.Context, tenantID, conversationID s
 		TenantID:        tenantID,
 		Conversation:    copyConversation(r.conversation),
 		Turns:           make([]conversation.Turn, 0, len(r.turns)),
-		ContextRequests: []conversation.ContextRequest{},
-		SuppliedItems:   []conversation.SuppliedItem{},
+		ContextRequests: make([]conversation.ContextRequest, 0, len(r.requests)),
+		SuppliedItems:   make([]conversation.SuppliedItem, 0, len(r.supplied)),
 	}
 	for _, t := range r.turns {
 		out.Turns = append(out.Turns, copyTurn(t))
 	}
+	for _, req := range r.requests {
+		out.ContextRequests = append(out.ContextRequests, copyRequest(req))
+	}
+	// Supplied items hold only strings, times and a bool: a copy is a copy.
+	out.SuppliedItems = append(out.SuppliedItems, r.supplied...)
 	if r.context != nil {
 		data, err := json.Marshal(r.context)
 		if err != nil {
