@@ -51,6 +51,7 @@ func New(o Options) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/healthz", a.health)
 	mux.HandleFunc("/chat", a.chat)
+	a.handoffRoutes(mux)
 	if o.Routes != nil {
 		o.Routes(mux, a)
 	}
@@ -164,6 +165,11 @@ type chatBody struct {
 	Profile        *chat.Profile `json:"profile"`
 	Stateless      bool          `json:"stateless"`
 	Messages       []llm.Message `json:"messages"`
+	// ContextSupply supplies context inline (seed 004); with its requestId
+	// and no message, the deferred question is answered.
+	ContextSupply *chat.Supply `json:"contextSupply"`
+	// ForceRun answers without the context a pending request asked for.
+	ForceRun bool `json:"forceRun"`
 }
 
 func (a *API) chat(w http.ResponseWriter, r *http.Request) {
@@ -179,30 +185,20 @@ func (a *API) chat(w http.ResponseWriter, r *http.Request) {
 	if !DecodeJSON(w, r, &body) {
 		return
 	}
-	if body.Message == nil {
+	if body.Message == nil && (body.ContextSupply == nil || body.ContextSupply.RequestID == "") {
 		writeError(w, http.StatusBadRequest, "invalid_request", "message is required")
 		return
 	}
 	req := chat.Request{
 		TenantID: caller.TenantID, UserID: caller.UserID, ConversationID: strings.TrimSpace(body.ConversationID),
-		Message: *body.Message, Stateless: body.Stateless, Messages: body.Messages,
-		RequestID: RequestID(r.Context()),
+		Stateless: body.Stateless, Messages: body.Messages,
+		RequestID: RequestID(r.Context()), Supply: body.ContextSupply, ForceRun: body.ForceRun,
+	}
+	if body.Message != nil {
+		req.Message = *body.Message
 	}
 	if body.Profile != nil {
 		req.Profile = *body.Profile
 	}
-	turn, err := a.engine.Prepare(r.Context(), req)
-	switch {
-	case errors.Is(err, chat.ErrInvalid):
-		writeError(w, http.StatusBadRequest, "invalid_request", strings.TrimPrefix(err.Error(), chat.ErrInvalid.Error()+": "))
-		return
-	case errors.Is(err, chat.ErrNotFound):
-		writeError(w, http.StatusNotFound, "conversation_not_found", "no such conversation")
-		return
-	case err != nil:
-		a.log.Error("prepare chat turn failed", "request_id", req.RequestID, "err", err)
-		writeError(w, http.StatusInternalServerError, "internal", "the turn could not be started")
-		return
-	}
-	turn.Stream(r.Context(), newSSESink(w))
+	a.prepareAndStream(w, r, req)
 }
