@@ -109,6 +109,10 @@ type Config struct {
 	// BatchConcurrency parallel jobs in one SQS batch (default 2).
 	FetchConcurrency int
 	BatchConcurrency int
+	// IgnoreExistingDetail re-reads the sources of a concept that already
+	// has detail (scheduled re-verification); sources whose content hash was
+	// already processed are still skipped.
+	IgnoreExistingDetail bool
 	// MaxStoredHashes bounds the content hashes kept on a concept (default 50).
 	MaxStoredHashes int
 	Now             func() time.Time
@@ -272,7 +276,9 @@ func (h *Handler) Enrich(ctx context.Context, job queue.EnrichmentRequested) (re
 	var useful bool
 	var nodes []graph.Node
 	res.Timings.timed(PhaseGraphRead, func() {
-		useful, err = store.HasUsefulDetail(ctx, job.ConceptID, now.Add(-h.cfg.Freshness))
+		if !h.cfg.IgnoreExistingDetail {
+			useful, err = store.HasUsefulDetail(ctx, job.ConceptID, now.Add(-h.cfg.Freshness))
+		}
 		if err == nil && !useful {
 			nodes, err = store.GetNodesByIDs(ctx, []string{job.ConceptID})
 		}

@@ -164,7 +164,11 @@ func buildPlan(job queue.EnrichmentRequested, facts Facts, texts map[string]stri
 		add("Section", SectionID(job.ConceptID, s.Act, s.ID), "CITES", s.Evidence, props)
 	}
 	for _, r := range facts.RelatedConcepts {
-		c := concept.Normalize(concept.Concept{Domain: r.Domain, Kind: r.Kind, Jurisdiction: r.Jurisdiction, PrefLabel: r.Name})
+		jurisdiction := r.Jurisdiction
+		if strings.TrimSpace(jurisdiction) == "" {
+			jurisdiction = job.Jurisdiction
+		}
+		c := concept.Normalize(concept.Concept{Domain: r.Domain, Kind: r.Kind, Jurisdiction: jurisdiction, PrefLabel: r.Name})
 		text, known := texts[r.SourceURL]
 		if c.ID == job.ConceptID || seen[c.ID] || !known || !contains(text, r.Quote) {
 			p.dropped++

@@ -148,7 +148,7 @@ func toolSchema() map[string]any {
 				"name":         name,
 				"domain":       map[string]any{"type": "string", "minLength": 1, "maxLength": 40},
 				"kind":         map[string]any{"type": "string", "minLength": 1, "maxLength": 60},
-				"jurisdiction": map[string]any{"type": "string", "minLength": 2, "maxLength": 10},
+				"jurisdiction": map[string]any{"type": "string", "maxLength": 10, "description": "e.g. IE, UK, EU; empty for the concept's own"},
 			}),
 		},
 	}

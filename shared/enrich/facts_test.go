@@ -1,0 +1,94 @@
+package enrich
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"regintel/shared/queue"
+)
+
+func TestContainsQuote(t *testing.T) {
+	text := "The standard rate of VAT is 23%.\nThe reduced   rate of 13.5% applies to fuel."
+	for quote, want := range map[string]bool{
+		"The standard rate of VAT is 23%.":        true,
+		"reduced rate of 13.5% applies":           true, // reflowed whitespace
+		"THE STANDARD RATE":                       true,
+		"The standard rate of VAT is 21%.":        false,
+		"The luxury rate of VAT is 30%.":          false,
+		"   ":                                     false,
+		"rate of VAT is 23%. The reduced rate of": true,
+	} {
+		if got := ContainsQuote(text, quote); got != want {
+			t.Errorf("ContainsQuote(%q) = %v, want %v", quote, got, want)
+		}
+	}
+}
+
+func TestSlugAndIDs(t *testing.T) {
+	if got := Slug("  Second reduced rate (9%) "); got != "second-reduced-rate-9" {
+		t.Fatalf("slug %q", got)
+	}
+	if got := Slug(strings.Repeat("abc ", 40)); len(got) > 61 {
+		t.Fatalf("slug not capped: %d", len(got))
+	}
+	if got := RateID("TAX:IE:VAT", "Standard rate"); got != "TAX:IE:VAT:RATE:standard-rate" {
+		t.Fatalf("rate id %q", got)
+	}
+	if GuidanceID("https://www.revenue.ie/en/vat/index.aspx") != GuidanceID("https://www.revenue.ie/en/vat/index.aspx") ||
+		GuidanceID("https://www.revenue.ie/en/vat/index.aspx") == GuidanceID("https://www.revenue.ie/en/vrt/index.aspx") {
+		t.Fatal("guidance ids not deterministic or not distinct")
+	}
+}
+
+func TestParseFactsValidatesSchema(t *testing.T) {
+	valid := `{"rates":[{"name":"Standard rate","percent":23,"applies_to":"","source_url":"https://x.ie/a","quote":"is 23%"}],
+		"thresholds":[],"timelines":[],"sections":[],"related_concepts":[]}`
+	if _, err := ParseFacts(json.RawMessage(valid)); err != nil {
+		t.Fatalf("valid arguments rejected: %v", err)
+	}
+	for name, raw := range map[string]string{
+		"not json":          `{"rates":`,
+		"missing list":      `{"rates":[],"thresholds":[],"timelines":[],"sections":[]}`,
+		"extra property":    `{"rates":[],"thresholds":[],"timelines":[],"sections":[],"related_concepts":[],"notes":"x"}`,
+		"percent over 100":  strings.Replace(valid, `"percent":23`, `"percent":230`, 1),
+		"no quote":          strings.Replace(valid, `,"quote":"is 23%"`, ``, 1),
+		"unknown kind":      `{"rates":[],"thresholds":[],"timelines":[{"name":"x","kind":"forever","window":1,"unit":"days","source_url":"u","quote":"abc"}],"sections":[],"related_concepts":[]}`,
+		"fractional window": `{"rates":[],"thresholds":[],"timelines":[{"name":"x","kind":"lookback","window":1.5,"unit":"days","source_url":"u","quote":"abc"}],"sections":[],"related_concepts":[]}`,
+		"long quote":        strings.Replace(valid, `"is 23%"`, `"`+strings.Repeat("q", MaxQuoteLen+1)+`"`, 1),
+	} {
+		if _, err := ParseFacts(json.RawMessage(raw)); !errors.Is(err, ErrInvalidArguments) {
+			t.Errorf("%s: err %v, want ErrInvalidArguments", name, err)
+		}
+	}
+}
+
+func TestBuildPlanDropsUnsupportedFacts(t *testing.T) {
+	job := queue.EnrichmentRequested{ConceptID: "TAX:IE:VAT", Domain: "TAX", Kind: "VAT", Jurisdiction: "IE"}
+	page := "https://www.revenue.ie/vat"
+	texts := map[string]string{page: "The standard rate of VAT is 23%."}
+	facts := Facts{Rates: []Rate{
+		{Name: "Standard rate", Percent: 23, Evidence: Evidence{SourceURL: page, Quote: "standard rate of VAT is 23%"}},
+		{Name: "Standard rate", Percent: 23, Evidence: Evidence{SourceURL: page, Quote: "standard rate of VAT is 23%"}}, // repeat
+		{Name: "Luxury rate", Percent: 30, Evidence: Evidence{SourceURL: page, Quote: "The luxury rate is 30%"}},        // not in page
+		{Name: "Other page", Percent: 5, Evidence: Evidence{SourceURL: "https://elsewhere.example/x", Quote: "is 23%"}}, // not a document
+		{Name: "%%%", Percent: 1, Evidence: Evidence{SourceURL: page, Quote: "is 23%"}},                                 // no usable id
+	}}
+	p := buildPlan(job, facts, texts, ContainsQuote)
+	if p.kept != 1 || p.dropped != 4 {
+		t.Fatalf("kept %d dropped %d", p.kept, p.dropped)
+	}
+	// The rate and the page's Guidance node, each linked to the concept.
+	if len(p.nodes) != 2 || len(p.edges) != 2 || p.nodes[0].ID != "TAX:IE:VAT:RATE:standard-rate" || p.edges[0].Type != "HAS_RATE" {
+		t.Fatalf("plan %+v", p)
+	}
+}
+
+func TestTimelineRelationships(t *testing.T) {
+	for kind, want := range map[string]string{"lookback": "LOOKBACK_WINDOW", "filing_deadline": "FILING_DEADLINE", "other": "HAS_TIMELINE"} {
+		if got := TimelineRelationship(kind); got != want {
+			t.Errorf("%s: %s, want %s", kind, got, want)
+		}
+	}
+}
