@@ -1,0 +1,127 @@
+package httpapi_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"regintel/shared/chat"
+	"regintel/shared/llm/llmtest"
+	"regintel/shared/prompt"
+)
+
+type storedUsage struct {
+	QueryComposition string            `json:"queryComposition"`
+	Context          chat.ContextUsage `json:"context"`
+}
+
+func TestTwelveTurnsOverBudgetKeepNewestTurnsWhole(t *testing.T) {
+	const budget = 1500
+	e := newContextEnv(t, chat.Config{TokenBudget: budget, HistoryTurns: 12})
+	tok := prompt.TokenizerForModel("gpt-test")
+
+	question := func(i int) string {
+		return strings.TrimSpace(fmt.Sprintf("Question %d: how does the PAYE credit interact with the USC band for a second job? ", i) +
+			strings.Repeat("Please consider the details carefully. ", 5))
+	}
+	answer := func(i int) string {
+		return strings.TrimSpace(fmt.Sprintf("Answer %d: ", i) + strings.Repeat("The credit is apportioned between employments by Revenue. ", 8))
+	}
+	convID := ""
+	for i := 1; i <= 12; i++ {
+		e.llm.Enqueue(llmtest.TextScript(answer(i)))
+		body := map[string]any{"message": question(i)}
+		if convID != "" {
+			body["conversationId"] = convID
+		}
+		resp := e.chat(body, nil)
+		if resp.Status != 200 || resp.doneStatus(t) != "ok" {
+			t.Fatalf("turn %d: %d %s", i, resp.Status, resp.Body)
+		}
+		convID = *resp.metadata(t).ConversationID
+	}
+
+	reqs := e.llm.Requests()
+	last := reqs[11]
+	// What the model received: whole turns, newest first, none cut.
+	msgs := last.Messages
+	if len(msgs)%2 != 1 || msgs[len(msgs)-1].Content != question(12) {
+		t.Fatalf("last request has %d messages ending %q", len(msgs), msgs[len(msgs)-1].Content)
+	}
+	included := (len(msgs) - 1) / 2
+	if included < 1 || included >= 11 {
+		t.Fatalf("%d history turns sent; the budget should keep some but not all 11", included)
+	}
+	var wantTurns []int
+	for k := 0; k < included; k++ {
+		n := 12 - included + k
+		wantTurns = append(wantTurns, n)
+		if msgs[2*k].Content != question(n) || msgs[2*k+1].Content != answer(n) {
+			t.Fatalf("history message %d is not turn %d whole: %q", 2*k, n, msgs[2*k].Content)
+		}
+	}
+	// The budget holds for what was sent.
+	sent := tok.Count(last.System)
+	history := 0
+	for _, m := range msgs[:len(msgs)-1] {
+		history += tok.Count(m.Content)
+	}
+	total := sent + history + tok.Count(question(12))
+	if total > budget {
+		t.Fatalf("sent %d tokens, budget %d", total, budget)
+	}
+
+	// The stored metadata matches what was sent.
+	var raw []byte
+	e.query(`SELECT metadata FROM conversation_turns WHERE conversation_id = $1::uuid AND turn_number = 12`, []any{convID}, &raw)
+	var got storedUsage
+	if err := json.Unmarshal(raw, &got); err != nil {
+		t.Fatal(err)
+	}
+	u := got.Context
+	if !slices.Equal(u.TurnsIncluded, wantTurns) {
+		t.Errorf("turnsIncluded = %v, want %v", u.TurnsIncluded, wantTurns)
+	}
+	if len(u.TurnsDropped) != 11-included || u.TurnsDropped[0] != 1 {
+		t.Errorf("turnsDropped = %v", u.TurnsDropped)
+	}
+	if u.SystemTokens != sent || u.HistoryTokens != history || u.TotalTokens != total || u.Budget != budget || u.Encoding != "o200k_base" {
+		t.Errorf("recorded tokens %+v; sent system %d history %d total %d", u, sent, history, total)
+	}
+	if u.SectionTokens["base_role"] == 0 || u.HistoryWindow != 12 || u.TruncationApplied || got.QueryComposition != "chat" {
+		t.Errorf("recorded usage = %+v, composition %q", u, got.QueryComposition)
+	}
+	// The newest turns are never dropped while older ones are kept.
+	for _, d := range u.TurnsDropped {
+		if d > wantTurns[0] {
+			t.Errorf("turn %d dropped while older turn %d kept", d, wantTurns[0])
+		}
+	}
+}
+
+// A single item larger than a quarter of the budget is cut with a marker,
+// and the cut is recorded.
+func TestOverlongSuppliedItemIsTruncatedWithMarker(t *testing.T) {
+	const budget = 2000
+	e := newContextEnv(t, chat.Config{TokenBudget: budget})
+	document := strings.Repeat("Section 472 employee tax credit applies to PAYE income. ", 200)
+	resp := e.chat(map[string]any{"message": "Summarise my document.",
+		"contextSupply": map[string]any{"items": []map[string]any{{"key": "letter", "kind": "document", "content": document}}}}, nil)
+	if resp.Status != 200 {
+		t.Fatalf("%d %s", resp.Status, resp.Body)
+	}
+	req, _ := e.llm.LastRequest()
+	if !strings.Contains(req.System, "[… truncated:") || strings.Contains(req.System, document) {
+		t.Fatal("over-long item not truncated with a marker")
+	}
+	tok := prompt.TokenizerForModel("gpt-test")
+	if total := tok.Count(req.System) + tok.Count(req.LastUserMessage()); total > budget {
+		t.Fatalf("sent %d tokens over budget %d", total, budget)
+	}
+	m := resp.metadata(t)
+	if m.Context == nil || !m.Context.TruncationApplied || !slices.Contains(m.Context.Truncated, "supplied:letter") || m.QueryComposition != "doc" {
+		t.Fatalf("metadata context = %+v", m.Context)
+	}
+}
