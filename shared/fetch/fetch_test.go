@@ -619,3 +619,36 @@ func TestAddressPolicy(t *testing.T) {
 		}
 	}
 }
+
+// The wiring other packages' tests use: a plain httptest.NewTLSServer (its
+// stock certificate covers 127.0.0.1) addressed by its IP literal,
+// allowlisted with its port, loopback allowed by the test option, and its
+// client's root CAs.
+func TestLocalTestServerByIPLiteral(t *testing.T) {
+	var hits atomic.Int32
+	s := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprint(w, "Standard rate 23%")
+	}))
+	defer s.Close()
+	rootCAs := s.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
+	catalog, err := sources.New(sources.Options{ExtraHostsForTests: []string{strings.TrimPrefix(s.URL, "https://")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := fetch.New(fetch.Config{Allowlist: catalog, RootCAs: rootCAs, AllowLoopbackForTests: true})
+	doc, err := f.Fetch(context.Background(), s.URL+"/rates.txt")
+	if err != nil || string(doc.Body) != "Standard rate 23%" || doc.URL != s.URL+"/rates.txt" {
+		t.Fatalf("doc = %q from %s, err = %v", doc.Body, doc.URL, err)
+	}
+	// The same server without the loopback option is refused unseen.
+	before := hits.Load()
+	f = fetch.New(fetch.Config{Allowlist: catalog, RootCAs: rootCAs})
+	if _, err := f.Fetch(context.Background(), s.URL+"/rates.txt"); !errors.Is(err, fetch.ErrBlocked) {
+		t.Errorf("err = %v, want ErrBlocked", err)
+	}
+	if hits.Load() != before {
+		t.Error("server was reached without the loopback option")
+	}
+}
