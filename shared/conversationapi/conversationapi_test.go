@@ -40,9 +40,6 @@ type fixture struct {
 
 type fixtureOptions struct {
 	graph graph.Reader // default: the seeded memory graph
-	// extraRoutes registers further routes after ours, as another package
-	// sharing /conversations/{id}/ would.
-	extraRoutes func(mux *http.ServeMux)
 }
 
 func newFixture(t *testing.T, o fixtureOptions) *fixture {
@@ -61,14 +58,9 @@ func newFixture(t *testing.T, o fixtureOptions) *fixture {
 	routes := conversationapi.Routes(conversationapi.Options{Store: f.store, Graph: reader, Log: quiet})
 	f.server = httptest.NewServer(httpapi.New(httpapi.Options{
 		// No default identity: a request without headers is unauthenticated.
-		Auth: auth.Dev{},
-		Log:  quiet,
-		Routes: func(mux *http.ServeMux, a *httpapi.API) {
-			routes(mux, a)
-			if o.extraRoutes != nil {
-				o.extraRoutes(mux)
-			}
-		},
+		Auth:   auth.Dev{},
+		Log:    quiet,
+		Routes: routes,
 	}))
 	t.Cleanup(f.server.Close)
 	return f
@@ -717,16 +709,10 @@ func TestOtherTenantSeesNothing(t *testing.T) {
 	}
 }
 
+// httpapi registers the context handoff routes under /conversations/{id}/
+// itself; ours must coexist with them.
 func TestMethodsAuthAndNeighbourRoutes(t *testing.T) {
-	f := newFixture(t, fixtureOptions{extraRoutes: func(mux *http.ServeMux) {
-		// The handoff routes another package adds under the same prefix.
-		mux.HandleFunc("POST /conversations/{id}/context-requests/{requestId}", func(w http.ResponseWriter, r *http.Request) {
-			httpapi.WriteJSON(w, http.StatusAccepted, map[string]string{"requestId": r.PathValue("requestId")})
-		})
-		mux.HandleFunc("DELETE /conversations/{id}/context-items/{itemId}", func(w http.ResponseWriter, _ *http.Request) {
-			w.WriteHeader(http.StatusNoContent)
-		})
-	}})
+	f := newFixture(t, fixtureOptions{})
 	c := f.create(tenantA, userA, "x")
 	for _, r := range []struct{ method, path, allow string }{
 		{http.MethodPost, "/conversations", "GET, HEAD"},
@@ -752,11 +738,15 @@ func TestMethodsAuthAndNeighbourRoutes(t *testing.T) {
 			t.Errorf("anonymous %s %s: %d %s", r.method, r.path, resp.status, resp.body)
 		}
 	}
-	if resp := f.do(http.MethodPost, "/conversations/"+c.ID+"/context-requests/r1", tenantA, userA, "application/json", "{}"); resp.status != http.StatusAccepted {
-		t.Errorf("neighbour POST route: %d %s", resp.status, resp.body)
-	}
-	if resp := f.do(http.MethodDelete, "/conversations/"+c.ID+"/context-items/i1", tenantA, userA, "", ""); resp.status != http.StatusNoContent {
-		t.Errorf("neighbour DELETE route: %d %s", resp.status, resp.body)
+	// The neighbours' paths still answer with their own handlers.
+	for _, r := range []struct{ method, path, allow string }{
+		{http.MethodGet, "/conversations/" + c.ID + "/context-requests/r1", "POST"},
+		{http.MethodGet, "/conversations/" + c.ID + "/context-items/i1", "DELETE"},
+	} {
+		resp := f.do(r.method, r.path, tenantA, userA, "", "")
+		if resp.status != http.StatusMethodNotAllowed || resp.header.Get("Allow") != r.allow {
+			t.Errorf("neighbour %s %s: %d Allow %q %s", r.method, r.path, resp.status, resp.header.Get("Allow"), resp.body)
+		}
 	}
 	// The conversation is untouched by the neighbours' requests.
 	if resp := f.get("/conversations/"+c.ID, tenantA); resp.status != http.StatusOK {
