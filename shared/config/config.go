@@ -44,6 +44,13 @@ type Config struct {
 	MaxActiveNodes int
 	CORSOrigins    []string
 	Freshness      time.Duration
+	// Context (issue 6): token budget (0: the engine's default for the
+	// model), how long a context request waits, PII redaction mode, and a
+	// directory replacing the embedded prompt sheet ("" keeps it).
+	ContextTokenBudget int
+	ContextRequestTTL  time.Duration
+	PIIRedaction       string
+	PromptSheetsDir    string
 }
 
 // FromEnv reads the configuration and checks it is coherent.
@@ -83,6 +90,27 @@ func FromEnv() (Config, error) {
 		return c, err
 	}
 	c.Freshness = time.Duration(days) * 24 * time.Hour
+	if c.ContextTokenBudget, err = intEnv("CONTEXT_TOKEN_BUDGET", 0); err != nil {
+		return c, err
+	}
+	if c.ContextTokenBudget != 0 && c.ContextTokenBudget < 1000 {
+		return c, fmt.Errorf("CONTEXT_TOKEN_BUDGET=%d: use at least 1000 tokens (or leave it unset)", c.ContextTokenBudget)
+	}
+	c.ContextRequestTTL = 15 * time.Minute
+	if v := strings.TrimSpace(os.Getenv("CONTEXT_REQUEST_TTL")); v != "" {
+		ttl, err := time.ParseDuration(v)
+		if err != nil || ttl <= 0 {
+			return c, fmt.Errorf("CONTEXT_REQUEST_TTL=%q: use a positive duration such as 15m", v)
+		}
+		c.ContextRequestTTL = ttl
+	}
+	c.PIIRedaction = env("PII_REDACTION", "both")
+	switch c.PIIRedaction {
+	case "off", "store", "llm", "both":
+	default:
+		return c, fmt.Errorf("PII_REDACTION=%q: use off, store, llm or both", c.PIIRedaction)
+	}
+	c.PromptSheetsDir = os.Getenv("PROMPT_SHEETS_DIR")
 	if o := os.Getenv("CORS_ORIGINS"); o != "" {
 		for _, s := range strings.Split(o, ",") {
 			if s = strings.TrimSpace(s); s != "" {
