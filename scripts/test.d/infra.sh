@@ -13,6 +13,11 @@ cd "$ROOT"
 start=$SECONDS
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION=1
 
+# cfn-lint comes from PyPI; install the tested release when a machine lacks it.
+if ! command -v cfn-lint >/dev/null 2>&1; then
+  python3 -m pip install --quiet 'cfn-lint==1.51.0'
+fi
+
 unformatted="$(cd infra && gofmt -l ./*.go)"
 if [ -n "$unformatted" ]; then
   echo "infra: gofmt needed: $unformatted" >&2
