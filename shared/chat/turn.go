@@ -180,17 +180,27 @@ func (t *Turn) settleHandoff(ctx context.Context, log *slog.Logger) error {
 	}
 	t.supplied = hs.Items
 
-	if supply := t.req.Supply; supply != nil {
-		if supply.RequestID == "" {
-			if err := t.supplyUnasked(ctx, log); err != nil {
-				return err
-			}
-		} else if err := t.supplyRequest(sctx, supply); err != nil {
+	supply := t.req.Supply
+	if supply != nil && supply.RequestID != "" {
+		if err := t.supplyRequest(sctx, supply); err != nil {
 			return err
 		}
 	}
+	if err := t.settlePending(sctx, hs.Pending, log); err != nil {
+		return err
+	}
+	// Unasked context is stored only once the turn is sure to run.
+	if supply != nil && supply.RequestID == "" {
+		return t.supplyUnasked(ctx, log)
+	}
+	return nil
+}
 
-	pending := hs.Pending
+// settlePending decides what a pending request means for this turn: it
+// expired (run, warn), is skipped by forceRun (run, warn), or blocks.
+func (t *Turn) settlePending(sctx context.Context, pending *conversation.ContextRequest, log *slog.Logger) error {
+	e := t.e
+	tenant, conv := t.req.TenantID, t.state.Conversation.ID
 	if pending == nil || (t.resumed != nil && pending.ID == t.resumed.ID) {
 		return nil
 	}
