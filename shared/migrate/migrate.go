@@ -18,6 +18,9 @@ import (
 // does not matter and is neither parsed nor logged.
 type Handler struct {
 	Database postgres.Config
+	// AppRole, when set, is the runtime functions' IAM-authenticated role,
+	// created and granted after the migrations (DB_APP_USER).
+	AppRole string
 }
 
 // Invoke runs the migrations and returns the outcome as JSON. Any failure
@@ -44,5 +47,9 @@ func (h *Handler) Run(ctx context.Context) (postgres.MigrationOutcome, error) {
 	if err := pool.Ping(ctx); err != nil {
 		return postgres.MigrationOutcome{}, fmt.Errorf("migrate: database unreachable: %w", err)
 	}
-	return postgres.ApplyMigrations(ctx, pool)
+	outcome, err := postgres.ApplyMigrations(ctx, pool)
+	if err != nil || h.AppRole == "" {
+		return outcome, err
+	}
+	return outcome, EnsureAppRole(ctx, pool, h.AppRole)
 }

@@ -3,10 +3,14 @@ package migrate_test
 import (
 	"context"
 	"encoding/json"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/aws/aws-lambda-go/lambda"
 
@@ -66,4 +70,39 @@ func TestHandlerFailsWhenDatabaseUnreachable(t *testing.T) {
 	if _, err := invoker.Invoke(context.Background(), sampleEvent(t)); err == nil {
 		t.Fatal("invocation against an unreachable database succeeded")
 	}
+}
+
+// With an application role, the handler creates it and grants it data
+// access; the role can then read and write the tables (idempotently).
+func TestHandlerGrantsTheApplicationRole(t *testing.T) {
+	ctx := context.Background()
+	dbURL := pgtest.NewDatabase(t)
+	role := "regintel_app_" + strings.ReplaceAll(filepath.Base(dbURL), "regintel_t_", "")
+	h := &migrate.Handler{Database: postgres.Config{URL: dbURL}, AppRole: role}
+	for i := 0; i < 2; i++ {
+		if _, err := h.Run(ctx); err != nil {
+			t.Fatalf("run %d: %v", i+1, err)
+		}
+	}
+	u, _ := url.Parse(dbURL)
+	u.User = url.User(role)
+	conn, err := pgx.Connect(ctx, u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "INSERT INTO conversations (tenant_id, owner_id) VALUES (gen_random_uuid(), 'u')"); err != nil {
+		t.Fatalf("application role cannot write: %v", err)
+	}
+	if _, err := conn.Exec(ctx, "CREATE TABLE sneaky (id int)"); err == nil {
+		t.Fatal("application role can create tables; it should only have data access")
+	}
+	t.Cleanup(func() {
+		admin, err := pgx.Connect(ctx, dbURL)
+		if err == nil {
+			_, _ = admin.Exec(ctx, "DROP OWNED BY "+pgx.Identifier{role}.Sanitize())
+			_, _ = admin.Exec(ctx, "DROP ROLE "+pgx.Identifier{role}.Sanitize())
+			admin.Close(ctx)
+		}
+	})
 }
