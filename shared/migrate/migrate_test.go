@@ -77,7 +77,8 @@ func TestHandlerFailsWhenDatabaseUnreachable(t *testing.T) {
 func TestHandlerGrantsTheApplicationRole(t *testing.T) {
 	ctx := context.Background()
 	dbURL := pgtest.NewDatabase(t)
-	role := "regintel_app_" + strings.ReplaceAll(filepath.Base(dbURL), "regintel_t_", "")
+	parsed, _ := url.Parse(dbURL)
+	role := "regintel_app_" + strings.TrimPrefix(parsed.Path, "/regintel_t_")
 	h := &migrate.Handler{Database: postgres.Config{URL: dbURL}, AppRole: role}
 	for i := 0; i < 2; i++ {
 		if _, err := h.Run(ctx); err != nil {
