@@ -16,6 +16,7 @@ import (
 	"regintel/shared/chat"
 	"regintel/shared/config"
 	"regintel/shared/conversation"
+	"regintel/shared/conversationapi"
 	convmem "regintel/shared/conversation/memory"
 	convpg "regintel/shared/conversation/postgres"
 	"regintel/shared/graph"
@@ -84,7 +85,18 @@ func Build(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 	}
 	a.Engine = chat.New(chat.Deps{Store: store, Graph: graphStore, Provider: provider, Concepts: concepts, Log: log},
 		chat.Config{Model: cfg.LLMModel, HistoryTurns: cfg.HistoryTurns, MaxActiveNodes: cfg.MaxActiveNodes})
-	a.Handler = withCORS(cfg.CORSOrigins, httpapi.New(httpapi.Options{Auth: authenticator, Engine: a.Engine, Log: log}))
+	var routes []func(*http.ServeMux, *httpapi.API)
+	if admin, ok := store.(conversation.Admin); ok {
+		routes = append(routes, conversationapi.Routes(conversationapi.Options{Store: admin, Graph: graphStore, Log: log}))
+	}
+	a.Handler = withCORS(cfg.CORSOrigins, httpapi.New(httpapi.Options{
+		Auth: authenticator, Engine: a.Engine, Log: log,
+		Routes: func(mux *http.ServeMux, api *httpapi.API) {
+			for _, r := range routes {
+				r(mux, api)
+			}
+		},
+	}))
 	return a, nil
 }
 
