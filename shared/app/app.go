@@ -27,6 +27,7 @@ import (
 	"regintel/shared/llm/offline"
 	"regintel/shared/llm/openai"
 	"regintel/shared/postgres"
+	"regintel/shared/prompt"
 	"regintel/shared/queue"
 	"regintel/shared/queue/sqs"
 	"regintel/shared/secrets"
@@ -83,8 +84,14 @@ func Build(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 	if err != nil {
 		return fail(err)
 	}
-	a.Engine = chat.New(chat.Deps{Store: store, Graph: graphStore, Provider: provider, Concepts: concepts, Log: log},
-		chat.Config{Model: cfg.LLMModel, HistoryTurns: cfg.HistoryTurns, MaxActiveNodes: cfg.MaxActiveNodes})
+	// A bad sheet stops start-up with its file and line.
+	sheet, err := prompt.LoadSheet(cfg.PromptSheetsDir)
+	if err != nil {
+		return fail(fmt.Errorf("%w", err))
+	}
+	a.Engine = chat.New(chat.Deps{Store: store, Graph: graphStore, Provider: provider, Concepts: concepts, Log: log, Sheet: sheet},
+		chat.Config{Model: cfg.LLMModel, HistoryTurns: cfg.HistoryTurns, MaxActiveNodes: cfg.MaxActiveNodes,
+			TokenBudget: cfg.ContextTokenBudget, ContextRequestTTL: cfg.ContextRequestTTL, PIIRedaction: cfg.PIIRedaction})
 	var routes []func(*http.ServeMux, *httpapi.API)
 	if admin, ok := store.(conversation.Admin); ok {
 		routes = append(routes, conversationapi.Routes(conversationapi.Options{Store: admin, Graph: graphStore, Log: log}))

@@ -1,0 +1,78 @@
+package app
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"regintel/shared/config"
+)
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func localConfig(t *testing.T) config.Config {
+	t.Helper()
+	for _, k := range []string{"AWS_LAMBDA_RUNTIME_API", "DATABASE_URL", "DB_HOST", "MEMGRAPH_URI", "OPENAI_API_KEY", "LLM_PROVIDER",
+		"AUTH_MODE", "CONCEPTS_QUEUE_URL", "PROMPT_SHEETS_DIR"} {
+		t.Setenv(k, "")
+	}
+	cfg, err := config.FromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// The `make dev` wiring: no settings, embedded store and graph, offline
+// model; a chat turn streams and captures concepts from the lexicon.
+func TestEmbeddedDefaultsServeAChatTurn(t *testing.T) {
+	a, err := Build(context.Background(), localConfig(t), quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	srv := httptest.NewServer(a.Handler)
+	defer srv.Close()
+	if resp, err := http.Get(srv.URL + "/healthz"); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("healthz: %v %v", resp, err)
+	}
+	resp, err := http.Post(srv.URL+"/chat", "application/json", strings.NewReader(`{"message":"How much VRT is due on an imported car?"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	for _, want := range []string{"event: message", `"referencedNodes":["VEHICLE_REG:IE:VRT"]`, `"model":"offline-lexicon-v1"`, `"status":"ok"`} {
+		if !strings.Contains(string(body), want) {
+			t.Fatalf("stream lacks %s:\n%s", want, body)
+		}
+	}
+}
+
+func TestBadPromptSheetFailsStartUpWithFileAndLine(t *testing.T) {
+	dir := t.TempDir()
+	entries, err := os.ReadDir(filepath.Join("..", "prompt", "sheets", "default"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, _ := os.ReadFile(filepath.Join("..", "prompt", "sheets", "default", e.Name()))
+		if strings.Contains(e.Name(), "jurisdiction") {
+			b = append(b, []byte("\n{{ if .Jurisdictions }}unterminated\n")...)
+		}
+		_ = os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644)
+	}
+	cfg := localConfig(t)
+	cfg.PromptSheetsDir = dir
+	_, err = Build(context.Background(), cfg, quiet())
+	if err == nil || !strings.Contains(err.Error(), "jurisdiction") || !strings.Contains(err.Error(), "20_jurisdiction.tmpl:8") {
+		t.Fatalf("bad sheet: err = %v", err)
+	}
+	t.Log(err)
+}
