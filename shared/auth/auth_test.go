@@ -142,7 +142,8 @@ func TestDevHeadersAndTenantUUID(t *testing.T) {
 	if c.TenantID != "3f1d2c4b-0000-4000-8000-000000000001" || c.UserID != "alice" {
 		t.Fatalf("headers: %+v", c)
 	}
-	if TenantUUID("acme") == TenantUUID("acme2") || TenantUUID("acme") != TenantUUID("acme") {
+	first, again, other := TenantUUID("acme"), TenantUUID("acme"), TenantUUID("acme2")
+	if first == other || first != again {
 		t.Fatal("tenant uuid mapping must be stable and distinct")
 	}
 }
