@@ -96,7 +96,11 @@ func (a *API) prepareAndStream(w http.ResponseWriter, r *http.Request, req chat.
 	var closed *chat.RequestClosedError
 	switch {
 	case err == nil:
-		turn.Stream(r.Context(), newSSESink(w))
+		var sink chat.Sink = newSSESink(w)
+		if wantsUIMessageStream(r) {
+			sink = newUIStreamSink(w)
+		}
+		turn.Stream(r.Context(), sink)
 	case errors.Is(err, chat.ErrInvalid):
 		writeError(w, http.StatusBadRequest, "invalid_request", strings.TrimPrefix(err.Error(), chat.ErrInvalid.Error()+": "))
 	case errors.Is(err, chat.ErrNotFound):

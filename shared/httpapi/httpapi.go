@@ -19,7 +19,6 @@ import (
 
 	"regintel/shared/auth"
 	"regintel/shared/chat"
-	"regintel/shared/llm"
 )
 
 // MaxBodyBytes bounds a request body (256 KiB).
@@ -164,7 +163,7 @@ type chatBody struct {
 	Message        *string       `json:"message"`
 	Profile        *chat.Profile `json:"profile"`
 	Stateless      bool          `json:"stateless"`
-	Messages       []llm.Message `json:"messages"`
+	Messages       chatMessages  `json:"messages"`
 	// ContextSupply supplies context inline (seed 004); with its requestId
 	// and no message, the deferred question is answered.
 	ContextSupply *chat.Supply `json:"contextSupply"`
@@ -184,6 +183,10 @@ func (a *API) chat(w http.ResponseWriter, r *http.Request) {
 	var body chatBody
 	if !DecodeJSON(w, r, &body) {
 		return
+	}
+	uiStream := wantsUIMessageStream(r)
+	if uiStream {
+		fromUIMessages(&body)
 	}
 	if body.Message == nil && (body.ContextSupply == nil || body.ContextSupply.RequestID == "") {
 		writeError(w, http.StatusBadRequest, "invalid_request", "message is required")
