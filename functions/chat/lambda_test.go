@@ -165,4 +165,3 @@ func invokeWhenReady(t *testing.T, url string, event []byte, logs *bytes.Buffer)
 		time.Sleep(200 * time.Millisecond)
 	}
 }
-
