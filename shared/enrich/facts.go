@@ -72,7 +72,7 @@ func GuidanceID(pageURL string) string {
 	if err != nil {
 		return "GUIDANCE:" + Slug(pageURL)
 	}
-	return "GUIDANCE:" + Slug(u.Hostname()+" "+u.EscapedPath()+" "+u.RawQuery)
+	return "GUIDANCE:" + Slug(u.Host+" "+u.EscapedPath()+" "+u.RawQuery)
 }
 
 // TimelineRelationship is the relationship type from a concept to a timeline

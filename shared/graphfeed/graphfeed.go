@@ -282,8 +282,10 @@ func (f *Feed) ServeChanges(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// buildPatch sorts changes into added and updated: an item created after the
-// client's cursor is new to it (everything is, in a snapshot).
+// buildPatch sorts changes into added and updated. An item first appeared in
+// the order at (created_at, key); the client has seen it only if that
+// position is at or before its cursor, so otherwise it is added (everything
+// is, in a snapshot).
 func buildPatch(changes []graph.Change, after graph.ChangeCursor, snapshot, hasMore bool, now time.Time) Patch {
 	p := Patch{
 		Type:  "graph_patch",
@@ -293,7 +295,7 @@ func buildPatch(changes []graph.Change, after graph.ChangeCursor, snapshot, hasM
 	}
 	cursor := after
 	for _, c := range changes {
-		added := snapshot || c.CreatedAt > after.UpdatedAt
+		added := snapshot || after.Before(c.CreatedAt, c.Cursor.Key)
 		switch {
 		case c.Node != nil && added:
 			p.Nodes.Added = append(p.Nodes.Added, *c.Node)
