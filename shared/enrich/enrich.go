@@ -24,6 +24,8 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"regintel/shared/extract"
+	"regintel/shared/fetch"
 	"regintel/shared/graph"
 	"regintel/shared/graph/write"
 	"regintel/shared/llm"
@@ -38,16 +40,13 @@ const (
 	StatusFailed    = "failed"
 )
 
-// Document is one fetched page.
-type Document struct {
-	URL         string
-	ContentType string
-	Body        []byte
-	FetchedAt   time.Time
-}
+// Document is one fetched page (final URL after redirects, content type,
+// body, time).
+type Document = fetch.Document
 
 // Fetcher fetches one official URL safely (allowlist, SSRF checks, size and
-// type limits). FetcherFunc adapts a function.
+// type limits); *fetch.Fetcher is the production one. FetcherFunc adapts a
+// function.
 type Fetcher interface {
 	Fetch(ctx context.Context, rawURL string) (Document, error)
 }
@@ -66,9 +65,22 @@ type Extracted struct {
 	SHA256 string
 }
 
-// Extractor turns a document into readable text.
+// Extractor turns a document into readable text; Readable is the production
+// one.
 type Extractor interface {
 	Extract(doc Document) (Extracted, error)
+}
+
+// Readable extracts with shared/extract (HTML without page chrome, PDF
+// text, plain text), capped at maxChars runes (0: extract's default).
+func Readable(maxChars int) Extractor {
+	return ExtractorFunc(func(doc Document) (Extracted, error) {
+		t, err := extract.Readable(doc.ContentType, doc.Body, extract.Options{MaxChars: maxChars})
+		if err != nil {
+			return Extracted{}, err
+		}
+		return Extracted{Text: t.Content, SHA256: t.SHA256}, nil
+	})
 }
 
 // ExtractorFunc is an Extractor.
@@ -90,7 +102,7 @@ type Deps struct {
 	Extractor Extractor
 	Provider  llm.Provider
 	// ContainsQuote checks a fact's quote against its page's text; nil means
-	// the package's ContainsQuote.
+	// extract.ContainsQuote.
 	ContainsQuote func(text, quote string) bool
 	Log           *slog.Logger
 }
@@ -157,7 +169,7 @@ func New(d Deps, cfg Config) (*Handler, error) {
 		return nil, errors.New("enrich: writes, sources, fetcher, extractor and provider are all required")
 	}
 	if d.ContainsQuote == nil {
-		d.ContainsQuote = ContainsQuote
+		d.ContainsQuote = extract.ContainsQuote
 	}
 	log := d.Log
 	if log == nil {

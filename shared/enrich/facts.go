@@ -9,19 +9,6 @@ import (
 	"regintel/shared/queue"
 )
 
-// ContainsQuote is the default quote check: quote occurs in text once both
-// are lower-cased and their whitespace collapsed (extraction reflows lines,
-// and models re-space and re-case freely, but never change the words).
-func ContainsQuote(text, quote string) bool {
-	q := normalizeForQuote(quote)
-	return q != "" && strings.Contains(normalizeForQuote(text), q)
-}
-
-func normalizeForQuote(s string) string {
-	s = strings.NewReplacer("\u2019", "'", "\u2018", "'", "\u201c", `"`, "\u201d", `"`, "\u00a0", " ").Replace(s)
-	return strings.ToLower(strings.Join(strings.Fields(s), " "))
-}
-
 // Slug makes the last part of a deterministic node id: lower-case ASCII
 // letters and digits, other runs turned into one "-", at most 60 bytes.
 func Slug(s string) string {

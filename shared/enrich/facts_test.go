@@ -6,25 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"regintel/shared/extract"
+
 	"regintel/shared/queue"
 )
-
-func TestContainsQuote(t *testing.T) {
-	text := "The standard rate of VAT is 23%.\nThe reduced   rate of 13.5% applies to fuel."
-	for quote, want := range map[string]bool{
-		"The standard rate of VAT is 23%.":        true,
-		"reduced rate of 13.5% applies":           true, // reflowed whitespace
-		"THE STANDARD RATE":                       true,
-		"The standard rate of VAT is 21%.":        false,
-		"The luxury rate of VAT is 30%.":          false,
-		"   ":                                     false,
-		"rate of VAT is 23%. The reduced rate of": true,
-	} {
-		if got := ContainsQuote(text, quote); got != want {
-			t.Errorf("ContainsQuote(%q) = %v, want %v", quote, got, want)
-		}
-	}
-}
 
 func TestSlugAndIDs(t *testing.T) {
 	if got := Slug("  Second reduced rate (9%) "); got != "second-reduced-rate-9" {
@@ -75,7 +60,7 @@ func TestBuildPlanDropsUnsupportedFacts(t *testing.T) {
 		{Name: "Other page", Percent: 5, Evidence: Evidence{SourceURL: "https://elsewhere.example/x", Quote: "is 23%"}}, // not a document
 		{Name: "%%%", Percent: 1, Evidence: Evidence{SourceURL: page, Quote: "is 23%"}},                                 // no usable id
 	}}
-	p := buildPlan(job, facts, texts, ContainsQuote)
+	p := buildPlan(job, facts, texts, extract.ContainsQuote)
 	if p.kept != 1 || p.dropped != 4 {
 		t.Fatalf("kept %d dropped %d", p.kept, p.dropped)
 	}

@@ -1,34 +1,23 @@
 // Package enrichtest is test support for enrichment: a local HTTPS server
 // playing an official site with fixture pages (a VAT rates page with a
 // prompt-injection line, a benefit page, a PDF), a source catalog that allows
-// only that server (test-only options), a fetcher and text extractor for it,
-// and a fake-LLM responder that answers with a record_regulatory_facts call
+// only that server (test-only options), the production fetcher configured
+// for it, and a fake-LLM responder that answers with a record_regulatory_facts call
 // quoting the pages — plus one invented fact whose quote is in no page.
 package enrichtest
 
 import (
-	"bytes"
-	"context"
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
-	"errors"
-	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
-
-	"github.com/ledongthuc/pdf"
-	"golang.org/x/net/html"
 
 	"regintel/shared/enrich"
+	"regintel/shared/fetch"
 	"regintel/shared/llm/llmtest"
 	"regintel/shared/sources"
 )
@@ -130,91 +119,19 @@ func (s *Site) Catalog(tb testing.TB, jurisdiction string) *sources.Catalog {
 	return c
 }
 
-// Fetcher fetches allowlisted https URLs from the site only.
-func (s *Site) Fetcher(allow interface{ Allows(*url.URL) bool }) enrich.Fetcher {
-	client := s.Client()
-	return enrich.FetcherFunc(func(ctx context.Context, raw string) (enrich.Document, error) {
-		u, err := url.Parse(raw)
-		if err != nil || u.Scheme != "https" || !allow.Allows(u) {
-			return enrich.Document{}, errors.New("enrichtest: URL not allowed")
-		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
-		if err != nil {
-			return enrich.Document{}, err
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			return enrich.Document{}, err
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return enrich.Document{}, fmt.Errorf("enrichtest: HTTP %d", resp.StatusCode)
-		}
-		body, err := io.ReadAll(io.LimitReader(resp.Body, 2<<20))
-		if err != nil {
-			return enrich.Document{}, err
-		}
-		return enrich.Document{URL: raw, ContentType: resp.Header.Get("Content-Type"), Body: body, FetchedAt: time.Now()}, nil
+// Fetcher is the production SSRF-safe fetcher configured for the site:
+// the catalog allowlists only the site's address, and the test-only options
+// trust its certificate and let it resolve to loopback.
+func (s *Site) Fetcher(allow fetch.Allowlist) *fetch.Fetcher {
+	return fetch.New(fetch.Config{
+		Allowlist:             allow,
+		RootCAs:               s.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs,
+		AllowLoopbackForTests: true,
 	})
 }
 
-// Extractor reads HTML (without script, style and navigation) and PDF text.
-func Extractor() enrich.Extractor {
-	return enrich.ExtractorFunc(func(doc enrich.Document) (enrich.Extracted, error) {
-		var text string
-		var err error
-		if strings.HasPrefix(doc.ContentType, "application/pdf") {
-			text, err = pdfText(doc.Body)
-		} else {
-			text, err = htmlText(doc.Body)
-		}
-		if err != nil {
-			return enrich.Extracted{}, err
-		}
-		sum := sha256.Sum256([]byte(text))
-		return enrich.Extracted{Text: text, SHA256: hex.EncodeToString(sum[:])}, nil
-	})
-}
-
-var skippedElements = map[string]bool{"script": true, "style": true, "nav": true, "header": true, "footer": true, "aside": true, "form": true, "noscript": true, "head": true}
-
-func htmlText(body []byte) (string, error) {
-	root, err := html.Parse(bytes.NewReader(body))
-	if err != nil {
-		return "", err
-	}
-	var b strings.Builder
-	var walk func(n *html.Node)
-	walk = func(n *html.Node) {
-		if n.Type == html.ElementNode && skippedElements[n.Data] {
-			return
-		}
-		if n.Type == html.TextNode {
-			if t := strings.Join(strings.Fields(n.Data), " "); t != "" {
-				b.WriteString(t)
-				b.WriteString("\n")
-			}
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
-		}
-	}
-	walk(root)
-	return b.String(), nil
-}
-
-func pdfText(body []byte) (string, error) {
-	r, err := pdf.NewReader(bytes.NewReader(body), int64(len(body)))
-	if err != nil {
-		return "", err
-	}
-	plain, err := r.GetPlainText()
-	if err != nil {
-		return "", err
-	}
-	raw, err := io.ReadAll(plain)
-	return string(raw), err
-}
+// Extractor is the production extractor.
+func Extractor() enrich.Extractor { return enrich.Readable(0) }
 
 var documentHeader = regexp.MustCompile(`(?m)^--- document \d+; url: (\S+) ---$`)
 
