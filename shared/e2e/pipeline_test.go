@@ -1,0 +1,158 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/google/uuid"
+
+	"regintel/shared/auth"
+	"regintel/shared/chat"
+	convpg "regintel/shared/conversation/postgres"
+	"regintel/shared/graph/bolt"
+	"regintel/shared/graph/write"
+	"regintel/shared/httpapi"
+	"regintel/shared/llm/llmtest"
+	"regintel/shared/llm/openai"
+	"regintel/shared/postgres/pgtest"
+	"regintel/shared/queue"
+	"regintel/shared/queue/sqs"
+	"regintel/shared/resolver"
+	"regintel/shared/testenv"
+)
+
+func sqsClient(t *testing.T) *awssqs.Client {
+	t.Helper()
+	endpoint := testenv.Require(t, "TEST_SQS_ENDPOINT")
+	for k, v := range map[string]string{"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test", "AWS_SESSION_TOKEN": "",
+		"AWS_REGION": "eu-west-1", "AWS_PROFILE": "", "AWS_CONFIG_FILE": "/dev/null", "AWS_SHARED_CREDENTIALS_FILE": "/dev/null", "AWS_EC2_METADATA_DISABLED": "true"} {
+		t.Setenv(k, v)
+	}
+	c, err := sqs.NewClient(context.Background(), endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func newQueue(t *testing.T, c *awssqs.Client, name string) string {
+	t.Helper()
+	out, err := c.CreateQueue(context.Background(), &awssqs.CreateQueueInput{QueueName: aws.String(name + "-" + uuid.NewString()[:8])})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = c.DeleteQueue(context.Background(), &awssqs.DeleteQueueInput{QueueUrl: out.QueueUrl}) })
+	return *out.QueueUrl
+}
+
+func receiveAll(t *testing.T, c *awssqs.Client, url string) []events.SQSMessage {
+	t.Helper()
+	out, err := c.ReceiveMessage(context.Background(), &awssqs.ReceiveMessageInput{QueueUrl: aws.String(url), MaxNumberOfMessages: 10, WaitTimeSeconds: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs []events.SQSMessage
+	for _, m := range out.Messages {
+		msgs = append(msgs, events.SQSMessage{MessageId: aws.ToString(m.MessageId), ReceiptHandle: aws.ToString(m.ReceiptHandle),
+			Body: aws.ToString(m.Body), EventSource: "aws:sqs", EventSourceARN: "arn:aws:sqs:eu-west-1:000000000000:concepts"})
+	}
+	return msgs
+}
+
+func TestChatToSQSToResolverToBoltAndBackIntoThePrompt(t *testing.T) {
+	ctx := context.Background()
+	boltURI := testenv.Require(t, "TEST_BOLT_URI")
+	client := sqsClient(t)
+	graphStore, err := bolt.Open(ctx, bolt.Config{URI: boltURI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer graphStore.Close(ctx)
+	if err := graphStore.ApplySchema(ctx); err != nil {
+		t.Fatal(err)
+	}
+	conceptsURL, enrichURL := newQueue(t, client, "concepts"), newQueue(t, client, "enrichment")
+
+	// A kind unique to this run, so the concept is new to the shared test graph.
+	kind := "E2E_" + strings.ToUpper(strings.ReplaceAll(uuid.NewString()[:8], "-", ""))
+	conceptID := "TAX:IE:" + kind
+	label := "End-to-end relief " + kind
+	fake := llmtest.NewServer(t)
+	fake.Enqueue(llmtest.Script{Steps: llmtest.Steps(llmtest.Words("The relief applies to qualifying expenditure."),
+		llmtest.ToolCallJSON("capture_concepts", map[string]any{"concepts": []map[string]any{{
+			"domain": "TAX", "kind": kind, "jurisdiction": "IE", "prefLabel": label,
+			"definition": "a test relief on qualifying expenditure", "sourceUrls": []string{"https://www.revenue.ie/en/"}}}}, 6))})
+	fake.Enqueue(llmtest.TextScript("Yes, within the limits."))
+
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	engine := chat.New(chat.Deps{
+		Store: convpg.New(pgtest.NewMigratedPool(t, 8)), Graph: graphStore,
+		Provider: openai.NewResponses(openai.Config{APIKey: "k", BaseURL: fake.BaseURL(), Model: "gpt-test"}),
+		Concepts: sqs.NewPublisher(client, conceptsURL), Log: quiet,
+	}, chat.Config{Model: "gpt-test"})
+	srv := httptest.NewServer(httpapi.New(httpapi.Options{Auth: auth.Dev{DefaultTenant: "t", DefaultUser: "u"}, Engine: engine, Log: quiet}))
+	defer srv.Close()
+	turn := func(body string) string {
+		resp, err := http.Post(srv.URL+"/chat", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+
+	first := turn(`{"message":"Which relief applies?","profile":{"jurisdictions":["IE"]}}`)
+	if !strings.Contains(first, `"referencedNodes":["`+conceptID+`"]`) {
+		t.Fatalf("turn 1 stream:\n%s", first)
+	}
+	var convID string
+	for _, frame := range strings.Split(first, "\n\n") {
+		if strings.HasPrefix(frame, "event: metadata\n") {
+			var m struct{ ConversationID string }
+			_ = json.Unmarshal([]byte(strings.TrimPrefix(frame, "event: metadata\ndata: ")), &m)
+			convID = m.ConversationID
+		}
+	}
+
+	// The chat path published one concepts.captured message; the resolver
+	// Lambda handler consumes it as SQS would deliver it.
+	msgs := receiveAll(t, client, conceptsURL)
+	if len(msgs) != 1 {
+		t.Fatalf("concepts queue holds %d messages, want 1", len(msgs))
+	}
+	env, err := queue.Decode([]byte(msgs[0].Body))
+	if err != nil || env.Type != queue.TypeConceptsCaptured || strings.Contains(msgs[0].Body, "Which relief") || strings.Contains(msgs[0].Body, convID) {
+		t.Fatalf("message is not a clean concepts.captured envelope: %v %s", err, msgs[0].Body)
+	}
+	handler := resolver.New(write.NewService(graphStore, write.WithLogger(quiet)), sqs.NewPublisher(client, enrichURL), resolver.WithLogger(quiet))
+	res, err := handler.HandleSQS(ctx, events.SQSEvent{Records: msgs})
+	if err != nil || len(res.BatchItemFailures) != 0 {
+		t.Fatalf("resolver: %v %+v", err, res)
+	}
+	nodes, err := graphStore.GetNodesByIDs(ctx, []string{conceptID})
+	if err != nil || len(nodes) != 1 || nodes[0].PrefLabel != label {
+		t.Fatalf("graph node: %+v %v", nodes, err)
+	}
+	// A new concept has no detail yet: exactly one enrichment job.
+	jobs := receiveAll(t, client, enrichURL)
+	if len(jobs) != 1 || !strings.Contains(jobs[0].Body, conceptID) {
+		t.Fatalf("enrichment jobs: %+v", jobs)
+	}
+
+	// Turn 2's system prompt renders the concept from the Bolt graph.
+	turn(`{"conversationId":"` + convID + `","message":"Does it apply to me?"}`)
+	reqs := fake.Requests()
+	if len(reqs) != 2 || !strings.Contains(reqs[1].System, "- "+label+" (IE) – a test relief on qualifying expenditure") {
+		t.Fatalf("turn 2 system prompt lacks the Bolt concept:\n%s", reqs[len(reqs)-1].System)
+	}
+}
