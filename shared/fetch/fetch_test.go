@@ -181,7 +181,7 @@ func readFixture(t *testing.T, name string) []byte {
 }
 
 func TestFetchesAnAllowlistedPageOverTLS(t *testing.T) {
-	page := readFixture(t, "vat-rates.html")
+	page := readFixture(t, "../../extract/testdata/revenue-vat-rates.html") // the extract fixture: one realistic page for both
 	s := newSite(t, true, func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/en/vat/vat-rates/index.aspx" {
 			http.NotFound(w, r)

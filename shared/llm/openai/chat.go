@@ -39,16 +39,7 @@ func (p *Chat) Model() string { return p.cfg.Model }
 
 // Stream implements llm.Provider; see the package comment for failure semantics.
 func (p *Chat) Stream(ctx context.Context, req llm.Request) (<-chan llm.Chunk, error) {
-	if len(req.Messages) == 0 {
-		return nil, errEmptyRequest
-	}
-	params := p.params(req)
-	out := make(chan llm.Chunk, chunkBuffer)
-	go func() {
-		defer close(out)
-		p.run(ctx, params, &emitter{ctx: ctx, out: out})
-	}()
-	return out, nil
+	return startStream(ctx, req, func(em *emitter) { p.run(ctx, p.params(req), em) })
 }
 
 func (p *Chat) params(req llm.Request) openaisdk.ChatCompletionNewParams {

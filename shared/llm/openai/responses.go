@@ -38,18 +38,23 @@ func (p *Responses) Model() string { return p.cfg.Model }
 
 var errEmptyRequest = errors.New("request has no messages")
 
-// Stream implements llm.Provider; see the package comment for failure semantics.
-func (p *Responses) Stream(ctx context.Context, req llm.Request) (<-chan llm.Chunk, error) {
+// startStream checks the request and runs one provider's stream loop in a
+// goroutine that closes the channel when it ends.
+func startStream(ctx context.Context, req llm.Request, run func(*emitter)) (<-chan llm.Chunk, error) {
 	if len(req.Messages) == 0 {
 		return nil, errEmptyRequest
 	}
-	params := p.params(req)
 	out := make(chan llm.Chunk, chunkBuffer)
 	go func() {
 		defer close(out)
-		p.run(ctx, params, &emitter{ctx: ctx, out: out})
+		run(&emitter{ctx: ctx, out: out})
 	}()
 	return out, nil
+}
+
+// Stream implements llm.Provider; see the package comment for failure semantics.
+func (p *Responses) Stream(ctx context.Context, req llm.Request) (<-chan llm.Chunk, error) {
+	return startStream(ctx, req, func(em *emitter) { p.run(ctx, p.params(req), em) })
 }
 
 func (p *Responses) params(req llm.Request) responses.ResponseNewParams {
