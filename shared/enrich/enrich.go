@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"net/url"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -376,7 +377,7 @@ func (h *Handler) fetchAll(ctx context.Context, res *Result, urls []string) []Do
 				defer func() { <-sem }()
 				doc, err := h.d.Fetcher.Fetch(ctx, u)
 				if err != nil {
-					h.log.WarnContext(ctx, "source fetch failed", "host", hostOf(u), "error", err.Error())
+					h.log.WarnContext(ctx, "source fetch failed", "host", hostOf(u), "reason", fetchFailure(err), "permanent", fetch.IsPermanent(err))
 					return
 				}
 				if doc.URL == "" {
@@ -512,6 +513,29 @@ func stringSet(v any) map[string]bool {
 		}
 	}
 	return set
+}
+
+// fetchFailure names why a fetch failed without the error text, which can
+// carry the full URL: logs name hosts only.
+func fetchFailure(err error) string {
+	var status *fetch.StatusError
+	switch {
+	case errors.As(err, &status):
+		return "http_" + strconv.Itoa(status.Code)
+	case errors.Is(err, fetch.ErrBlocked):
+		return "blocked"
+	case errors.Is(err, fetch.ErrTooLarge):
+		return "too_large"
+	case errors.Is(err, fetch.ErrContentType):
+		return "content_type"
+	case errors.Is(err, fetch.ErrTooManyRedirects):
+		return "too_many_redirects"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	}
+	return "network"
 }
 
 // hostOf is what logs say about a URL: its host, never its path or query.

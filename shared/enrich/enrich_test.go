@@ -269,6 +269,24 @@ func TestBenefitPage(t *testing.T) {
 	if waiting.Properties["window_days"] != int64(3) || waiting.Properties["unit"] != "days" {
 		t.Fatalf("waiting days %+v", waiting.Properties)
 	}
+
+	// The site edits the page: a re-check processes it again; unedited, it would not.
+	recheck := h.newHandler(enrich.Config{IgnoreExistingDetail: true})
+	if res, err := recheck.Enrich(context.Background(), h.benefit); err != nil || res.Outcome != enrich.OutcomeUnchanged {
+		t.Fatalf("unedited page: %+v %v", res, err)
+	}
+	h.site.SetHTML(enrichtest.BenefitPath, `<html><body><main><h1>Jobseeker's Benefit</h1>
+<p>The maximum personal rate of Jobseeker's Benefit is &euro;244 per week if you are aged 25 or over.</p>
+<p>You are not paid for the first 3 days of unemployment, known as waiting days.</p>
+<p>Updated: late claims may not be backdated beyond 6 months.</p></main></body></html>`)
+	res, err = recheck.Enrich(context.Background(), h.benefit)
+	if err != nil || res.Outcome != enrich.OutcomeEnriched || res.Changed != 1 || len(h.llm.Requests()) != 2 {
+		t.Fatalf("edited page: %+v %v, %d LLM requests", res, err, len(h.llm.Requests()))
+	}
+	hashes, _ := h.node(h.benefit.ConceptID).Properties[write.SourceContentHashesKey].([]string)
+	if len(hashes) != 2 {
+		t.Fatalf("%d content hashes kept, want both versions", len(hashes))
+	}
 }
 
 func TestInvalidToolArgumentsWriteNothing(t *testing.T) {
