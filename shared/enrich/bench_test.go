@@ -28,6 +28,10 @@ func BenchmarkEnrichJobs(b *testing.B) {
 	b.Run("memory", func(b *testing.B) { benchmarkJobs(b, memory.New()) })
 	b.Run("neo4j", func(b *testing.B) {
 		uri := testenv.Require(b, "TEST_BOLT_URI")
+		// bolt.Open logs to the default logger, which would split the
+		// benchmark's result line.
+		defer slog.SetDefault(slog.Default())
+		slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
 		s, err := bolt.Open(context.Background(), bolt.Config{URI: uri})
 		if err != nil {
 			b.Fatal(err)
