@@ -13,8 +13,12 @@ import (
 	"regintel/shared/queue"
 )
 
-func env(vars map[string]string) func(string) string {
-	return func(k string) string { return vars[k] }
+// env sets the function's environment for one test: only the given
+// variables, everything else the function reads unset.
+func env(t *testing.T, vars map[string]string) {
+	for _, k := range []string{"MEMGRAPH_URI", "OPENAI_API_KEY", "OPENAI_SECRET_ARN", "OPENAI_BASE_URL", "LLM_PROVIDER", "ENRICHMENT_FRESHNESS_DAYS", "AWS_LAMBDA_RUNTIME_API"} {
+		t.Setenv(k, vars[k])
+	}
 }
 
 // TestSampleEvent runs the handler as wired for a local invoke (in-memory
@@ -43,7 +47,8 @@ func TestSampleEvent(t *testing.T) {
 	}
 
 	fake := llmtest.NewServer(t)
-	h, store, err := build(context.Background(), env(map[string]string{"OPENAI_BASE_URL": fake.BaseURL()}))
+	env(t, map[string]string{"OPENAI_BASE_URL": fake.BaseURL(), "LLM_PROVIDER": "openai"})
+	h, store, err := build(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,8 +77,11 @@ func TestStartRefusesBadConfig(t *testing.T) {
 		"bad freshness":   {"OPENAI_API_KEY": "k", "ENRICHMENT_FRESHNESS_DAYS": "soon"},
 		"no tool support": {"OPENAI_API_KEY": "k", "LLM_PROVIDER": "offline"},
 	} {
-		if _, _, err := build(context.Background(), env(vars)); err == nil {
-			t.Errorf("%s: started", name)
-		}
+		t.Run(name, func(t *testing.T) {
+			env(t, vars)
+			if _, _, err := build(context.Background()); err == nil {
+				t.Errorf("%s: started", name)
+			}
+		})
 	}
 }

@@ -20,17 +20,13 @@ import (
 	convpg "regintel/shared/conversation/postgres"
 	"regintel/shared/conversationapi"
 	"regintel/shared/graph"
-	"regintel/shared/graph/bolt"
-	graphmem "regintel/shared/graph/memory"
+	"regintel/shared/graphfeed"
 	"regintel/shared/httpapi"
 	"regintel/shared/llm"
-	"regintel/shared/llm/offline"
-	"regintel/shared/llm/openai"
 	"regintel/shared/postgres"
 	"regintel/shared/prompt"
 	"regintel/shared/queue"
 	"regintel/shared/queue/sqs"
-	"regintel/shared/secrets"
 )
 
 // NewLogger returns the process logger: JSON under Lambda (CloudWatch
@@ -68,15 +64,19 @@ func Build(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 	if err != nil {
 		return fail(err)
 	}
-	graphStore, err := a.graphStore(ctx, cfg, log)
+	if err := cfg.CheckAuth(); err != nil {
+		return fail(err)
+	}
+	graphStore, closeGraph, err := OpenGraph(ctx, cfg, log)
 	if err != nil {
 		return fail(err)
 	}
-	provider, err := newProvider(ctx, cfg, log)
+	a.closers = append(a.closers, closeGraph)
+	provider, err := NewProvider(ctx, cfg, log)
 	if err != nil {
 		return fail(err)
 	}
-	concepts, err := a.conceptQueue(ctx, cfg, graphStore, log)
+	concepts, err := a.conceptQueue(ctx, cfg, graphStore, provider, log)
 	if err != nil {
 		return fail(err)
 	}
@@ -95,6 +95,9 @@ func Build(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 	var routes []func(*http.ServeMux, *httpapi.API)
 	if admin, ok := store.(conversation.Admin); ok {
 		routes = append(routes, conversationapi.Routes(conversationapi.Options{Store: admin, Graph: graphStore, Log: log}))
+	}
+	if changes, ok := graphStore.(graph.ChangeReader); ok {
+		routes = append(routes, graphfeed.New(changes, graphStore, graphfeed.Config{}, log).Routes)
 	}
 	a.Handler = withCORS(cfg.CORSOrigins, httpapi.New(httpapi.Options{
 		Auth: authenticator, Engine: a.Engine, Log: log,
@@ -132,66 +135,7 @@ func (a *App) conversationStore(ctx context.Context, cfg config.Config, log *slo
 	return convpg.New(pool), nil
 }
 
-// graphStore opens Memgraph over Bolt, or the seeded in-memory graph.
-func (a *App) graphStore(ctx context.Context, cfg config.Config, log *slog.Logger) (graph.ConceptStore, error) {
-	if cfg.MemgraphURI == "" {
-		g, err := graphmem.NewSeeded(timeNow())
-		if err != nil {
-			return nil, err
-		}
-		log.Info("graph: in-memory, seeded with the IE/UK/EU dataset (set MEMGRAPH_URI for Memgraph)")
-		return g, nil
-	}
-	bcfg, err := bolt.ConfigFromEnv()
-	if err != nil {
-		return nil, err
-	}
-	if arn := os.Getenv("MEMGRAPH_SECRET_ARN"); arn != "" {
-		client, err := secrets.NewClient(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if bcfg.User, err = secrets.String(ctx, client, arn, "username"); err != nil {
-			return nil, err
-		}
-		if bcfg.Password, err = secrets.String(ctx, client, arn, "password"); err != nil {
-			return nil, err
-		}
-	}
-	store, err := bolt.Open(ctx, bcfg)
-	if err != nil {
-		return nil, fmt.Errorf("graph: %w", err)
-	}
-	a.closers = append(a.closers, func() { _ = store.Close(context.Background()) })
-	log.Info("graph: bolt", "dialect", store.Dialect())
-	return store, nil
-}
-
-func newProvider(ctx context.Context, cfg config.Config, log *slog.Logger) (llm.Provider, error) {
-	if cfg.LLMProvider == "offline" {
-		log.Warn("llm: offline deterministic model (no API key): answers are canned, concept capture uses a built-in lexicon", "model", offline.ModelName)
-		return offline.New(offline.Config{}), nil
-	}
-	key := cfg.OpenAIAPIKey
-	if cfg.OpenAISecretARN != "" {
-		client, err := secrets.NewClient(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if key, err = secrets.String(ctx, client, cfg.OpenAISecretARN, "apiKey"); err != nil {
-			return nil, err
-		}
-	}
-	ocfg := openai.Config{APIKey: key, BaseURL: cfg.OpenAIBaseURL, Model: cfg.LLMModel, Logger: log}
-	if cfg.LLMProvider == "openai-chat" {
-		log.Info("llm: openai-compatible chat completions", "model", cfg.LLMModel, "custom_base_url", cfg.OpenAIBaseURL != "")
-		return openai.NewChat(ocfg), nil
-	}
-	log.Info("llm: openai responses", "model", cfg.LLMModel, "custom_base_url", cfg.OpenAIBaseURL != "")
-	return openai.NewResponses(ocfg), nil
-}
-
-func (a *App) conceptQueue(ctx context.Context, cfg config.Config, graphStore graph.ConceptStore, log *slog.Logger) (queue.Publisher, error) {
+func (a *App) conceptQueue(ctx context.Context, cfg config.Config, graphStore graph.ConceptStore, provider llm.Provider, log *slog.Logger) (queue.Publisher, error) {
 	if cfg.ConceptsQueueURL != "" {
 		client, err := sqs.NewClient(ctx, os.Getenv("SQS_ENDPOINT"))
 		if err != nil {
@@ -200,9 +144,14 @@ func (a *App) conceptQueue(ctx context.Context, cfg config.Config, graphStore gr
 		log.Info("concept queue: sqs")
 		return sqs.NewPublisher(client, cfg.ConceptsQueueURL), nil
 	}
-	// Enrichment runs as its own function on AWS; locally the resolver's
-	// enrichment requests are not executed until the enrich pipeline is wired.
-	pub, closeFn := inProcessConceptQueue(cfg, graphStore, nil, log)
+	enrichment, err := a.enrichmentQueue(ctx, cfg, graphStore, provider, log)
+	if err != nil {
+		return nil, err
+	}
+	pub, closeFn, err := inProcessConceptQueue(ctx, cfg, graphStore, enrichment, log)
+	if err != nil {
+		return nil, err
+	}
 	a.closers = append(a.closers, closeFn)
 	log.Info("concept queue: in-process (resolver runs in this process; set CONCEPTS_QUEUE_URL for SQS)")
 	return pub, nil

@@ -150,19 +150,26 @@ func FromEnv() (Config, error) {
 			c.AuthMode = "jwt"
 		}
 	}
-	switch c.AuthMode {
-	case "dev":
-		if c.OnLambda {
-			return c, fmt.Errorf("AUTH_MODE=dev trusts identity headers and is refused under Lambda: use AUTH_MODE=jwt")
-		}
-	case "jwt":
-		if c.JWTJWKSURL == "" && c.JWTHS256Secret == "" {
-			return c, fmt.Errorf("AUTH_MODE=jwt needs JWT_JWKS_URL or JWT_HS256_SECRET")
-		}
-	default:
+	if c.AuthMode != "dev" && c.AuthMode != "jwt" {
 		return c, fmt.Errorf("AUTH_MODE=%q: use jwt or dev", c.AuthMode)
 	}
+	if days == 0 {
+		return c, fmt.Errorf("ENRICHMENT_FRESHNESS_DAYS must be a positive number of days")
+	}
 	return c, nil
+}
+
+// CheckAuth is called by the functions that serve HTTP: dev mode is refused
+// under Lambda, and JWT mode needs a way to verify tokens. The queue and
+// scheduled functions authenticate no one and skip it.
+func (c Config) CheckAuth() error {
+	switch {
+	case c.AuthMode == "dev" && c.OnLambda:
+		return fmt.Errorf("AUTH_MODE=dev trusts identity headers and is refused under Lambda: use AUTH_MODE=jwt")
+	case c.AuthMode == "jwt" && c.JWTJWKSURL == "" && c.JWTHS256Secret == "":
+		return fmt.Errorf("AUTH_MODE=jwt needs JWT_JWKS_URL or JWT_HS256_SECRET")
+	}
+	return nil
 }
 
 func env(name, fallback string) string {

@@ -31,22 +31,26 @@ func TestLambdaRefusesDevAuthAndDefaultsToJSONAndJWT(t *testing.T) {
 	clearEnv(t)
 	t.Setenv("AWS_LAMBDA_RUNTIME_API", "127.0.0.1:9001")
 	t.Setenv("AUTH_MODE", "dev")
-	if _, err := FromEnv(); err == nil || !strings.Contains(err.Error(), "refused under Lambda") {
+	c, err := FromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CheckAuth(); err == nil || !strings.Contains(err.Error(), "refused under Lambda") {
 		t.Fatalf("dev auth under Lambda: err = %v", err)
 	}
 	t.Setenv("AUTH_MODE", "")
-	if _, err := FromEnv(); err == nil || !strings.Contains(err.Error(), "JWT_JWKS_URL") {
-		t.Fatalf("jwt without keys: err = %v", err)
+	if c, _ = FromEnv(); c.CheckAuth() == nil || !strings.Contains(c.CheckAuth().Error(), "JWT_JWKS_URL") {
+		t.Fatalf("jwt without keys accepted")
 	}
 	t.Setenv("JWT_HS256_SECRET", "s")
-	c, err := FromEnv()
-	if err != nil || c.AuthMode != "jwt" || c.LogFormat != "json" {
+	c, err = FromEnv()
+	if err != nil || c.CheckAuth() != nil || c.AuthMode != "jwt" || c.LogFormat != "json" {
 		t.Fatalf("lambda config: %+v %v", c, err)
 	}
 }
 
 func TestRejectsBadValues(t *testing.T) {
-	for k, v := range map[string]string{"PORT": "eighty", "LLM_PROVIDER": "gemini", "AUTH_MODE": "none", "HISTORY_TURNS": "-1"} {
+	for k, v := range map[string]string{"PORT": "eighty", "LLM_PROVIDER": "gemini", "AUTH_MODE": "none", "HISTORY_TURNS": "-1", "ENRICHMENT_FRESHNESS_DAYS": "0"} {
 		t.Run(k, func(t *testing.T) {
 			clearEnv(t)
 			t.Setenv(k, v)

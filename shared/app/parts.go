@@ -1,0 +1,143 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"regintel/shared/config"
+	"regintel/shared/enrich"
+	"regintel/shared/fetch"
+	"regintel/shared/graph"
+	"regintel/shared/graph/bolt"
+	graphmem "regintel/shared/graph/memory"
+	"regintel/shared/graph/write"
+	"regintel/shared/llm"
+	"regintel/shared/llm/offline"
+	"regintel/shared/llm/openai"
+	"regintel/shared/queue"
+	"regintel/shared/queue/inprocess"
+	"regintel/shared/queue/sqs"
+	"regintel/shared/resolver"
+	"regintel/shared/secrets"
+	"regintel/shared/sources"
+)
+
+// The parts below are shared by the chat function, `make dev` and the
+// queue functions, so every process opens the graph, the model and the
+// handlers the same way.
+
+// OpenGraph opens Memgraph over Bolt (credentials from MEMGRAPH_SECRET_ARN
+// when set), or the seeded in-memory graph when MEMGRAPH_URI is unset. The
+// returned func closes it.
+func OpenGraph(ctx context.Context, cfg config.Config, log *slog.Logger) (graph.ConceptStore, func(), error) {
+	if cfg.MemgraphURI == "" {
+		g, err := graphmem.NewSeeded(timeNow())
+		if err != nil {
+			return nil, nil, err
+		}
+		log.Info("graph: in-memory, seeded with the IE/UK/EU dataset (set MEMGRAPH_URI for Memgraph)")
+		return g, func() {}, nil
+	}
+	bcfg, err := bolt.ConfigFromEnv()
+	if err != nil {
+		return nil, nil, err
+	}
+	if arn := os.Getenv("MEMGRAPH_SECRET_ARN"); arn != "" {
+		client, err := secrets.NewClient(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		if bcfg.User, err = secrets.String(ctx, client, arn, "username"); err != nil {
+			return nil, nil, err
+		}
+		if bcfg.Password, err = secrets.String(ctx, client, arn, "password"); err != nil {
+			return nil, nil, err
+		}
+	}
+	// Opened once per Lambda container and reused across invocations.
+	store, err := bolt.Open(ctx, bcfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("graph: %w", err)
+	}
+	log.Info("graph: bolt", "dialect", store.Dialect())
+	return store, func() { _ = store.Close(context.Background()) }, nil
+}
+
+// NewProvider returns the configured model: OpenAI Responses, an
+// OpenAI-compatible Chat Completions server, or the offline model. The key
+// comes from OPENAI_SECRET_ARN (field apiKey) when set.
+func NewProvider(ctx context.Context, cfg config.Config, log *slog.Logger) (llm.Provider, error) {
+	if cfg.LLMProvider == "offline" {
+		log.Warn("llm: offline deterministic model (no API key): answers are canned, concept capture uses a built-in lexicon", "model", offline.ModelName)
+		return offline.New(offline.Config{}), nil
+	}
+	key := cfg.OpenAIAPIKey
+	if cfg.OpenAISecretARN != "" {
+		client, err := secrets.NewClient(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if key, err = secrets.String(ctx, client, cfg.OpenAISecretARN, "apiKey"); err != nil {
+			return nil, err
+		}
+	}
+	ocfg := openai.Config{APIKey: key, BaseURL: cfg.OpenAIBaseURL, Model: cfg.LLMModel, Logger: log}
+	if cfg.LLMProvider == "openai-chat" {
+		log.Info("llm: openai-compatible chat completions", "model", cfg.LLMModel, "custom_base_url", cfg.OpenAIBaseURL != "")
+		return openai.NewChat(ocfg), nil
+	}
+	log.Info("llm: openai responses", "model", cfg.LLMModel, "custom_base_url", cfg.OpenAIBaseURL != "")
+	return openai.NewResponses(ocfg), nil
+}
+
+// NewResolver is the concept-resolution handler; enrichment is where its
+// enrichment jobs go (SQS when ENRICHMENT_QUEUE_URL is set; nil: none).
+func NewResolver(ctx context.Context, cfg config.Config, store graph.ConceptStore, enrichment queue.Publisher, log *slog.Logger) (*resolver.Handler, error) {
+	if cfg.EnrichmentQueueURL != "" {
+		client, err := sqs.NewClient(ctx, os.Getenv("SQS_ENDPOINT"))
+		if err != nil {
+			return nil, err
+		}
+		enrichment = sqs.NewPublisher(client, cfg.EnrichmentQueueURL)
+		log.Info("enrichment queue: sqs")
+	} else if enrichment == nil {
+		log.Warn("enrichment queue: none (set ENRICHMENT_QUEUE_URL): concepts without detail are not enriched")
+	}
+	writes := write.NewService(store, write.WithLogger(log))
+	return resolver.New(writes, enrichment, resolver.WithFreshness(cfg.Freshness), resolver.WithLogger(log)), nil
+}
+
+// NewEnricher is the enrichment handler: official sources only, fetched
+// through the SSRF-safe fetcher, facts extracted by a tool-calling model.
+func NewEnricher(cfg config.Config, store graph.ConceptStore, provider llm.Provider, log *slog.Logger) (*enrich.Handler, error) {
+	if provider.Name() == "offline" {
+		return nil, fmt.Errorf("enrichment needs a tool-calling model: set OPENAI_API_KEY (or OPENAI_SECRET_ARN) or LLM_PROVIDER=openai-chat with OPENAI_BASE_URL")
+	}
+	catalog, err := sources.New(sources.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return enrich.New(enrich.Deps{
+		Writes: write.NewService(store, write.WithLogger(log)), Sources: catalog,
+		Fetcher: fetch.New(fetch.Config{Allowlist: catalog}), Extractor: enrich.Readable(0),
+		Provider: provider, Log: log,
+	}, enrich.Config{Model: cfg.LLMModel, Freshness: cfg.Freshness})
+}
+
+// enrichmentQueue runs enrichment in this process when a real model is
+// configured (`make dev` with a key); with the offline model there is none.
+func (a *App) enrichmentQueue(ctx context.Context, cfg config.Config, store graph.ConceptStore, provider llm.Provider, log *slog.Logger) (queue.Publisher, error) {
+	if cfg.EnrichmentQueueURL != "" || provider.Name() == "offline" {
+		return nil, nil
+	}
+	h, err := NewEnricher(cfg, store, provider, log)
+	if err != nil {
+		return nil, err
+	}
+	pub := inprocess.New("enrichment", h.HandleEnvelope, log)
+	a.closers = append(a.closers, pub.Close)
+	log.Info("enrichment queue: in-process (official sources only)")
+	return pub, nil
+}
