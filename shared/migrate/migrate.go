@@ -21,6 +21,10 @@ type Handler struct {
 	// AppRole, when set, is the runtime functions' IAM-authenticated role,
 	// created and granted after the migrations (DB_APP_USER).
 	AppRole string
+	// GraphSchema, when set, applies the graph's constraints and indexes
+	// after Postgres. The graph may not be reachable at deploy time (it is
+	// run outside this stack), so its failure is logged, not fatal.
+	GraphSchema func(ctx context.Context) error
 }
 
 // Invoke runs the migrations and returns the outcome as JSON. Any failure
@@ -48,8 +52,20 @@ func (h *Handler) Run(ctx context.Context) (postgres.MigrationOutcome, error) {
 		return postgres.MigrationOutcome{}, fmt.Errorf("migrate: database unreachable: %w", err)
 	}
 	outcome, err := postgres.ApplyMigrations(ctx, pool)
-	if err != nil || h.AppRole == "" {
+	if err != nil {
 		return outcome, err
 	}
-	return outcome, EnsureAppRole(ctx, pool, h.AppRole)
+	if h.AppRole != "" {
+		if err := EnsureAppRole(ctx, pool, h.AppRole); err != nil {
+			return outcome, err
+		}
+	}
+	if h.GraphSchema != nil {
+		if err := h.GraphSchema(ctx); err != nil {
+			slog.Warn("graph schema not applied: the graph is unreachable or refused it; run `make graph-schema` once it is reachable", "error", err)
+		} else {
+			slog.Info("graph schema applied")
+		}
+	}
+	return outcome, nil
 }
