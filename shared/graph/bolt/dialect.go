@@ -52,14 +52,20 @@ func (d Dialect) SchemaStatements(labels []string) []string {
 		case Memgraph:
 			out = append(out,
 				fmt.Sprintf("CREATE INDEX ON :%s(id)", label),
-				fmt.Sprintf("CREATE CONSTRAINT ON (n:%s) ASSERT n.id IS UNIQUE", label))
+				fmt.Sprintf("CREATE CONSTRAINT ON (n:%s) ASSERT n.id IS UNIQUE", label),
+				// The change feed reads by updated_at.
+				fmt.Sprintf("CREATE INDEX ON :%s(updated_at)", label))
 		default:
-			out = append(out, fmt.Sprintf(
-				"CREATE CONSTRAINT %s IF NOT EXISTS FOR (n:%s) REQUIRE n.id IS UNIQUE",
-				constraintName(label), label))
+			out = append(out,
+				fmt.Sprintf("CREATE CONSTRAINT %s IF NOT EXISTS FOR (n:%s) REQUIRE n.id IS UNIQUE", constraintName(label), label),
+				fmt.Sprintf("CREATE INDEX %s IF NOT EXISTS FOR (n:%s) ON (n.updated_at)", updatedIndexName(label), label))
 		}
 	}
 	return out
+}
+
+func updatedIndexName(label string) string {
+	return "regintel_" + strings.ToLower(label) + "_updated_at"
 }
 
 func constraintName(label string) string {

@@ -41,20 +41,24 @@ func TestParseDialect(t *testing.T) {
 
 func TestSchemaStatementsPerDialect(t *testing.T) {
 	neo := Neo4j.SchemaStatements(graph.NodeLabels)
-	if len(neo) != len(graph.NodeLabels) {
-		t.Fatalf("neo4j: %d statements for %d labels", len(neo), len(graph.NodeLabels))
+	if len(neo) != 2*len(graph.NodeLabels) {
+		t.Fatalf("neo4j: %d statements for %d labels, want constraint + updated_at index each", len(neo), len(graph.NodeLabels))
+	}
+	if want := "CREATE INDEX regintel_concept_updated_at IF NOT EXISTS FOR (n:Concept) ON (n.updated_at)"; neo[1] != want {
+		t.Errorf("neo4j index DDL = %q, want %q", neo[1], want)
 	}
 	if want := "CREATE CONSTRAINT regintel_concept_id_unique IF NOT EXISTS FOR (n:Concept) REQUIRE n.id IS UNIQUE"; neo[0] != want {
 		t.Errorf("neo4j DDL = %q, want %q", neo[0], want)
 	}
 	mg := Memgraph.SchemaStatements(graph.NodeLabels)
-	if len(mg) != 2*len(graph.NodeLabels) {
-		t.Fatalf("memgraph: %d statements for %d labels, want index + constraint each", len(mg), len(graph.NodeLabels))
+	if len(mg) != 3*len(graph.NodeLabels) {
+		t.Fatalf("memgraph: %d statements for %d labels, want id index + constraint + updated_at index each", len(mg), len(graph.NodeLabels))
 	}
 	for _, label := range graph.NodeLabels {
 		idx := fmt.Sprintf("CREATE INDEX ON :%s(id)", label)
 		con := fmt.Sprintf("CREATE CONSTRAINT ON (n:%s) ASSERT n.id IS UNIQUE", label)
-		if !slices.Contains(mg, idx) || !slices.Contains(mg, con) {
+		upd := fmt.Sprintf("CREATE INDEX ON :%s(updated_at)", label)
+		if !slices.Contains(mg, idx) || !slices.Contains(mg, con) || !slices.Contains(mg, upd) {
 			t.Errorf("memgraph DDL for %s missing %q or %q", label, idx, con)
 		}
 	}
