@@ -263,7 +263,8 @@ UNWIND row.aliases AS alias
 MERGE (l:Label {id: alias.id})
 ON CREATE SET l.created_at = $now, l.text = alias.text
 SET l.updated_at = $now
-MERGE (c)-[:HAS_ALT_LABEL]->(l)
+MERGE (c)-[r:HAS_ALT_LABEL]->(l)
+ON CREATE SET r.created_at = $now, r.updated_at = $now
 RETURN count(DISTINCT c) AS concepts`
 
 // UpsertConcepts writes every concept in one write transaction.
