@@ -44,4 +44,7 @@ type ConceptStore interface {
 	// already at or after notBefore; it reports whether it set it, so at most
 	// one enrichment job is queued per concept per window.
 	MarkEnrichmentRequested(ctx context.Context, id string, now, notBefore time.Time) (bool, error)
+	// ClearEnrichmentRequested undoes the mark set at markedAt (and only
+	// that one), when the job could not be queued, so a retry queues it.
+	ClearEnrichmentRequested(ctx context.Context, id string, markedAt time.Time) error
 }

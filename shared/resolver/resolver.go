@@ -171,8 +171,8 @@ func (h *Handler) resolve(ctx context.Context, items []*item) {
 // requestEnrichment checks each written concept once and publishes one
 // enrichment.requested per concept lacking useful detail, in one Publish
 // call. A failed detail check fails the items holding that concept (a retry
-// re-runs it); a failed publish is logged and counted but fails nothing,
-// because the concept is already marked and a retry would not re-publish.
+// re-runs it); a failed publish clears the marks it set and fails the items
+// too, so their redelivery queues the jobs again.
 func (h *Handler) requestEnrichment(ctx context.Context, items []*item, written map[string]bool) {
 	if h.enrich == nil {
 		return
@@ -221,6 +221,23 @@ func (h *Handler) requestEnrichment(ctx context.Context, items []*item, written 
 			enqueued = append(enqueued, c.ID)
 		}
 	}
+	if len(envs) > 0 {
+		if err := h.enrich.Publish(ctx, envs...); err != nil {
+			// Undo the marks so the redelivered records queue the jobs again:
+			// nothing accepted is lost to a queue outage.
+			for _, id := range enqueued {
+				if cerr := store.ClearEnrichmentRequested(ctx, id, now); cerr != nil {
+					h.log.ErrorContext(ctx, "enrichment mark not cleared; the concept waits for the freshness window",
+						"event", "enrichment_unmark_failed", "concept_id", id, "error", cerr.Error())
+				}
+				failedIDs[id] = fmt.Errorf("queue enrichment of %s: %w", id, err)
+			}
+			h.log.ErrorContext(ctx, "enrichment enqueue failed; records reported failed for retry",
+				"event", "enrichment_enqueue_failed", "concept_ids", enqueued, "error", err.Error())
+		} else {
+			h.log.InfoContext(ctx, "enrichment requested", "event", "enrichment_requested", "concept_ids", enqueued)
+		}
+	}
 	for _, it := range items {
 		for _, c := range it.concepts {
 			if err, ok := failedIDs[concept.Normalize(c).ID]; ok && it.err == nil {
@@ -229,15 +246,6 @@ func (h *Handler) requestEnrichment(ctx context.Context, items []*item, written 
 			}
 		}
 	}
-	if len(envs) == 0 {
-		return
-	}
-	if err := h.enrich.Publish(ctx, envs...); err != nil {
-		h.log.ErrorContext(ctx, "enrichment enqueue failed; concepts stay marked until the freshness window passes",
-			"event", "enrichment_enqueue_failed", "concept_ids", enqueued, "error", err.Error())
-		return
-	}
-	h.log.InfoContext(ctx, "enrichment requested", "event", "enrichment_requested", "concept_ids", enqueued)
 }
 
 // IsInvalid reports whether err means the message can never be processed.

@@ -249,7 +249,7 @@ func TestTransientWriteFailureFailsOnlyAffectedRecords(t *testing.T) {
 	}
 }
 
-func TestDetailCheckFailureFailsTheRecordAndPublishFailureDoesNot(t *testing.T) {
+func TestDetailCheckOrPublishFailureFailsTheRecordForRetry(t *testing.T) {
 	f := newFixture(t)
 	vat, vrt := mk("tax", "IE", "VAT", "VAT"), mk("vehicles", "IE", "VRT", "VRT")
 	f.store.failDetailOf = vrt.ID
@@ -258,11 +258,18 @@ func TestDetailCheckFailureFailsTheRecordAndPublishFailureDoesNot(t *testing.T) 
 		t.Fatalf("failures = %s", got)
 	}
 
+	// A failed publish fails the record and clears the mark, so the
+	// redelivered record queues the job: nothing is lost to the outage.
 	f2 := newFixture(t)
 	f2.enrich.err = errors.New("sqs throttled")
 	resp, _ = f2.h.HandleSQS(context.Background(), events.SQSEvent{Records: []events.SQSMessage{record(t, "x", vat)}})
-	if len(resp.BatchItemFailures) != 0 || !strings.Contains(f2.logs.String(), "enrichment_enqueue_failed") {
+	if got := strings.Join(failedIDs(resp), ","); got != "x" || !strings.Contains(f2.logs.String(), "enrichment_enqueue_failed") {
 		t.Fatalf("resp %+v logs %s", resp, f2.logs.String())
+	}
+	f2.enrich.err = nil
+	resp, _ = f2.h.HandleSQS(context.Background(), events.SQSEvent{Records: []events.SQSMessage{record(t, "x", vat)}})
+	if len(resp.BatchItemFailures) != 0 || len(f2.enrich.conceptIDs(t)) != 1 {
+		t.Fatalf("redelivery: resp %+v, jobs %v", resp, f2.enrich.conceptIDs(t))
 	}
 }
 

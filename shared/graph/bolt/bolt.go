@@ -369,6 +369,19 @@ func (s *Store) MarkEnrichmentRequested(ctx context.Context, id string, now, not
 	return due, err
 }
 
+const clearEnrichmentQuery = `
+MATCH (c:Concept {id: $id})
+WHERE c.enrichment_requested_at = $marked_at
+REMOVE c.enrichment_requested_at`
+
+// ClearEnrichmentRequested implements graph.ConceptStore.
+func (s *Store) ClearEnrichmentRequested(ctx context.Context, id string, markedAt time.Time) error {
+	if _, err := s.write(ctx, clearEnrichmentQuery, map[string]any{"id": id, "marked_at": graph.Timestamp(markedAt)}); err != nil {
+		return fmt.Errorf("bolt graph: clear enrichment mark: %w", err)
+	}
+	return nil
+}
+
 func toGraphNode(n neo4j.Node) graph.Node {
 	props := make(map[string]any, len(n.Props))
 	for k, v := range n.Props {

@@ -277,8 +277,22 @@ func TestIntegrationMarkEnrichmentRequested(t *testing.T) {
 	if mark(t0.Add(time.Hour)) {
 		t.Error("second request inside the window marked again")
 	}
-	if !mark(t0.Add(window + time.Hour)) {
+	afterWindow := t0.Add(window + time.Hour)
+	if !mark(afterWindow) {
 		t.Error("request after the window not marked")
+	}
+	// Clearing another mark is a no-op; clearing this one re-opens the window.
+	if err := s.ClearEnrichmentRequested(ctx, c.ID, t0); err != nil {
+		t.Fatal(err)
+	}
+	if mark(afterWindow.Add(time.Minute)) {
+		t.Error("a clear of an older mark removed the current one")
+	}
+	if err := s.ClearEnrichmentRequested(ctx, c.ID, afterWindow); err != nil {
+		t.Fatal(err)
+	}
+	if !mark(afterWindow.Add(time.Minute)) {
+		t.Error("request after clearing the mark not marked")
 	}
 	if ok, err := s.MarkEnrichmentRequested(ctx, "TAX:"+jur+":MISSING", t0, t0); ok || err != nil {
 		t.Errorf("missing concept: %v, %v", ok, err)

@@ -202,6 +202,16 @@ func (s *Store) MarkEnrichmentRequested(_ context.Context, id string, now, notBe
 	return true, nil
 }
 
+// ClearEnrichmentRequested implements graph.ConceptStore.
+func (s *Store) ClearEnrichmentRequested(_ context.Context, id string, markedAt time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n, ok := s.nodes[id]; ok && n.properties["enrichment_requested_at"] == graph.Timestamp(markedAt) {
+		delete(n.properties, "enrichment_requested_at")
+	}
+	return nil
+}
+
 // merge finds or creates the node (caller holds the lock), adds the label,
 // sets created_at once and updated_at always.
 func (s *Store) merge(label, id string, ts int64) *node {

@@ -117,6 +117,15 @@ func TestSeededDetailAndEnrichmentGate(t *testing.T) {
 	if !first || again || !afterWindow || missing {
 		t.Errorf("mark enrichment: first=%v again=%v afterWindow=%v missing=%v, want true false true false", first, again, afterWindow, missing)
 	}
+	marked := t0.Add(window + time.Hour)
+	_ = s.ClearEnrichmentRequested(ctx, "TAX:IE:USC", t0) // an older mark: no-op
+	if again, _ := s.MarkEnrichmentRequested(ctx, "TAX:IE:USC", marked.Add(time.Minute), marked.Add(-window)); again {
+		t.Error("clearing an older mark removed the current one")
+	}
+	_ = s.ClearEnrichmentRequested(ctx, "TAX:IE:USC", marked)
+	if ok, _ := s.MarkEnrichmentRequested(ctx, "TAX:IE:USC", marked.Add(time.Minute), marked.Add(-window)); !ok {
+		t.Error("not marked again after the mark was cleared")
+	}
 }
 
 func TestRejectsNonWhitelisted(t *testing.T) {

@@ -38,6 +38,8 @@ func (f *fakeStore) HasUsefulDetail(context.Context, string, time.Time) (bool, e
 func (f *fakeStore) MarkEnrichmentRequested(context.Context, string, time.Time, time.Time) (bool, error) {
 	return true, nil
 }
+
+func (f *fakeStore) ClearEnrichmentRequested(context.Context, string, time.Time) error { return nil }
 func (f *fakeStore) WriteNodesAndEdges(_ context.Context, nodes []graph.NodeWrite, edges []graph.EdgeWrite, _ time.Time) error {
 	f.generic = append(f.generic, [2]int{len(nodes), len(edges)})
 	return nil
