@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"log/slog"
 	"os"
 
 	"github.com/aws/aws-lambda-go/lambdaurl"
@@ -15,6 +16,7 @@ import (
 func main() {
 	cfg, cfgErr := config.FromEnv()
 	log := app.NewLogger(cfg)
+	slog.SetDefault(log)
 	if cfgErr != nil {
 		log.Error("invalid configuration", "err", cfgErr)
 		os.Exit(1)

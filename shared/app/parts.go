@@ -103,7 +103,7 @@ func NewResolver(ctx context.Context, cfg config.Config, store graph.ConceptStor
 		enrichment = sqs.NewPublisher(client, cfg.EnrichmentQueueURL)
 		log.Info("enrichment queue: sqs")
 	} else if enrichment == nil {
-		log.Warn("enrichment queue: none (set ENRICHMENT_QUEUE_URL): concepts without detail are not enriched")
+		log.Info("enrichment: off (no ENRICHMENT_QUEUE_URL, and the offline model cannot extract facts): concepts without detail are not enriched")
 	}
 	writes := write.NewService(store, write.WithLogger(log))
 	return resolver.New(writes, enrichment, resolver.WithFreshness(cfg.Freshness), resolver.WithLogger(log)), nil
