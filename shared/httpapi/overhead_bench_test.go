@@ -3,6 +3,8 @@ package httpapi_test
 import (
 	"bufio"
 	"context"
+	"io"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
@@ -22,6 +24,8 @@ import (
 //
 //	make bench   (or: go test -run '^$' -bench TurnOverhead ./shared/httpapi)
 func BenchmarkTurnOverhead(b *testing.B) {
+	// Keep the result line clean: the pool logs through the default logger.
+	slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	e := newEnv(b, envOptions{})
 	e.llm.SetDefault(llmtest.Script{Steps: llmtest.Steps(llmtest.Words("VAT is 23%."),
 		llmtest.ToolCallJSON("capture_concepts", captureArgs(map[string]any{"domain": "TAX", "kind": "VAT", "jurisdiction": "IE", "prefLabel": "VAT"}), 1))})

@@ -3,6 +3,7 @@ package prompt
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/tiktoken-go/tokenizer"
 )
@@ -12,7 +13,16 @@ import (
 // time. Safe for concurrent use.
 type Tokenizer struct {
 	codec tokenizer.Codec
+	// Most of a prompt repeats from one turn to the next (the sheet's
+	// sections, earlier turns), so counts are memoised by text. BPE counting
+	// was the largest cost before the first streamed byte.
+	mu    sync.Mutex
+	cache map[string]int
 }
+
+// maxCachedCounts bounds the memo; it is dropped whole when full, which is
+// cheap and keeps a warm Lambda container's memory flat.
+const maxCachedCounts = 4096
 
 // TokenizerForModel picks the vocabulary of model: o200k_base for current
 // OpenAI models (gpt-4o, gpt-4.1, gpt-5, o-series), cl100k_base for
@@ -26,7 +36,7 @@ func TokenizerForModel(model string) *Tokenizer {
 			panic("prompt: o200k_base vocabulary unavailable: " + err.Error())
 		}
 	}
-	return &Tokenizer{codec: codec}
+	return &Tokenizer{codec: codec, cache: map[string]int{}}
 }
 
 // Encoding names the vocabulary ("o200k_base", "cl100k_base").
@@ -37,11 +47,23 @@ func (t *Tokenizer) Count(s string) int {
 	if s == "" {
 		return 0
 	}
+	t.mu.Lock()
+	n, ok := t.cache[s]
+	t.mu.Unlock()
+	if ok {
+		return n
+	}
 	n, err := t.codec.Count(s)
 	if err != nil {
 		// Only strict mode errors; fall back to a conservative estimate.
 		return len(s)/3 + 1
 	}
+	t.mu.Lock()
+	if len(t.cache) >= maxCachedCounts {
+		t.cache = map[string]int{}
+	}
+	t.cache[s] = n
+	t.mu.Unlock()
 	return n
 }
 
