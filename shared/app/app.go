@@ -137,7 +137,7 @@ func (a *App) conversationStore(ctx context.Context, cfg config.Config, log *slo
 
 func (a *App) conceptQueue(ctx context.Context, cfg config.Config, graphStore graph.ConceptStore, provider llm.Provider, log *slog.Logger) (queue.Publisher, error) {
 	if cfg.ConceptsQueueURL != "" {
-		client, err := sqs.NewClient(ctx, os.Getenv("SQS_ENDPOINT"))
+		client, err := sqs.NewClient(ctx, "") // AWS_ENDPOINT_URL_SQS overrides the endpoint (e.g. a local SQS)
 		if err != nil {
 			return nil, err
 		}

@@ -96,7 +96,7 @@ func NewProvider(ctx context.Context, cfg config.Config, log *slog.Logger) (llm.
 // enrichment jobs go (SQS when ENRICHMENT_QUEUE_URL is set; nil: none).
 func NewResolver(ctx context.Context, cfg config.Config, store graph.ConceptStore, enrichment queue.Publisher, log *slog.Logger) (*resolver.Handler, error) {
 	if cfg.EnrichmentQueueURL != "" {
-		client, err := sqs.NewClient(ctx, os.Getenv("SQS_ENDPOINT"))
+		client, err := sqs.NewClient(ctx, "") // AWS_ENDPOINT_URL_SQS overrides the endpoint (e.g. a local SQS)
 		if err != nil {
 			return nil, err
 		}
