@@ -19,8 +19,14 @@ func TestMain(m *testing.M) {
 	os.Setenv("JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION", "1")
 	code := m.Run()
 	jsii.Close()
+	if stubDir != "" {
+		_ = os.RemoveAll(stubDir)
+	}
 	os.Exit(code)
 }
+
+// stubDir is removed when the tests end.
+var stubDir string
 
 // stubBuild writes placeholder bootstraps for every function in the table:
 // the tests check the template, not the binaries (`make build` makes those).
@@ -29,6 +35,7 @@ var stubBuild = sync.OnceValue(func() string {
 	if err != nil {
 		panic(err)
 	}
+	stubDir = dir
 	for _, f := range functionSpecs {
 		if err := os.MkdirAll(filepath.Join(dir, f.Name), 0o755); err != nil {
 			panic(err)

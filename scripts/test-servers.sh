@@ -22,7 +22,7 @@ start_postgres() {
   local bin port dir
   bin="$(pg_bin)"
   port="$(free_port)"
-  dir="$(mktemp -d /tmp/regintel-pg.XXXXXX)"
+  dir="$(mktemp -d -t regintel-pg.XXXXXX)"
   chmod 755 "$dir"
   local as=()
   if [ "$(id -u)" = 0 ]; then chown postgres "$dir"; as=(runuser -u postgres --); fi
@@ -54,7 +54,7 @@ case "${1:-}" in
   start)
     : >"$STATE/env"
     for s in "${SERVERS[@]}"; do "start_$s"; done
-    echo "test servers up: ${SERVERS[*]} (env in .testenv/env)"
+    echo "test servers up: ${SERVERS[*]} (env in $STATE/env)"
     ;;
   stop)
     for s in "${SERVERS[@]}"; do "stop_$s" || true; done

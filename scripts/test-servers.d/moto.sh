@@ -9,7 +9,7 @@ start_moto() {
   fi
   local port dir pid
   port="$(free_port)"
-  dir="$(mktemp -d /tmp/regintel-moto.XXXXXX)"
+  dir="$(mktemp -d -t regintel-moto.XXXXXX)"
   moto_server -H 127.0.0.1 -p "$port" >"$dir/server.log" 2>&1 &
   pid=$!
   echo "$pid" >"$STATE/moto.pid"
@@ -39,7 +39,7 @@ stop_moto() {
   fi
   if [ -f "$STATE/moto.dir" ]; then
     dir="$(cat "$STATE/moto.dir")"
-    case "$dir" in /tmp/regintel-moto.*) rm -rf "$dir" ;; esac
+    case "$dir" in */regintel-moto.*) rm -rf "$dir" ;; esac
   fi
   rm -f "$STATE/moto.pid" "$STATE/moto.dir"
 }

@@ -27,7 +27,7 @@ start_neo4j() {
   neo4j_build
   local port dir pid
   port="$(free_port)"
-  dir="$(mktemp -d /tmp/regintel-neo4j.XXXXXX)"
+  dir="$(mktemp -d -t regintel-neo4j.XXXXXX)"
   java -Xms256m -Xmx1g -XX:+UseSerialGC -jar "$NEO4J_JAR" "$port" "$dir/data" >"$dir/server.log" 2>&1 &
   pid=$!
   echo "$pid" >"$STATE/neo4j.pid"
@@ -58,7 +58,7 @@ stop_neo4j() {
   fi
   if [ -f "$STATE/neo4j.dir" ]; then
     dir="$(cat "$STATE/neo4j.dir")"
-    case "$dir" in /tmp/regintel-neo4j.*) rm -rf "$dir" ;; esac
+    case "$dir" in */regintel-neo4j.*) rm -rf "$dir" ;; esac
   fi
   rm -f "$STATE/neo4j.pid" "$STATE/neo4j.dir"
 }
