@@ -51,6 +51,9 @@ type Config struct {
 	Now func() time.Time
 }
 
+// streamEndMargin is how long before the request's deadline a stream ends.
+const streamEndMargin = 5 * time.Second
+
 func (c Config) withDefaults() Config {
 	def := func(d *time.Duration, v time.Duration) {
 		if *d == 0 {
@@ -213,9 +216,17 @@ func (f *Feed) ServeChanges(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
 	ctx := r.Context()
-	if f.cfg.MaxStreamDuration > 0 {
+	limit := f.cfg.MaxStreamDuration
+	// Under Lambda the invocation has a deadline: end the stream cleanly a
+	// little before it, so the client reconnects instead of being cut off.
+	if deadline, ok := ctx.Deadline(); ok {
+		if left := time.Until(deadline) - streamEndMargin; limit <= 0 || left < limit {
+			limit = max(left, time.Second)
+		}
+	}
+	if limit > 0 {
 		var cancel func()
-		ctx, cancel = context.WithTimeout(ctx, f.cfg.MaxStreamDuration)
+		ctx, cancel = context.WithTimeout(ctx, limit)
 		defer cancel()
 	}
 	send := func(frame string) bool {
