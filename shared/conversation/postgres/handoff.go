@@ -226,8 +226,9 @@ func (s *Store) LoadHandoffState(ctx context.Context, tenantID, conversationID s
 	return state, nil
 }
 
-// supplyItems replaces items with the same keys and inserts the new ones in
-// one statement; selecting from conversations scopes it to the tenant.
+// supplyItems inserts the items, replacing (as a new item) any with the same
+// key in one atomic upsert; selecting from conversations scopes it to the
+// tenant.
 const supplyItems = `
 WITH conv AS (
     SELECT tenant_id, id FROM conversations WHERE tenant_id = $1::uuid AND id = $2::uuid
@@ -235,16 +236,18 @@ WITH conv AS (
 incoming AS (
     SELECT * FROM jsonb_to_recordset($3::jsonb)
         AS x(request_id uuid, key text, kind text, content text, redacted boolean)
-),
-replaced AS (
-    DELETE FROM supplied_context_items s
-    USING conv
-    WHERE s.tenant_id = conv.tenant_id AND s.conversation_id = conv.id
-      AND s.key IN (SELECT key FROM incoming)
 )
 INSERT INTO supplied_context_items (tenant_id, conversation_id, request_id, key, kind, content, redacted)
 SELECT conv.tenant_id, conv.id, incoming.request_id, incoming.key, incoming.kind, incoming.content, incoming.redacted
 FROM conv, incoming
+ON CONFLICT (tenant_id, conversation_id, key) DO UPDATE SET
+    id = gen_random_uuid(),
+    request_id = EXCLUDED.request_id,
+    kind = EXCLUDED.kind,
+    content = EXCLUDED.content,
+    redacted = EXCLUDED.redacted,
+    created_at = now(),
+    last_used_at = now()
 RETURNING ` + itemColumns
 
 type suppliedRow struct {

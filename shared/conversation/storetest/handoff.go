@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -28,6 +29,7 @@ func RunHandoff(t *testing.T, newStore func(t *testing.T) HandoffStore) {
 		{"RequestsAreTenantAndConversationScoped", testRequestIsolation},
 		{"ConcurrentResolvesSucceedOnce", testConcurrentResolve},
 		{"SuppliedItemsReplaceByKeyAndDelete", testSuppliedItems},
+		{"ConcurrentSuppliesOfOneKeyLeaveOneItem", testConcurrentSupplySameKey},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -206,5 +208,40 @@ func testSuppliedItems(t *testing.T, s HandoffStore) {
 	}
 	if _, err := s.SupplyItems(ctx, tenant, c.ID, []conversation.SuppliedItem{{Key: "x", Kind: "video", Content: "?"}}); err == nil {
 		t.Error("an unknown kind was accepted")
+	}
+}
+
+// Clients supplying the same key at once leave exactly one item (ten
+// rounds of twenty, so a race between replace and insert shows).
+func testConcurrentSupplySameKey(t *testing.T, s HandoffStore) {
+	ctx := context.Background()
+	tenant := newTenant()
+	c := mustCreate(t, s, tenant)
+	for round := 0; round < 10; round++ {
+		key := fmt.Sprintf("employer_%d", round)
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		errs := make(chan error, 20)
+		for i := 0; i < 20; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				_, err := s.SupplyItems(ctx, tenant, c.ID, []conversation.SuppliedItem{{Key: key, Kind: conversation.KindText, Content: fmt.Sprintf("employer %d", i)}})
+				errs <- err
+			}()
+		}
+		close(start)
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	st, err := s.LoadHandoffState(ctx, tenant, c.ID)
+	if err != nil || len(st.Items) != 10 {
+		t.Fatalf("items after ten rounds of 20 concurrent supplies of one key = %d, want 10 (%v)", len(st.Items), err)
 	}
 }
