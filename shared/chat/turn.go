@@ -169,7 +169,18 @@ func (t *Turn) settleHandoff(ctx context.Context, log *slog.Logger) error {
 	tenant, conv := t.req.TenantID, t.state.Conversation.ID
 	sctx, cancel := e.storeCtx(ctx)
 	defer cancel()
-	hs, err := e.handoff.LoadHandoffState(sctx, tenant, conv)
+	// The Postgres store reads the handoff state with the conversation, in
+	// the same round trip; other stores are asked separately.
+	var hs conversation.HandoffState
+	var err error
+	switch {
+	case t.state.Handoff != nil:
+		hs = *t.state.Handoff
+	case t.state.HandoffErr != nil:
+		err = t.state.HandoffErr
+	default:
+		hs, err = e.handoff.LoadHandoffState(sctx, tenant, conv)
+	}
 	if err != nil {
 		if t.req.Supply != nil {
 			return err

@@ -80,6 +80,11 @@ type TurnState struct {
 	// ContextErr is set when the conversation loaded but its context did not;
 	// the turn goes on with the empty context (seed 000 §4.3).
 	ContextErr error
+	// Handoff is the pending context request and the supplied items, when
+	// the store reads them in the same round trip (nil: ask the
+	// ContextRequests store). HandoffErr is set when that part failed.
+	Handoff    *HandoffState
+	HandoffErr error
 }
 
 // Store persists conversations, turns and context. Every method is scoped by

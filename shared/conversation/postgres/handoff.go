@@ -194,11 +194,21 @@ func (s *Store) LoadHandoffState(ctx context.Context, tenantID, conversationID s
 		return conversation.HandoffState{}, err
 	}
 	batch := &pgx.Batch{}
-	batch.Queue(selectPendingRequest, tenantID, conversationID)
-	batch.Queue(selectHandoffItems, tenantID, conversationID)
+	queueHandoff(batch, tenantID, conversationID)
 	results := s.pool.SendBatch(ctx, batch)
 	defer results.Close()
+	return readHandoff(results, tenantID)
+}
 
+// queueHandoff adds the handoff reads to a batch (LoadTurnState sends them
+// with the conversation's own reads, in the same round trip).
+func queueHandoff(batch *pgx.Batch, tenantID, conversationID string) {
+	batch.Queue(selectPendingRequest, tenantID, conversationID)
+	batch.Queue(selectHandoffItems, tenantID, conversationID)
+}
+
+// readHandoff reads the results queued by queueHandoff.
+func readHandoff(results pgx.BatchResults, tenantID string) (conversation.HandoffState, error) {
 	var state conversation.HandoffState
 	pending, err := scanRequest(results.QueryRow())
 	switch {

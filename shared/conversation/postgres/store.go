@@ -121,6 +121,7 @@ func (s *Store) LoadTurnState(ctx context.Context, tenantID, conversationID stri
 	batch.Queue(selectConversation, tenantID, conversationID)
 	batch.Queue(selectRecentTurns, tenantID, conversationID, historyTurns)
 	batch.Queue(selectContext, tenantID, conversationID)
+	queueHandoff(batch, tenantID, conversationID)
 	results := s.pool.SendBatch(ctx, batch)
 	defer results.Close()
 
@@ -162,6 +163,11 @@ func (s *Store) LoadTurnState(ctx context.Context, tenantID, conversationID stri
 		} else {
 			state.Context = loaded
 		}
+	}
+	if handoff, err := readHandoff(results, tenantID); err != nil {
+		state.HandoffErr = err
+	} else {
+		state.Handoff = &handoff
 	}
 	return state, nil
 }
