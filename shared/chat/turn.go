@@ -159,160 +159,6 @@ func (e *Engine) Prepare(ctx context.Context, req Request) (*Turn, error) {
 	return t, nil
 }
 
-// settleHandoff loads supplied context and the pending request, applies the
-// request's supply, and decides what a pending request means for this turn.
-func (t *Turn) settleHandoff(ctx context.Context, log *slog.Logger) error {
-	e := t.e
-	if e.handoff == nil {
-		return nil
-	}
-	tenant, conv := t.req.TenantID, t.state.Conversation.ID
-	sctx, cancel := e.storeCtx(ctx)
-	defer cancel()
-	// The Postgres store reads the handoff state with the conversation, in
-	// the same round trip; other stores are asked separately.
-	var hs conversation.HandoffState
-	var err error
-	switch {
-	case t.state.Handoff != nil:
-		hs = *t.state.Handoff
-	case t.state.HandoffErr != nil:
-		err = t.state.HandoffErr
-	default:
-		hs, err = e.handoff.LoadHandoffState(sctx, tenant, conv)
-	}
-	if err != nil {
-		if t.req.Supply != nil {
-			return err
-		}
-		log.Error("load supplied context failed; answering without it", "err", err)
-		t.warn("Context you supplied earlier is unavailable; this answer does not use it.")
-		return nil
-	}
-	t.supplied = hs.Items
-
-	supply := t.req.Supply
-	if supply != nil && supply.RequestID != "" {
-		if err := t.supplyRequest(sctx, supply); err != nil {
-			return err
-		}
-	}
-	if err := t.settlePending(sctx, hs.Pending, log); err != nil {
-		return err
-	}
-	// Unasked context is stored only once the turn is sure to run.
-	if supply != nil && supply.RequestID == "" {
-		return t.supplyUnasked(ctx, log)
-	}
-	return nil
-}
-
-// settlePending decides what a pending request means for this turn: it
-// expired (run, warn), is skipped by forceRun (run, warn), or blocks.
-func (t *Turn) settlePending(sctx context.Context, pending *conversation.ContextRequest, log *slog.Logger) error {
-	e := t.e
-	tenant, conv := t.req.TenantID, t.state.Conversation.ID
-	if pending == nil || (t.resumed != nil && pending.ID == t.resumed.ID) {
-		return nil
-	}
-	switch {
-	case pending.Expired(e.now()):
-		if _, err := e.handoff.ResolveContextRequest(sctx, tenant, conv, pending.ID, conversation.RequestExpired); err != nil && !errors.Is(err, conversation.ErrRequestNotPending) {
-			log.Error("expire context request failed", "err", err)
-		}
-		t.warn("The context requested earlier was not supplied in time; this answer runs without it.")
-	case t.req.ForceRun:
-		if _, err := e.handoff.ResolveContextRequest(sctx, tenant, conv, pending.ID, conversation.RequestSkipped); err != nil && !errors.Is(err, conversation.ErrRequestNotPending) {
-			return err
-		}
-		t.warn("The context requested earlier was skipped; this answer runs without it.")
-	default:
-		return &PendingRequestError{Request: *pending}
-	}
-	return nil
-}
-
-// supplyRequest stores a supply to a pending request. With every required
-// item present it fulfils the request (exactly once) and the turn answers
-// the deferred question; otherwise it reports what is missing.
-func (t *Turn) supplyRequest(ctx context.Context, supply *Supply) error {
-	e := t.e
-	tenant, conv := t.req.TenantID, t.state.Conversation.ID
-	r, err := e.handoff.GetContextRequest(ctx, tenant, conv, supply.RequestID)
-	if err != nil {
-		return err
-	}
-	if r.Status != conversation.RequestPending {
-		return &RequestClosedError{Status: r.Status}
-	}
-	if r.Expired(e.now()) {
-		if _, err := e.handoff.ResolveContextRequest(ctx, tenant, conv, r.ID, conversation.RequestExpired); err != nil && !errors.Is(err, conversation.ErrRequestNotPending) {
-			return err
-		}
-		return ErrRequestExpired
-	}
-	kinds := map[string]string{}
-	for _, it := range r.Items {
-		kinds[it.Key] = it.Kind
-	}
-	stored, err := e.handoff.SupplyItems(ctx, tenant, conv, t.itemsToStore(supply.Items, r.ID, kinds))
-	if err != nil {
-		return err
-	}
-	t.supplied = mergeSupplied(t.supplied, stored)
-	if missing := missingRequired(r, t.supplied); len(missing) > 0 {
-		return &PartialSupplyError{Request: r, Missing: missing, Supplied: stored}
-	}
-	fulfilled, err := e.handoff.ResolveContextRequest(ctx, tenant, conv, r.ID, conversation.RequestFulfilled)
-	if errors.Is(err, conversation.ErrRequestNotPending) {
-		// A concurrent supply fulfilled (or a turn skipped) it first.
-		current, getErr := e.handoff.GetContextRequest(ctx, tenant, conv, r.ID)
-		if getErr != nil {
-			return getErr
-		}
-		return &RequestClosedError{Status: current.Status}
-	}
-	if err != nil {
-		return err
-	}
-	t.resumed = &fulfilled
-	if strings.TrimSpace(t.req.Message) == "" {
-		t.question = fulfilled.Question
-	}
-	return nil
-}
-
-// supplyUnasked stores context supplied without a request.
-func (t *Turn) supplyUnasked(ctx context.Context, log *slog.Logger) error {
-	e := t.e
-	sctx, cancel := e.storeCtx(ctx)
-	defer cancel()
-	stored, err := e.handoff.SupplyItems(sctx, t.req.TenantID, t.state.Conversation.ID, t.itemsToStore(t.req.Supply.Items, "", nil))
-	if err != nil {
-		log.Error("store supplied context failed", "err", err)
-		return err
-	}
-	t.supplied = mergeSupplied(t.supplied, stored)
-	return nil
-}
-
-// itemsToStore applies the requested kinds and redacts per mode.
-func (t *Turn) itemsToStore(in []SuppliedInput, requestID string, kinds map[string]string) []conversation.SuppliedItem {
-	out := make([]conversation.SuppliedItem, 0, len(in))
-	for _, it := range in {
-		kind := it.Kind
-		if kind == "" {
-			kind = kinds[it.Key]
-		}
-		if kind == "" {
-			kind = conversation.KindText
-		}
-		content, redacted := t.e.redact.forStore(it.Content)
-		out = append(out, conversation.SuppliedItem{RequestID: requestID, Key: it.Key, Kind: kind, Content: content, Redacted: redacted})
-	}
-	return out
-}
-
 // storedText is text as it may be stored under the PII mode.
 func (e *Engine) storedText(text string) string {
 	out, _ := e.redact.forStore(text)
@@ -335,12 +181,6 @@ func titleFrom(message string) string {
 		title = string(r[:80]) + "…"
 	}
 	return title
-}
-
-// offerRequestContext: the model may ask for context only when the request
-// can be stored and this turn is not already the answer to one (no loops).
-func (t *Turn) offerRequestContext() bool {
-	return t.e.provider.SupportsTools() && t.persist && t.e.handoff != nil && t.resumed == nil
 }
 
 // Stream runs the LLM call and sends the events to sink. It returns when the
@@ -505,35 +345,6 @@ func (t *Turn) Stream(ctx context.Context, sink Sink) Result {
 	return Result{Status: doneStatus, Answer: answer.String(), Metadata: meta}
 }
 
-// createRequest stores the model's context request. A failure is a
-// warning: the answer streamed so far stands as the turn's answer.
-func (t *Turn) createRequest(ctx context.Context, items []conversation.RequestedItem, question string, log *slog.Logger) *conversation.ContextRequest {
-	e := t.e
-	sctx, cancel := e.storeCtx(ctx)
-	defer cancel()
-	r, err := e.handoff.CreateContextRequest(sctx, conversation.ContextRequest{
-		TenantID: t.req.TenantID, ConversationID: t.state.Conversation.ID,
-		Items: items, Question: question, ExpiresAt: e.now().Add(e.cfg.ContextRequestTTL),
-	})
-	if err != nil {
-		log.Error("store context request failed", "err", err)
-		t.warn("The assistant asked for more context, but the request could not be saved; please add the details to your next message.")
-		return nil
-	}
-	return &r
-}
-
-func (t *Turn) touchSupplied(ctx context.Context, ids []string, log *slog.Logger) {
-	if len(ids) == 0 || !t.persist || t.e.handoff == nil {
-		return
-	}
-	sctx, cancel := t.e.storeCtx(ctx)
-	defer cancel()
-	if err := t.e.handoff.TouchSuppliedItems(sctx, t.req.TenantID, t.state.Conversation.ID, ids); err != nil {
-		log.Warn("mark supplied context used failed", "err", err)
-	}
-}
-
 // assemble renders the prompt from the sheet within the token budget.
 // Everything sent to the model passes the llm redaction first.
 func (t *Turn) assemble(ctx context.Context, log *slog.Logger) (assembly, error) {
@@ -683,15 +494,4 @@ func (t *Turn) uncertainty(concepts []concept.Concept) string {
 		}
 	}
 	return "medium"
-}
-
-// DeleteSuppliedItem removes a supplied item from a conversation of the
-// caller's tenant: later turns no longer include it.
-func (e *Engine) DeleteSuppliedItem(ctx context.Context, tenantID, conversationID, itemID string) error {
-	if e.handoff == nil {
-		return ErrHandoffUnavailable
-	}
-	sctx, cancel := e.storeCtx(ctx)
-	defer cancel()
-	return e.handoff.DeleteSuppliedItem(sctx, tenantID, conversationID, itemID)
 }
