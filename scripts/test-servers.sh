@@ -12,9 +12,16 @@ mkdir -p "$STATE"
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 
 pg_bin() {
+  local d
   for d in /usr/lib/postgresql/15/bin /usr/local/bin /usr/bin; do
     if [ -x "$d/initdb" ]; then echo "$d"; return; fi
   done
+  # A machine without PostgreSQL: install Debian's 15 once.
+  if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+    echo "installing PostgreSQL 15" >&2
+    apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15 >&2
+    if [ -x /usr/lib/postgresql/15/bin/initdb ]; then echo /usr/lib/postgresql/15/bin; return; fi
+  fi
   echo "initdb (PostgreSQL 15) not found" >&2; exit 1
 }
 
