@@ -16,7 +16,6 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"regintel/shared/app"
-	"regintel/shared/config"
 	"regintel/shared/graph"
 	"regintel/shared/resolver"
 )
@@ -33,13 +32,7 @@ func main() {
 // build wires the handler from the environment; it also returns the graph
 // store so tests can look at what was written.
 func build(ctx context.Context) (*resolver.Handler, graph.ConceptStore, error) {
-	cfg, err := config.FromEnv()
-	if err != nil {
-		return nil, nil, err
-	}
-	log := app.NewLogger(cfg)
-	slog.SetDefault(log)
-	store, _, err := app.OpenGraph(ctx, cfg, log)
+	cfg, log, store, err := app.QueueFunction(ctx)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -28,6 +28,19 @@ import (
 // queue functions, so every process opens the graph, the model and the
 // handlers the same way.
 
+// QueueFunction is what a queue-triggered function starts from: its
+// configuration, its logger (also the default one) and its graph.
+func QueueFunction(ctx context.Context) (config.Config, *slog.Logger, graph.ConceptStore, error) {
+	cfg, err := config.FromEnv()
+	if err != nil {
+		return cfg, slog.Default(), nil, err
+	}
+	log := NewLogger(cfg)
+	slog.SetDefault(log)
+	store, _, err := OpenGraph(ctx, cfg, log)
+	return cfg, log, store, err
+}
+
 // OpenGraph opens Memgraph over Bolt (credentials from MEMGRAPH_SECRET_ARN
 // when set), or the seeded in-memory graph when MEMGRAPH_URI is unset. The
 // returned func closes it.

@@ -4,45 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
-	"regintel/shared/auth"
 	"regintel/shared/chat"
-	convpg "regintel/shared/conversation/postgres"
-	graphmem "regintel/shared/graph/memory"
-	"regintel/shared/httpapi"
-	"regintel/shared/llm/llmtest"
-	"regintel/shared/llm/openai"
-	"regintel/shared/postgres/pgtest"
 )
 
 // newContextEnv is newEnv with the engine configured by cfg (token budget,
-// history window, PII mode): Postgres, the fake model, the seeded graph.
+// history window, PII mode).
 func newContextEnv(t *testing.T, cfg chat.Config) *env {
 	t.Helper()
-	e := &env{t: t, llm: llmtest.NewServer(t)}
-	mem, err := graphmem.NewSeeded(time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.graph = mem
-	e.queue = &resolvingPublisher{graph: mem}
-	e.pool = pgtest.NewMigratedPool(t, 10)
-	provider := openai.NewResponses(openai.Config{APIKey: "test-key", BaseURL: e.llm.BaseURL(), Model: "gpt-test", HTTPClient: e.llm.Client()})
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	cfg.Model = "gpt-test"
-	engine := chat.New(chat.Deps{Store: convpg.New(e.pool), Graph: mem, Provider: provider, Concepts: e.queue, Log: quiet}, cfg)
-	e.server = httptest.NewServer(httpapi.New(httpapi.Options{
-		Auth:   auth.Dev{DefaultTenant: "tenant-a", DefaultUser: "user-a"},
-		Engine: engine, Log: quiet,
-	}))
-	t.Cleanup(e.server.Close)
-	return e
+	return newEnv(t, envOptions{engine: cfg})
 }
 
 // do sends method to path with an optional JSON body.
@@ -63,17 +36,7 @@ func (e *env) do(method, path string, body any) chatResponse {
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	out := chatResponse{Status: resp.StatusCode, Header: resp.Header, Body: string(raw)}
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		out.Events = parseSSE(out.Body)
-	}
-	return out
+	return e.send(req)
 }
 
 // doneStatus is the status of the stream's final done event.

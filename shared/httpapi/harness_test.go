@@ -74,6 +74,7 @@ type envOptions struct {
 	store    conversation.Store // default: Postgres on a fresh database
 	graph    graph.Reader       // default: the seeded memory graph
 	protocol llmtest.Protocol   // default: Responses
+	engine   chat.Config        // token budget, history window, PII mode...
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -94,14 +95,15 @@ func newEnv(t testing.TB, o envOptions) *env {
 	if o.graph != nil {
 		reader = o.graph
 	}
-	cfg := openai.Config{APIKey: "test-key", BaseURL: e.llm.BaseURL(), Model: "gpt-test", HTTPClient: e.llm.Client()}
-	var provider llm.Provider = openai.NewResponses(cfg)
+	ocfg := openai.Config{APIKey: "test-key", BaseURL: e.llm.BaseURL(), Model: "gpt-test", HTTPClient: e.llm.Client()}
+	var provider llm.Provider = openai.NewResponses(ocfg)
 	if o.protocol == llmtest.ProtocolChat {
-		provider = openai.NewChat(cfg)
+		provider = openai.NewChat(ocfg)
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	engine := chat.New(chat.Deps{Store: store, Graph: reader, Provider: provider, Concepts: e.queue, Log: quiet},
-		chat.Config{Model: "gpt-test"})
+	cfg := o.engine
+	cfg.Model = "gpt-test"
+	engine := chat.New(chat.Deps{Store: store, Graph: reader, Provider: provider, Concepts: e.queue, Log: quiet}, cfg)
 	e.server = httptest.NewServer(httpapi.New(httpapi.Options{
 		Auth:   auth.Dev{DefaultTenant: "tenant-a", DefaultUser: "user-a"},
 		Engine: engine, Log: quiet,
@@ -199,6 +201,12 @@ func (e *env) post(path, contentType, body string, headers map[string]string) ch
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
+	return e.send(req)
+}
+
+// send does the request and parses an SSE body into events.
+func (e *env) send(req *http.Request) chatResponse {
+	e.t.Helper()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		e.t.Fatal(err)
