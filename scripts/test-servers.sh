@@ -52,6 +52,42 @@ stop_postgres() {
   rm -rf "$dir" "$STATE/pg.dir"
 }
 
+# wait_ready NAME PID DIR SECONDS CHECK [ARGS...]: runs CHECK until it
+# succeeds; fails with the server's log (DIR/server.log) if the server exits
+# or SECONDS pass first.
+wait_ready() {
+  local name=$1 pid=$2 dir=$3 limit=$4
+  shift 4
+  local deadline=$((SECONDS + limit))
+  until "$@" 2>/dev/null; do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      echo "$name exited; its log:" >&2; tail -50 "$dir/server.log" >&2; return 1
+    fi
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      echo "$name not ready after ${limit}s; its log:" >&2; tail -50 "$dir/server.log" >&2; return 1
+    fi
+    sleep 0.5
+  done
+}
+
+# stop_server NAME GRACE: stops the pid in $STATE/NAME.pid (TERM, then KILL
+# after GRACE seconds) and removes the data dir recorded in $STATE/NAME.dir.
+stop_server() {
+  local name=$1 grace=$2 pid dir i
+  [ -f "$STATE/$name.pid" ] || return 0
+  pid="$(cat "$STATE/$name.pid")"
+  if kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid" 2>/dev/null || true
+    for i in $(seq 1 $((grace * 2))); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
+  fi
+  if [ -f "$STATE/$name.dir" ]; then
+    dir="$(cat "$STATE/$name.dir")"
+    case "$dir" in */regintel-"$name".*) rm -rf "$dir" ;; esac
+  fi
+  rm -f "$STATE/$name.pid" "$STATE/$name.dir"
+}
+
 # Other servers register start_X/stop_X in scripts/test-servers.d/*.sh.
 for f in "$ROOT"/scripts/test-servers.d/*.sh; do [ -e "$f" ] && . "$f"; done
 

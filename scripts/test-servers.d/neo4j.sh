@@ -32,35 +32,17 @@ start_neo4j() {
   pid=$!
   echo "$pid" >"$STATE/neo4j.pid"
   echo "$dir" >"$STATE/neo4j.dir"
-  local deadline=$((SECONDS + 120))
-  until grep -q "neo4j test server ready" "$dir/server.log" 2>/dev/null &&
-    python3 -c "import socket,sys; socket.create_connection(('127.0.0.1',$port),1).close()" 2>/dev/null; do
-    if ! kill -0 "$pid" 2>/dev/null; then
-      echo "neo4j test server exited; its log:" >&2; tail -50 "$dir/server.log" >&2; return 1
-    fi
-    if [ "$SECONDS" -ge "$deadline" ]; then
-      echo "neo4j test server not ready after 120s; its log:" >&2; tail -50 "$dir/server.log" >&2; return 1
-    fi
-    sleep 1
-  done
+  wait_ready "neo4j test server" "$pid" "$dir" 120 neo4j_answers "$dir" "$port" || return 1
   echo "export TEST_BOLT_URI=bolt://127.0.0.1:$port" >>"$STATE/env"
 }
 
-stop_neo4j() {
-  [ -f "$STATE/neo4j.pid" ] || return 0
-  local pid dir i
-  pid="$(cat "$STATE/neo4j.pid")"
-  if kill -0 "$pid" 2>/dev/null; then
-    kill -TERM "$pid" 2>/dev/null || true
-    # A clean shutdown takes a few seconds; do not leave it running.
-    for i in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
-    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
-  fi
-  if [ -f "$STATE/neo4j.dir" ]; then
-    dir="$(cat "$STATE/neo4j.dir")"
-    case "$dir" in */regintel-neo4j.*) rm -rf "$dir" ;; esac
-  fi
-  rm -f "$STATE/neo4j.pid" "$STATE/neo4j.dir"
+# Ready once it has said so and Bolt accepts connections.
+neo4j_answers() {
+  grep -q "neo4j test server ready" "$1/server.log" &&
+    python3 -c "import socket; socket.create_connection(('127.0.0.1',$2),1).close()"
 }
+
+# A clean shutdown takes a few seconds; do not leave it running.
+stop_neo4j() { stop_server neo4j 30; }
 
 EXTRA_SERVERS+=(neo4j)
