@@ -60,11 +60,12 @@ func Build(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 	a := &App{}
 	fail := func(err error) (*App, error) { a.Close(); return nil, err }
 
+	// Refuse a bad auth setup before opening anything.
+	if err := cfg.CheckAuth(); err != nil {
+		return nil, err
+	}
 	store, err := a.conversationStore(ctx, cfg, log)
 	if err != nil {
-		return fail(err)
-	}
-	if err := cfg.CheckAuth(); err != nil {
 		return fail(err)
 	}
 	graphStore, closeGraph, err := OpenGraph(ctx, cfg, log)
@@ -87,7 +88,7 @@ func Build(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 	// A bad sheet stops start-up with its file and line.
 	sheet, err := prompt.LoadSheet(cfg.PromptSheetsDir)
 	if err != nil {
-		return fail(fmt.Errorf("%w", err))
+		return fail(err)
 	}
 	a.Engine = chat.New(chat.Deps{Store: store, Graph: graphStore, Provider: provider, Concepts: concepts, Log: log, Sheet: sheet},
 		chat.Config{Model: cfg.LLMModel, HistoryTurns: cfg.HistoryTurns, MaxActiveNodes: cfg.MaxActiveNodes,

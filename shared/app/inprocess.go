@@ -3,15 +3,12 @@ package app
 import (
 	"context"
 	"log/slog"
-	"time"
 
 	"regintel/shared/config"
 	"regintel/shared/graph"
 	"regintel/shared/queue"
 	"regintel/shared/queue/inprocess"
 )
-
-func timeNow() time.Time { return time.Now() }
 
 // inProcessConceptQueue runs the concept resolver in this process, through
 // the same guarded write service and enrichment gate as the SQS resolver.

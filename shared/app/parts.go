@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"time"
 
 	"regintel/shared/config"
 	"regintel/shared/enrich"
@@ -46,7 +47,7 @@ func QueueFunction(ctx context.Context) (config.Config, *slog.Logger, graph.Conc
 // returned func closes it.
 func OpenGraph(ctx context.Context, cfg config.Config, log *slog.Logger) (graph.ConceptStore, func(), error) {
 	if cfg.MemgraphURI == "" {
-		g, err := graphmem.NewSeeded(timeNow())
+		g, err := graphmem.NewSeeded(time.Now())
 		if err != nil {
 			return nil, nil, err
 		}

@@ -14,11 +14,11 @@ import (
 func (a *API) handoffRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /conversations/{id}/context-requests/{requestId}", a.supplyContext)
 	mux.HandleFunc("/conversations/{id}/context-requests/{requestId}", func(w http.ResponseWriter, _ *http.Request) {
-		methodNotAllowed(w, http.MethodPost)
+		MethodNotAllowed(w, http.MethodPost)
 	})
 	mux.HandleFunc("DELETE /conversations/{id}/context-items/{itemId}", a.deleteContextItem)
 	mux.HandleFunc("/conversations/{id}/context-items/{itemId}", func(w http.ResponseWriter, _ *http.Request) {
-		methodNotAllowed(w, http.MethodDelete)
+		MethodNotAllowed(w, http.MethodDelete)
 	})
 }
 
@@ -41,7 +41,7 @@ func (a *API) supplyContext(w http.ResponseWriter, r *http.Request) {
 	}
 	conversationID := r.PathValue("id")
 	if validID(conversationID) != nil {
-		writeError(w, http.StatusNotFound, "conversation_not_found", "no such conversation")
+		WriteError(w, http.StatusNotFound, "conversation_not_found", "no such conversation")
 		return
 	}
 	a.prepareAndStream(w, r, chat.Request{
@@ -102,22 +102,22 @@ func (a *API) prepareAndStream(w http.ResponseWriter, r *http.Request, req chat.
 		}
 		turn.Stream(r.Context(), sink)
 	case errors.Is(err, chat.ErrInvalid):
-		writeError(w, http.StatusBadRequest, "invalid_request", strings.TrimPrefix(err.Error(), chat.ErrInvalid.Error()+": "))
+		WriteError(w, http.StatusBadRequest, "invalid_request", strings.TrimPrefix(err.Error(), chat.ErrInvalid.Error()+": "))
 	case errors.Is(err, chat.ErrNotFound):
-		writeError(w, http.StatusNotFound, "conversation_not_found", "no such conversation")
+		WriteError(w, http.StatusNotFound, "conversation_not_found", "no such conversation")
 	case errors.Is(err, chat.ErrRequestNotFound):
-		writeError(w, http.StatusNotFound, "context_request_not_found", "no such context request in this conversation")
+		WriteError(w, http.StatusNotFound, "context_request_not_found", "no such context request in this conversation")
 	case errors.Is(err, chat.ErrRequestExpired):
-		writeError(w, http.StatusGone, "context_request_expired", "the context request expired; send the question again")
+		WriteError(w, http.StatusGone, "context_request_expired", "the context request expired; send the question again")
 	case errors.As(err, &closed):
-		writeError(w, http.StatusConflict, "context_request_closed", "the context request is already "+closed.Status)
+		WriteError(w, http.StatusConflict, "context_request_closed", "the context request is already "+closed.Status)
 	case errors.As(err, &partial):
 		out := partialSupply{Status: "partial", RequestID: partial.Request.ID, Missing: partial.Missing,
 			Supplied: []suppliedRef{}, ExpiresAt: partial.Request.ExpiresAt.UTC().Format("2006-01-02T15:04:05.000Z07:00")}
 		for _, it := range partial.Supplied {
 			out.Supplied = append(out.Supplied, suppliedRef{ID: it.ID, Key: it.Key, Kind: it.Kind, Redacted: it.Redacted})
 		}
-		writeJSON(w, http.StatusAccepted, out)
+		WriteJSON(w, http.StatusAccepted, out)
 	case errors.As(err, &pending):
 		var out pendingError
 		out.Error.Code = "context_required"
@@ -125,12 +125,12 @@ func (a *API) prepareAndStream(w http.ResponseWriter, r *http.Request, req chat.
 		out.ContextRequest.RequestID = pending.Request.ID
 		out.ContextRequest.Items = pending.Request.Items
 		out.ContextRequest.ExpiresAt = pending.Request.ExpiresAt.UTC().Format("2006-01-02T15:04:05.000Z07:00")
-		writeJSON(w, http.StatusConflict, out)
+		WriteJSON(w, http.StatusConflict, out)
 	case errors.Is(err, chat.ErrHandoffUnavailable):
-		writeError(w, http.StatusNotImplemented, "handoff_unavailable", "context handoff is not available on this deployment")
+		WriteError(w, http.StatusNotImplemented, "handoff_unavailable", "context handoff is not available on this deployment")
 	default:
 		a.log.Error("prepare chat turn failed", "request_id", req.RequestID, "err", err)
-		writeError(w, http.StatusInternalServerError, "internal", "the turn could not be started")
+		WriteError(w, http.StatusInternalServerError, "internal", "the turn could not be started")
 	}
 }
 
@@ -146,11 +146,11 @@ func (a *API) deleteContextItem(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		w.WriteHeader(http.StatusNoContent)
 	case errors.Is(err, chat.ErrItemNotFound), errors.Is(err, conversation.ErrNotFound):
-		writeError(w, http.StatusNotFound, "context_item_not_found", "no such context item in this conversation")
+		WriteError(w, http.StatusNotFound, "context_item_not_found", "no such context item in this conversation")
 	case errors.Is(err, chat.ErrHandoffUnavailable):
-		writeError(w, http.StatusNotImplemented, "handoff_unavailable", "context handoff is not available on this deployment")
+		WriteError(w, http.StatusNotImplemented, "handoff_unavailable", "context handoff is not available on this deployment")
 	default:
 		a.log.Error("delete context item failed", "request_id", RequestID(r.Context()), "err", err)
-		writeError(w, http.StatusInternalServerError, "internal", "the item could not be deleted")
+		WriteError(w, http.StatusInternalServerError, "internal", "the item could not be deleted")
 	}
 }

@@ -55,7 +55,7 @@ func New(o Options) http.Handler {
 		o.Routes(mux, a)
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "not_found", "no such route: "+r.URL.Path)
+		WriteError(w, http.StatusNotFound, "not_found", "no such route: "+r.URL.Path)
 	})
 	return a.withRequestID(mux)
 }
@@ -91,15 +91,17 @@ func (a *API) withRequestID(next http.Handler) http.Handler {
 
 func (a *API) health(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		methodNotAllowed(w, http.MethodGet, http.MethodHead)
+		MethodNotAllowed(w, http.MethodGet, http.MethodHead)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
-func methodNotAllowed(w http.ResponseWriter, allowed ...string) {
+// MethodNotAllowed sends a JSON 405 naming the allowed methods (ServeMux's
+// own 405 is plain text).
+func MethodNotAllowed(w http.ResponseWriter, allowed ...string) {
 	w.Header().Set("Allow", strings.Join(allowed, ", "))
-	writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "use "+strings.Join(allowed, " or "))
+	WriteError(w, http.StatusMethodNotAllowed, "method_not_allowed", "use "+strings.Join(allowed, " or "))
 }
 
 // Authenticate verifies the caller or writes a 401 and returns false.
@@ -110,7 +112,7 @@ func (a *API) Authenticate(w http.ResponseWriter, r *http.Request) (auth.Caller,
 			a.log.Error("authentication error", "request_id", RequestID(r.Context()), "err", err)
 		}
 		w.Header().Set("WWW-Authenticate", `Bearer realm="regintel"`)
-		writeError(w, http.StatusUnauthorized, "unauthorized", "a valid bearer token is required")
+		WriteError(w, http.StatusUnauthorized, "unauthorized", "a valid bearer token is required")
 		return auth.Caller{}, false
 	}
 	return caller, true
@@ -121,25 +123,25 @@ func (a *API) Authenticate(w http.ResponseWriter, r *http.Request) (auth.Caller,
 func DecodeJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 	mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mediaType != "application/json" {
-		writeError(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "send the body as application/json")
+		WriteError(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "send the body as application/json")
 		return false
 	}
 	if r.ContentLength > MaxBodyBytes {
-		writeError(w, http.StatusRequestEntityTooLarge, "body_too_large", "the body is over 256 KiB")
+		WriteError(w, http.StatusRequestEntityTooLarge, "body_too_large", "the body is over 256 KiB")
 		return false
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			writeError(w, http.StatusRequestEntityTooLarge, "body_too_large", "the body is over 256 KiB")
+			WriteError(w, http.StatusRequestEntityTooLarge, "body_too_large", "the body is over 256 KiB")
 			return false
 		}
-		writeError(w, http.StatusBadRequest, "bad_request", "the body could not be read")
+		WriteError(w, http.StatusBadRequest, "bad_request", "the body could not be read")
 		return false
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		writeError(w, http.StatusBadRequest, "malformed_json", "the body is not valid JSON for this endpoint: "+jsonErrorText(err))
+		WriteError(w, http.StatusBadRequest, "malformed_json", "the body is not valid JSON for this endpoint: "+jsonErrorText(err))
 		return false
 	}
 	return true
@@ -173,7 +175,7 @@ type chatBody struct {
 
 func (a *API) chat(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
-		methodNotAllowed(w, http.MethodPost)
+		MethodNotAllowed(w, http.MethodPost)
 		return
 	}
 	caller, ok := a.Authenticate(w, r)
@@ -189,7 +191,7 @@ func (a *API) chat(w http.ResponseWriter, r *http.Request) {
 		fromUIMessages(&body)
 	}
 	if body.Message == nil && (body.ContextSupply == nil || body.ContextSupply.RequestID == "") {
-		writeError(w, http.StatusBadRequest, "invalid_request", "message is required")
+		WriteError(w, http.StatusBadRequest, "invalid_request", "message is required")
 		return
 	}
 	req := chat.Request{
