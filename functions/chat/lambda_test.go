@@ -16,8 +16,8 @@ import (
 
 	"regintel/shared/auth"
 	"regintel/shared/llm/llmtest"
-	"regintel/shared/postgres"
-	"regintel/shared/postgres/pgtest"
+	"regintel/shared/pgpool"
+	"regintel/shared/pgpool/pgtest"
 )
 
 // TestLambdaPathThroughRuntimeEmulator builds the real bootstrap, runs it
@@ -26,11 +26,11 @@ import (
 // streamed response buffered: a JSON prelude, eight NUL bytes, the body.
 func TestLambdaPathThroughRuntimeEmulator(t *testing.T) {
 	dbURL := pgtest.NewDatabase(t)
-	pool, err := postgres.NewPool(context.Background(), postgres.Config{URL: dbURL})
+	pool, err := pgpool.NewPool(context.Background(), pgpool.Config{URL: dbURL})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := postgres.Migrate(context.Background(), pool); err != nil {
+	if err := pgpool.Migrate(context.Background(), pool); err != nil {
 		t.Fatal(err)
 	}
 	defer pool.Close()

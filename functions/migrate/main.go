@@ -1,7 +1,7 @@
 // Command migrate is the Lambda function that applies the Postgres schema
 // migrations, and the graph schema when the graph is reachable; the deploy
 // runs it as a CDK Trigger. Database settings come from the environment (see
-// postgres.ConfigFromEnv); in AWS it signs in with the master secret
+// pgpool.ConfigFromEnv); in AWS it signs in with the master secret
 // (DB_SECRET_ARN) and grants the runtime role DB_APP_USER.
 package main
 
@@ -15,8 +15,8 @@ import (
 
 	"regintel/shared/app"
 	"regintel/shared/config"
-	"regintel/shared/migrate"
-	"regintel/shared/postgres"
+	"regintel/shared/dbsetup"
+	"regintel/shared/pgpool"
 	"regintel/shared/secrets"
 )
 
@@ -31,8 +31,8 @@ func main() {
 	lambda.Start(h)
 }
 
-func build(ctx context.Context) (*migrate.Handler, error) {
-	db, err := postgres.ConfigFromEnv()
+func build(ctx context.Context) (*dbsetup.Handler, error) {
+	db, err := pgpool.ConfigFromEnv()
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +41,7 @@ func build(ctx context.Context) (*migrate.Handler, error) {
 			return nil, err
 		}
 	}
-	h := &migrate.Handler{Database: db, AppRole: os.Getenv("DB_APP_USER")}
+	h := &dbsetup.Handler{Database: db, AppRole: os.Getenv("DB_APP_USER")}
 	if os.Getenv("MEMGRAPH_URI") != "" {
 		cfg, err := config.FromEnv()
 		if err != nil {
@@ -65,7 +65,7 @@ func applyGraphSchema(ctx context.Context, cfg config.Config) error {
 	return schema.ApplySchema(ctx)
 }
 
-func masterSignIn(ctx context.Context, cfg postgres.Config, arn string) (postgres.Config, error) {
+func masterSignIn(ctx context.Context, cfg pgpool.Config, arn string) (pgpool.Config, error) {
 	client, err := secrets.NewClient(ctx)
 	if err != nil {
 		return cfg, err
@@ -78,5 +78,5 @@ func masterSignIn(ctx context.Context, cfg postgres.Config, arn string) (postgre
 	if err != nil {
 		return cfg, err
 	}
-	return migrate.WithPassword(cfg, user, password)
+	return dbsetup.WithPassword(cfg, user, password)
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"regintel/shared/postgres/pgtest"
+	"regintel/shared/pgpool/pgtest"
 	"regintel/shared/testenv"
 )
 

@@ -3,7 +3,7 @@
 // conversations idle for RETENTION_DAYS (default 30) and expires overdue
 // context requests, logging the counts as JSON.
 //
-// Environment: the database settings of postgres.ConfigFromEnv and
+// Environment: the database settings of pgpool.ConfigFromEnv and
 // RETENTION_DAYS.
 package main
 
@@ -14,7 +14,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"regintel/shared/postgres"
+	"regintel/shared/pgpool"
 	"regintel/shared/retention"
 )
 
@@ -36,11 +36,11 @@ func build(ctx context.Context, log *slog.Logger) (*retention.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	dbCfg, err := postgres.ConfigFromEnv()
+	dbCfg, err := pgpool.ConfigFromEnv()
 	if err != nil {
 		return nil, err
 	}
-	pool, err := postgres.NewPool(ctx, dbCfg)
+	pool, err := pgpool.NewPool(ctx, dbCfg)
 	if err != nil {
 		return nil, err
 	}

@@ -12,8 +12,8 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/google/uuid"
 
-	"regintel/shared/postgres"
-	"regintel/shared/postgres/pgtest"
+	"regintel/shared/pgpool"
+	"regintel/shared/pgpool/pgtest"
 	"regintel/shared/retention"
 )
 
@@ -34,7 +34,7 @@ func TestScheduledEvent(t *testing.T) {
 	}
 	t.Cleanup(h.Pool.Close)
 	ctx := context.Background()
-	if err := postgres.Migrate(ctx, h.Pool); err != nil {
+	if err := pgpool.Migrate(ctx, h.Pool); err != nil {
 		t.Fatal(err)
 	}
 

@@ -1,9 +1,9 @@
 # shellcheck shell=bash
-# Neo4j 5.26 LTS, run embedded from testenv/neo4j, is the Bolt + Cypher server
+# Neo4j 5.26 LTS, run embedded from testservers/neo4j, is the Bolt + Cypher server
 # the graph tests use in place of Memgraph. Sourced by scripts/test-servers.sh,
 # which provides ROOT, STATE and free_port.
 
-NEO4J_PROJECT="$ROOT/testenv/neo4j"
+NEO4J_PROJECT="$ROOT/testservers/neo4j"
 NEO4J_JAR="$NEO4J_PROJECT/target/neo4j-test-server.jar"
 
 neo4j_tools() {

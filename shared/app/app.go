@@ -23,7 +23,7 @@ import (
 	"regintel/shared/graphfeed"
 	"regintel/shared/httpapi"
 	"regintel/shared/llm"
-	"regintel/shared/postgres"
+	"regintel/shared/pgpool"
 	"regintel/shared/prompt"
 	"regintel/shared/queue"
 	"regintel/shared/queue/sqs"
@@ -116,11 +116,11 @@ func (a *App) conversationStore(ctx context.Context, cfg config.Config, log *slo
 		log.Info("conversation store: embedded in-memory (set DATABASE_URL for Postgres)")
 		return convmem.New(), nil
 	}
-	pgCfg, err := postgres.ConfigFromEnv()
+	pgCfg, err := pgpool.ConfigFromEnv()
 	if err != nil {
 		return nil, err
 	}
-	pool, err := postgres.NewPool(ctx, pgCfg)
+	pool, err := pgpool.NewPool(ctx, pgCfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
@@ -128,7 +128,7 @@ func (a *App) conversationStore(ctx context.Context, cfg config.Config, log *slo
 	// Locally the server migrates at start; on Lambda the migrate function
 	// does it at deploy, so a cold start never runs DDL.
 	if !cfg.OnLambda {
-		if err := postgres.Migrate(ctx, pool); err != nil {
+		if err := pgpool.Migrate(ctx, pool); err != nil {
 			return nil, fmt.Errorf("postgres migrations: %w", err)
 		}
 	}

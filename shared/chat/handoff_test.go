@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"regintel/shared/conversation"
-	"regintel/shared/conversation/memory"
+	convmem "regintel/shared/conversation/memory"
 	"regintel/shared/llm"
 	"regintel/shared/prompt"
 )
@@ -60,7 +60,7 @@ func TestSupplyValidationSanitises(t *testing.T) {
 // An over-long history turn is cut with a marker and recorded; newer turns
 // are preferred to older ones and the budget holds.
 func TestFitContextTruncatesOverlongTurnAndHoldsBudget(t *testing.T) {
-	e := New(Deps{Store: memory.New(), Provider: stubProvider{}}, Config{TokenBudget: 1200, Model: "gpt-4.1-mini"})
+	e := New(Deps{Store: convmem.New(), Provider: stubProvider{}}, Config{TokenBudget: 1200, Model: "gpt-4.1-mini"})
 	long := strings.Repeat("The relief is claimed through myAccount each year. ", 120)
 	history := []conversation.Turn{
 		{Number: 1, UserText: "first question", AssistantText: "first answer"},

@@ -22,7 +22,7 @@ import (
 	"regintel/shared/graph"
 	graphmem "regintel/shared/graph/memory"
 	"regintel/shared/httpapi"
-	"regintel/shared/postgres/pgtest"
+	"regintel/shared/pgpool/pgtest"
 )
 
 const (

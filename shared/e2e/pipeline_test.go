@@ -23,7 +23,7 @@ import (
 	"regintel/shared/httpapi"
 	"regintel/shared/llm/llmtest"
 	"regintel/shared/llm/openai"
-	"regintel/shared/postgres/pgtest"
+	"regintel/shared/pgpool/pgtest"
 	"regintel/shared/queue"
 	"regintel/shared/queue/sqs"
 	"regintel/shared/resolver"

@@ -12,7 +12,7 @@ import (
 	"regintel/shared/enrich"
 	"regintel/shared/enrich/enrichtest"
 	"regintel/shared/graph/bolt"
-	"regintel/shared/graph/memory"
+	graphmem "regintel/shared/graph/memory"
 	"regintel/shared/graph/write"
 	"regintel/shared/llm/llmtest"
 	"regintel/shared/llm/openai"
@@ -25,7 +25,7 @@ import (
 // a zero-delay fake LLM: jobs per minute and the share of job time in each
 // phase.
 func BenchmarkEnrichJobs(b *testing.B) {
-	b.Run("memory", func(b *testing.B) { benchmarkJobs(b, memory.New()) })
+	b.Run("memory", func(b *testing.B) { benchmarkJobs(b, graphmem.New()) })
 	b.Run("neo4j", func(b *testing.B) {
 		uri := testenv.Require(b, "TEST_BOLT_URI")
 		// bolt.Open logs to the default logger, which would split the

@@ -17,7 +17,7 @@ import (
 	"regintel/shared/enrich/enrichtest"
 	"regintel/shared/graph"
 	"regintel/shared/graph/bolt"
-	"regintel/shared/graph/memory"
+	graphmem "regintel/shared/graph/memory"
 	"regintel/shared/graph/write"
 	"regintel/shared/llm/llmtest"
 	"regintel/shared/llm/openai"
@@ -92,7 +92,7 @@ func openBolt(t *testing.T) *bolt.Store {
 	return s
 }
 
-func TestEnrichMemory(t *testing.T) { runEnrichScenario(t, memory.New()) }
+func TestEnrichMemory(t *testing.T) { runEnrichScenario(t, graphmem.New()) }
 
 func TestEnrichBolt(t *testing.T) { runEnrichScenario(t, openBolt(t)) }
 
@@ -259,7 +259,7 @@ func (h *harness) node(id string) graph.Node {
 }
 
 func TestBenefitPage(t *testing.T) {
-	h := newHarness(t, memory.New())
+	h := newHarness(t, graphmem.New())
 	res, err := h.newHandler(enrich.Config{}).Enrich(context.Background(), h.benefit)
 	if err != nil || res.Outcome != enrich.OutcomeEnriched || res.Kept != 3 || res.Dropped != 0 {
 		t.Fatalf("%+v %v", res, err)
@@ -290,7 +290,7 @@ func TestBenefitPage(t *testing.T) {
 }
 
 func TestInvalidToolArgumentsWriteNothing(t *testing.T) {
-	h := newHarness(t, memory.New())
+	h := newHarness(t, graphmem.New())
 	bad := enrichtest.FactsFor([]string{h.site.URL(enrichtest.VATRatesPath)})
 	bad["rates"].([]any)[0].(map[string]any)["percent"] = "twenty-three"
 	h.llm.Enqueue(llmtest.Script{Steps: []llmtest.Step{llmtest.ToolCallJSON(enrich.ToolName, bad, 1)}})
@@ -308,7 +308,7 @@ func TestInvalidToolArgumentsWriteNothing(t *testing.T) {
 }
 
 func TestNoToolCallFails(t *testing.T) {
-	h := newHarness(t, memory.New())
+	h := newHarness(t, graphmem.New())
 	h.llm.Enqueue(llmtest.TextScript("I cannot help with that."))
 	if _, err := h.newHandler(enrich.Config{}).Enrich(context.Background(), h.vat); !errors.Is(err, enrich.ErrNoExtraction) {
 		t.Fatalf("err %v", err)
@@ -316,7 +316,7 @@ func TestNoToolCallFails(t *testing.T) {
 }
 
 func TestNoSources(t *testing.T) {
-	h := newHarness(t, memory.New())
+	h := newHarness(t, graphmem.New())
 	pensions := concept.Normalize(concept.Concept{Domain: "PENSIONS", Jurisdiction: h.jur, Kind: "STATE_PENSION", PrefLabel: "State Pension"})
 	if _, err := h.writes.ResolveConcepts(context.Background(), []concept.Concept{pensions}); err != nil {
 		t.Fatal(err)
@@ -331,7 +331,7 @@ func TestNoSources(t *testing.T) {
 }
 
 func TestHandleSQSReportsFailuresOnly(t *testing.T) {
-	h := newHarness(t, memory.New())
+	h := newHarness(t, graphmem.New())
 	body := func(job queue.EnrichmentRequested) string {
 		env, err := queue.NewEnvelope(queue.TypeEnrichmentRequested, job)
 		if err != nil {
@@ -368,7 +368,7 @@ func TestHandleSQSReportsFailuresOnly(t *testing.T) {
 }
 
 func TestHandleEnvelopeRejectsInvalidPayload(t *testing.T) {
-	h := newHarness(t, memory.New())
+	h := newHarness(t, graphmem.New())
 	env := queue.Envelope{Type: queue.TypeEnrichmentRequested, Version: 1, ID: "x", Payload: json.RawMessage(`{"domain":"TAX"}`)}
 	if err := h.newHandler(enrich.Config{}).HandleEnvelope(context.Background(), env); !errors.Is(err, queue.ErrInvalidPayload) {
 		t.Fatalf("err %v", err)

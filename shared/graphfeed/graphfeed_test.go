@@ -20,7 +20,7 @@ import (
 	"regintel/shared/enrich/enrichtest"
 	"regintel/shared/graph"
 	"regintel/shared/graph/bolt"
-	"regintel/shared/graph/memory"
+	graphmem "regintel/shared/graph/memory"
 	"regintel/shared/graph/write"
 	"regintel/shared/graphfeed"
 	"regintel/shared/httpapi"
@@ -171,7 +171,7 @@ func uniqueJurisdiction() string {
 	return "T" + strings.ToUpper(hex.EncodeToString(b))
 }
 
-func TestFeedMemory(t *testing.T) { runFeedScenario(t, memory.New()) }
+func TestFeedMemory(t *testing.T) { runFeedScenario(t, graphmem.New()) }
 
 func TestFeedBolt(t *testing.T) {
 	uri := testenv.Require(t, "TEST_BOLT_URI")
@@ -317,7 +317,7 @@ func runFeedScenario(t *testing.T, s store) {
 }
 
 func TestFeedRequestErrors(t *testing.T) {
-	s := memory.New()
+	s := graphmem.New()
 	feed := graphfeed.New(s, s, graphfeed.Config{MaxLookupIDs: 2}, nil)
 	srv := httptest.NewServer(httpapi.New(httpapi.Options{Auth: auth.Dev{}, Routes: feed.Routes}))
 	defer srv.Close()
@@ -349,7 +349,7 @@ func TestFeedRequestErrors(t *testing.T) {
 }
 
 func TestNodesLookup(t *testing.T) {
-	s, err := memory.NewSeeded(time.Now())
+	s, err := graphmem.NewSeeded(time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

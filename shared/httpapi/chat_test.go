@@ -13,7 +13,7 @@ import (
 	"regintel/shared/conversation"
 	convpg "regintel/shared/conversation/postgres"
 	"regintel/shared/llm/llmtest"
-	"regintel/shared/postgres"
+	"regintel/shared/pgpool"
 )
 
 func TestTwoTurnsCarryConceptsAndHistory(t *testing.T) {
@@ -204,7 +204,7 @@ func TestFiftyConcurrentTurnsOnOneConversation(t *testing.T) {
 }
 
 func TestPostgresUnreachableStillAnswers(t *testing.T) {
-	pool, err := postgres.NewPool(context.Background(), postgres.Config{URL: "postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=2"})
+	pool, err := pgpool.NewPool(context.Background(), pgpool.Config{URL: "postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=2"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ import (
 	"regintel/shared/llm"
 	"regintel/shared/llm/llmtest"
 	"regintel/shared/llm/openai"
-	"regintel/shared/postgres/pgtest"
+	"regintel/shared/pgpool/pgtest"
 	"regintel/shared/queue"
 )
 

@@ -15,7 +15,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"regintel/shared/concept"
-	"regintel/shared/graph/memory"
+	graphmem "regintel/shared/graph/memory"
 	"regintel/shared/graph/write"
 	"regintel/shared/queue"
 	"regintel/shared/queue/inprocess"
@@ -24,7 +24,7 @@ import (
 // countingStore counts write calls and can fail writes that contain a given
 // concept id, or detail checks.
 type countingStore struct {
-	*memory.Store
+	*graphmem.Store
 	mu           sync.Mutex
 	upserts      int
 	failIfHas    string
@@ -109,7 +109,7 @@ type fixture struct {
 }
 
 func newFixture(t *testing.T) *fixture {
-	f := &fixture{store: &countingStore{Store: memory.New()}, enrich: &recordingPublisher{}, logs: &bytes.Buffer{},
+	f := &fixture{store: &countingStore{Store: graphmem.New()}, enrich: &recordingPublisher{}, logs: &bytes.Buffer{},
 		now: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)}
 	log := slog.New(slog.NewJSONHandler(f.logs, nil))
 	clock := func() time.Time { return f.now }

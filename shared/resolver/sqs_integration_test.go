@@ -15,7 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"regintel/shared/concept"
-	"regintel/shared/graph/memory"
+	graphmem "regintel/shared/graph/memory"
 	"regintel/shared/graph/write"
 	"regintel/shared/queue"
 	"regintel/shared/queue/sqs"
@@ -142,7 +142,7 @@ type sqsFixture struct {
 	conceptsURL, conceptsDLQ string
 	conceptsARN              string
 	enrichURL, enrichARN     string
-	graph                    *memory.Store
+	graph                    *graphmem.Store
 	writes                   *write.Service
 	handler                  *Handler
 	logs                     *bytes.Buffer
@@ -150,7 +150,7 @@ type sqsFixture struct {
 }
 
 func newSQSFixture(t *testing.T) *sqsFixture {
-	f := &sqsFixture{client: motoClient(t), graph: memory.New(), logs: &bytes.Buffer{}}
+	f := &sqsFixture{client: motoClient(t), graph: graphmem.New(), logs: &bytes.Buffer{}}
 	f.conceptsURL, f.conceptsDLQ, f.conceptsARN = queuePair(t, f.client, "concepts")
 	f.enrichURL, _, f.enrichARN = queuePair(t, f.client, "enrichment")
 	log := slog.New(slog.NewJSONHandler(f.logs, nil))

@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"regintel/shared/postgres/pgtest"
+	"regintel/shared/pgpool/pgtest"
 	"regintel/shared/retention"
 )
 

@@ -3,10 +3,10 @@ package memory_test
 import (
 	"testing"
 
-	"regintel/shared/conversation/memory"
+	convmem "regintel/shared/conversation/memory"
 	"regintel/shared/conversation/storetest"
 )
 
 func TestAdminContract(t *testing.T) {
-	storetest.RunAdmin(t, func(*testing.T) storetest.AdminStore { return memory.New() })
+	storetest.RunAdmin(t, func(*testing.T) storetest.AdminStore { return convmem.New() })
 }

@@ -3,10 +3,10 @@ package memory_test
 import (
 	"testing"
 
-	"regintel/shared/conversation/memory"
+	convmem "regintel/shared/conversation/memory"
 	"regintel/shared/conversation/storetest"
 )
 
 func TestHandoffContract(t *testing.T) {
-	storetest.RunHandoff(t, func(*testing.T) storetest.HandoffStore { return memory.New() })
+	storetest.RunHandoff(t, func(*testing.T) storetest.HandoffStore { return convmem.New() })
 }

@@ -4,10 +4,10 @@ import (
 	"testing"
 
 	"regintel/shared/conversation"
-	"regintel/shared/conversation/memory"
+	convmem "regintel/shared/conversation/memory"
 	"regintel/shared/conversation/storetest"
 )
 
 func TestStoreContract(t *testing.T) {
-	storetest.Run(t, func(*testing.T) conversation.Store { return memory.New() })
+	storetest.Run(t, func(*testing.T) conversation.Store { return convmem.New() })
 }

@@ -3,13 +3,13 @@ package postgres_test
 import (
 	"testing"
 
-	pgstore "regintel/shared/conversation/postgres"
+	convpg "regintel/shared/conversation/postgres"
 	"regintel/shared/conversation/storetest"
-	"regintel/shared/postgres/pgtest"
+	"regintel/shared/pgpool/pgtest"
 )
 
 func TestAdminContract(t *testing.T) {
 	// One database: every contract test uses its own tenants.
-	store := pgstore.New(pgtest.NewMigratedPool(t, 8))
+	store := convpg.New(pgtest.NewMigratedPool(t, 8))
 	storetest.RunAdmin(t, func(*testing.T) storetest.AdminStore { return store })
 }

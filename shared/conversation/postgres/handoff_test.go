@@ -8,13 +8,13 @@ import (
 	"github.com/google/uuid"
 
 	"regintel/shared/conversation"
-	pgstore "regintel/shared/conversation/postgres"
+	convpg "regintel/shared/conversation/postgres"
 	"regintel/shared/conversation/storetest"
-	"regintel/shared/postgres/pgtest"
+	"regintel/shared/pgpool/pgtest"
 )
 
 func TestHandoffContract(t *testing.T) {
-	store := pgstore.New(pgtest.NewMigratedPool(t, 25))
+	store := convpg.New(pgtest.NewMigratedPool(t, 25))
 	storetest.RunHandoff(t, func(*testing.T) storetest.HandoffStore { return store })
 }
 
@@ -22,7 +22,7 @@ func TestHandoffContract(t *testing.T) {
 // turn needs a single read before it can stream.
 func TestLoadTurnStateCarriesTheHandoffState(t *testing.T) {
 	ctx := context.Background()
-	store := pgstore.New(pgtest.NewMigratedPool(t, 2))
+	store := convpg.New(pgtest.NewMigratedPool(t, 2))
 	tenant := uuid.NewString()
 	c, err := store.CreateConversation(ctx, conversation.Conversation{TenantID: tenant, OwnerID: "u"})
 	if err != nil {

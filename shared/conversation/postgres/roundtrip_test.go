@@ -10,8 +10,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"regintel/shared/conversation"
-	pgstore "regintel/shared/conversation/postgres"
-	"regintel/shared/postgres/pgtest"
+	convpg "regintel/shared/conversation/postgres"
+	"regintel/shared/pgpool/pgtest"
 )
 
 // roundTrips counts what the store sends: each query outside a batch and
@@ -80,7 +80,7 @@ func TestEachOperationIsOneRoundTrip(t *testing.T) {
 	}
 	tracer.take()
 
-	store := pgstore.New(pool)
+	store := convpg.New(pool)
 	tenant := uuid.NewString()
 	c, err := store.CreateConversation(ctx, conversation.Conversation{TenantID: tenant, OwnerID: "u"})
 	if err != nil {

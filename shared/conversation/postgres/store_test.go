@@ -8,16 +8,16 @@ import (
 	"github.com/google/uuid"
 
 	"regintel/shared/conversation"
-	pgstore "regintel/shared/conversation/postgres"
+	convpg "regintel/shared/conversation/postgres"
 	"regintel/shared/conversation/storetest"
-	"regintel/shared/postgres/pgtest"
+	"regintel/shared/pgpool/pgtest"
 )
 
 func TestStoreContract(t *testing.T) {
 	// One database for the whole contract: its tests use their own tenants.
 	// The pool is larger than in Lambda so the 50-way concurrency tests
 	// really run concurrently.
-	store := pgstore.New(pgtest.NewMigratedPool(t, 20))
+	store := convpg.New(pgtest.NewMigratedPool(t, 20))
 	storetest.Run(t, func(*testing.T) conversation.Store { return store })
 }
 
@@ -26,7 +26,7 @@ func TestStoreContract(t *testing.T) {
 func TestUnreadableContextIsContextErr(t *testing.T) {
 	ctx := context.Background()
 	pool := pgtest.NewMigratedPool(t, 2)
-	store := pgstore.New(pool)
+	store := convpg.New(pool)
 	tenant := uuid.NewString()
 	c, err := store.CreateConversation(ctx, conversation.Conversation{TenantID: tenant, OwnerID: "u"})
 	if err != nil {
@@ -75,7 +75,7 @@ func TestUnreadableContextIsContextErr(t *testing.T) {
 func TestDeleteCascadesAndTenantColumns(t *testing.T) {
 	ctx := context.Background()
 	pool := pgtest.NewMigratedPool(t, 2)
-	store := pgstore.New(pool)
+	store := convpg.New(pool)
 	tenant := uuid.NewString()
 	c, err := store.CreateConversation(ctx, conversation.Conversation{TenantID: tenant, OwnerID: "u"})
 	if err != nil {

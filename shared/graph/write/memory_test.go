@@ -7,7 +7,7 @@ import (
 
 	"regintel/shared/concept"
 	"regintel/shared/graph"
-	"regintel/shared/graph/memory"
+	graphmem "regintel/shared/graph/memory"
 	"regintel/shared/graph/seeddata"
 )
 
@@ -15,7 +15,7 @@ import (
 // clean concept and its detail land, the PII-bearing ones do not.
 func TestWithMemoryGraph(t *testing.T) {
 	ctx := context.Background()
-	store := memory.New()
+	store := graphmem.New()
 	svc, _ := newTestService(store)
 	leaky := concept.Normalize(concept.Concept{Domain: "tax", Jurisdiction: "IE", Kind: "PAYE", PrefLabel: "PAYE", AltLabels: []string{"PPSN 1234567T"}})
 	res, err := svc.ResolveConcepts(ctx, []concept.Concept{vat(), leaky})

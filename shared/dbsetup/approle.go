@@ -1,4 +1,4 @@
-package migrate
+package dbsetup
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"regintel/shared/postgres"
+	"regintel/shared/pgpool"
 )
 
 var roleName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
@@ -48,7 +48,7 @@ func EnsureAppRole(ctx context.Context, pool *pgxpool.Pool, role string) error {
 // WithPassword returns cfg with user and password set in its URL, for the
 // master-secret sign-in of the migrate function (the password never
 // reaches the environment or the logs).
-func WithPassword(cfg postgres.Config, user, password string) (postgres.Config, error) {
+func WithPassword(cfg pgpool.Config, user, password string) (pgpool.Config, error) {
 	u, err := url.Parse(cfg.URL)
 	if err != nil {
 		return cfg, fmt.Errorf("migrate: database URL does not parse")

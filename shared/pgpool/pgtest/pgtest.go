@@ -14,7 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"regintel/shared/postgres"
+	"regintel/shared/pgpool"
 	"regintel/shared/testenv"
 )
 
@@ -63,7 +63,7 @@ func NewDatabase(t testing.TB) string {
 // ends. maxConns sizes it for the test's own concurrency.
 func NewPool(t testing.TB, maxConns int32) *pgxpool.Pool {
 	t.Helper()
-	pool, err := postgres.NewPool(context.Background(), postgres.Config{URL: NewDatabase(t), MaxConns: maxConns})
+	pool, err := pgpool.NewPool(context.Background(), pgpool.Config{URL: NewDatabase(t), MaxConns: maxConns})
 	if err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}
@@ -77,7 +77,7 @@ func NewPool(t testing.TB, maxConns int32) *pgxpool.Pool {
 func NewMigratedPool(t testing.TB, maxConns int32) *pgxpool.Pool {
 	t.Helper()
 	pool := NewPool(t, maxConns)
-	if err := postgres.Migrate(context.Background(), pool); err != nil {
+	if err := pgpool.Migrate(context.Background(), pool); err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}
 	return pool

@@ -1,7 +1,7 @@
-// Package migrate is the logic of the migrate function: apply the embedded
+// Package dbsetup is the logic of the migrate function: apply the embedded
 // Postgres migrations on demand. At deploy a CDK Trigger invokes it after
 // the database is ready and fails the deploy when it returns an error.
-package migrate
+package dbsetup
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 
-	"regintel/shared/postgres"
+	"regintel/shared/pgpool"
 )
 
 // Handler applies the migrations on every invocation. It implements the
@@ -17,7 +17,7 @@ import (
 // (a Trigger's event, a sam local sample, an empty invoke): its content
 // does not matter and is neither parsed nor logged.
 type Handler struct {
-	Database postgres.Config
+	Database pgpool.Config
 	// AppRole, when set, is the runtime functions' IAM-authenticated role,
 	// created and granted after the migrations (DB_APP_USER).
 	AppRole string
@@ -42,16 +42,16 @@ func (h *Handler) Invoke(ctx context.Context, _ []byte) ([]byte, error) {
 // Run opens a pool for this invocation only (the function runs once per
 // deploy, so holding a connection between invocations buys nothing), applies
 // pending migrations and closes the pool.
-func (h *Handler) Run(ctx context.Context) (postgres.MigrationOutcome, error) {
-	pool, err := postgres.NewPool(ctx, h.Database)
+func (h *Handler) Run(ctx context.Context) (pgpool.MigrationOutcome, error) {
+	pool, err := pgpool.NewPool(ctx, h.Database)
 	if err != nil {
-		return postgres.MigrationOutcome{}, err
+		return pgpool.MigrationOutcome{}, err
 	}
 	defer pool.Close()
 	if err := pool.Ping(ctx); err != nil {
-		return postgres.MigrationOutcome{}, fmt.Errorf("migrate: database unreachable: %w", err)
+		return pgpool.MigrationOutcome{}, fmt.Errorf("migrate: database unreachable: %w", err)
 	}
-	outcome, err := postgres.ApplyMigrations(ctx, pool)
+	outcome, err := pgpool.ApplyMigrations(ctx, pool)
 	if err != nil {
 		return outcome, err
 	}

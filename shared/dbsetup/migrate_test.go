@@ -1,4 +1,4 @@
-package migrate_test
+package dbsetup_test
 
 import (
 	"context"
@@ -14,9 +14,9 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"regintel/shared/migrate"
-	"regintel/shared/postgres"
-	"regintel/shared/postgres/pgtest"
+	"regintel/shared/dbsetup"
+	"regintel/shared/pgpool"
+	"regintel/shared/pgpool/pgtest"
 )
 
 func sampleEvent(t *testing.T) []byte {
@@ -33,11 +33,11 @@ func sampleEvent(t *testing.T) []byte {
 // sample event, migrates a fresh database and is a no-op the second time.
 func TestHandlerMigratesIdempotently(t *testing.T) {
 	ctx := context.Background()
-	invoker := lambda.NewHandler(&migrate.Handler{Database: postgres.Config{URL: pgtest.NewDatabase(t)}})
+	invoker := lambda.NewHandler(&dbsetup.Handler{Database: pgpool.Config{URL: pgtest.NewDatabase(t)}})
 	event := sampleEvent(t)
 
-	var first, second postgres.MigrationOutcome
-	for i, out := range []*postgres.MigrationOutcome{&first, &second} {
+	var first, second pgpool.MigrationOutcome
+	for i, out := range []*pgpool.MigrationOutcome{&first, &second} {
 		response, err := invoker.Invoke(ctx, event)
 		if err != nil {
 			t.Fatalf("invocation %d: %v", i+1, err)
@@ -56,7 +56,7 @@ func TestHandlerMigratesIdempotently(t *testing.T) {
 
 // Any payload is accepted, including an empty one.
 func TestHandlerIgnoresPayload(t *testing.T) {
-	invoker := lambda.NewHandler(&migrate.Handler{Database: postgres.Config{URL: pgtest.NewDatabase(t)}})
+	invoker := lambda.NewHandler(&dbsetup.Handler{Database: pgpool.Config{URL: pgtest.NewDatabase(t)}})
 	for _, payload := range [][]byte{nil, []byte(`{}`), []byte(`"anything"`)} {
 		if _, err := invoker.Invoke(context.Background(), payload); err != nil {
 			t.Errorf("payload %q: %v", payload, err)
@@ -66,7 +66,7 @@ func TestHandlerIgnoresPayload(t *testing.T) {
 
 // An unreachable database is an invocation error, so the deploy fails.
 func TestHandlerFailsWhenDatabaseUnreachable(t *testing.T) {
-	invoker := lambda.NewHandler(&migrate.Handler{Database: postgres.Config{URL: "postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=5"}})
+	invoker := lambda.NewHandler(&dbsetup.Handler{Database: pgpool.Config{URL: "postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=5"}})
 	if _, err := invoker.Invoke(context.Background(), sampleEvent(t)); err == nil {
 		t.Fatal("invocation against an unreachable database succeeded")
 	}
@@ -79,7 +79,7 @@ func TestHandlerGrantsTheApplicationRole(t *testing.T) {
 	dbURL := pgtest.NewDatabase(t)
 	parsed, _ := url.Parse(dbURL)
 	role := "regintel_app_" + strings.TrimPrefix(parsed.Path, "/regintel_t_")
-	h := &migrate.Handler{Database: postgres.Config{URL: dbURL}, AppRole: role}
+	h := &dbsetup.Handler{Database: pgpool.Config{URL: dbURL}, AppRole: role}
 	for i := 0; i < 2; i++ {
 		if _, err := h.Run(ctx); err != nil {
 			t.Fatalf("run %d: %v", i+1, err)

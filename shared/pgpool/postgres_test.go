@@ -1,4 +1,4 @@
-package postgres_test
+package pgpool_test
 
 import (
 	"context"
@@ -15,8 +15,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"regintel/migrations"
-	"regintel/shared/postgres"
-	"regintel/shared/postgres/pgtest"
+	"regintel/shared/pgpool"
+	"regintel/shared/pgpool/pgtest"
 )
 
 // embeddedVersions lists the versions of the embedded migration files.
@@ -44,14 +44,14 @@ func TestMigrateIsIdempotent(t *testing.T) {
 	pool := pgtest.NewPool(t, 2)
 	want := embeddedVersions(t)
 
-	first, err := postgres.ApplyMigrations(ctx, pool)
+	first, err := pgpool.ApplyMigrations(ctx, pool)
 	if err != nil {
 		t.Fatalf("first run: %v", err)
 	}
 	if !slices.Equal(first.Applied, want) || first.Version != want[len(want)-1] {
 		t.Fatalf("first run = %+v, want applied %v", first, want)
 	}
-	second, err := postgres.ApplyMigrations(ctx, pool)
+	second, err := pgpool.ApplyMigrations(ctx, pool)
 	if err != nil {
 		t.Fatalf("second run: %v", err)
 	}
@@ -77,17 +77,17 @@ func TestConcurrentMigrateAppliesOnce(t *testing.T) {
 	want := embeddedVersions(t)
 
 	const processes = 3
-	outcomes := make([]postgres.MigrationOutcome, processes)
+	outcomes := make([]pgpool.MigrationOutcome, processes)
 	errs := make([]error, processes)
 	var wg sync.WaitGroup
 	for i := range processes {
 		// A pool each, as separate processes would have.
-		pool, err := postgres.NewPool(ctx, postgres.Config{URL: dbURL})
+		pool, err := pgpool.NewPool(ctx, pgpool.Config{URL: dbURL})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(pool.Close)
-		wg.Go(func() { outcomes[i], errs[i] = postgres.ApplyMigrations(ctx, pool) })
+		wg.Go(func() { outcomes[i], errs[i] = pgpool.ApplyMigrations(ctx, pool) })
 	}
 	wg.Wait()
 
@@ -107,14 +107,14 @@ func TestConcurrentMigrateAppliesOnce(t *testing.T) {
 func TestPoolIsLazyAndDoesNotPrepare(t *testing.T) {
 	ctx := context.Background()
 	// Nothing listens on port 1: building the pool must not connect.
-	pool, err := postgres.NewPool(ctx, postgres.Config{URL: "postgres://nobody@127.0.0.1:1/none?sslmode=disable"})
+	pool, err := pgpool.NewPool(ctx, pgpool.Config{URL: "postgres://nobody@127.0.0.1:1/none?sslmode=disable"})
 	if err != nil {
 		t.Fatalf("NewPool connected eagerly: %v", err)
 	}
 	defer pool.Close()
 	cfg := pool.Config()
-	if cfg.MaxConns != postgres.DefaultMaxConns || cfg.MinConns != 0 {
-		t.Errorf("pool size max=%d min=%d, want %d and 0", cfg.MaxConns, cfg.MinConns, postgres.DefaultMaxConns)
+	if cfg.MaxConns != pgpool.DefaultMaxConns || cfg.MinConns != 0 {
+		t.Errorf("pool size max=%d min=%d, want %d and 0", cfg.MaxConns, cfg.MinConns, pgpool.DefaultMaxConns)
 	}
 	if cfg.ConnConfig.DefaultQueryExecMode != pgx.QueryExecModeExec {
 		t.Errorf("exec mode = %v, want exec (no named prepared statements)", cfg.ConnConfig.DefaultQueryExecMode)
@@ -152,7 +152,7 @@ func TestNoServerSidePreparedStatements(t *testing.T) {
 func TestIAMAuthRequiresTLS(t *testing.T) {
 	creds := credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "secret", "")
 	for _, mode := range []string{"disable", "allow", "prefer"} {
-		_, err := postgres.NewPool(context.Background(), postgres.Config{
+		_, err := pgpool.NewPool(context.Background(), pgpool.Config{
 			URL:     "postgres://app@db.example.internal:5432/regintel?sslmode=" + mode,
 			IAMAuth: true, Region: "eu-west-1", Credentials: creds,
 		})
@@ -164,7 +164,7 @@ func TestIAMAuthRequiresTLS(t *testing.T) {
 
 func TestIAMAuthMintsTokenBeforeConnect(t *testing.T) {
 	ctx := context.Background()
-	pool, err := postgres.NewPool(ctx, postgres.Config{
+	pool, err := pgpool.NewPool(ctx, pgpool.Config{
 		URL:     "postgres://app@db.example.internal:5432/regintel?sslmode=require",
 		IAMAuth: true, Region: "eu-west-1",
 		Credentials: aws.NewCredentialsCache(credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "secret", "")),
@@ -202,7 +202,7 @@ func TestConfigFromEnv(t *testing.T) {
 		t.Setenv("DB_SSLMODE", "")
 		t.Setenv("DB_IAM_AUTH", "true")
 		t.Setenv("DB_MAX_CONNS", "3")
-		cfg, err := postgres.ConfigFromEnv()
+		cfg, err := pgpool.ConfigFromEnv()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -216,7 +216,7 @@ func TestConfigFromEnv(t *testing.T) {
 		t.Setenv("DB_HOST", "ignored")
 		t.Setenv("DB_IAM_AUTH", "")
 		t.Setenv("DB_MAX_CONNS", "")
-		cfg, err := postgres.ConfigFromEnv()
+		cfg, err := pgpool.ConfigFromEnv()
 		if err != nil || cfg.URL != "postgres://u@h/db" || cfg.IAMAuth || cfg.MaxConns != 0 {
 			t.Errorf("config = %+v, %v", cfg, err)
 		}
@@ -234,7 +234,7 @@ func TestConfigFromEnv(t *testing.T) {
 				t.Setenv("DB_IAM_AUTH", "")
 				t.Setenv("DB_MAX_CONNS", "")
 				t.Setenv(env[0], env[1])
-				if _, err := postgres.ConfigFromEnv(); err == nil {
+				if _, err := pgpool.ConfigFromEnv(); err == nil {
 					t.Errorf("%s=%q accepted", env[0], env[1])
 				}
 			})

@@ -1,4 +1,4 @@
-package regintel.testenv;
+package regintel.testservers;
 
 import java.io.IOException;
 import java.nio.file.Files;

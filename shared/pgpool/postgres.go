@@ -1,11 +1,11 @@
-// Package postgres builds the pgx connection pool the functions share and
+// Package pgpool builds the pgx connection pool the functions share and
 // applies the embedded schema migrations.
 //
 // The pool is shaped for Lambda: few connections per execution environment,
 // none opened until the first query, statements that never leave named
 // prepared statements on the server (so RDS Proxy can multiplex), and
 // optional IAM authentication with a token minted for every new connection.
-package postgres
+package pgpool
 
 import (
 	"context"
