@@ -1,6 +1,12 @@
-// Package llm is the provider-neutral streaming contract (seed 001 §3.1): a
-// request with tools, and a stream of chunks that are text, a complete tool
-// call, usage, or an error.
+// Package llm is the provider-neutral streaming contract: a request with
+// tools, and a stream of chunks that are text, a complete tool call, usage,
+// or an error.
+//
+// The tool loop: a response that calls tools ends after the calls, as real
+// endpoints do. The caller runs the tools and sends a new request whose
+// messages append the assistant's message (its text, may be "", and its
+// ToolCalls) and then one RoleTool message per call (ToolCallID = the call's
+// ID, Content = the tool's output); the model then answers or calls again.
 package llm
 
 import (
@@ -16,12 +22,27 @@ const (
 	RoleSystem    Role = "system"
 	RoleUser      Role = "user"
 	RoleAssistant Role = "assistant"
+	// RoleTool is the output of one tool call, sent back to the model.
+	RoleTool Role = "tool"
 )
+
+// ToolCall is one function call the model made.
+type ToolCall struct {
+	// ID is the provider's call id (Responses call_id; Chat tool_calls[].id).
+	ID       string          `json:"id"`
+	Name     string          `json:"name"`
+	ArgsJSON json.RawMessage `json:"arguments"`
+}
 
 // Message is one prompt message.
 type Message struct {
 	Role    Role   `json:"role"`
 	Content string `json:"content"`
+	// ToolCalls: an assistant message that called tools (Content is the text
+	// it wrote before them, may be "").
+	ToolCalls []ToolCall `json:"toolCalls,omitempty"`
+	// ToolCallID: a RoleTool message is the output (Content) of that call.
+	ToolCallID string `json:"toolCallId,omitempty"`
 }
 
 // Tool is a function tool offered to the model; Parameters is a JSON Schema.
@@ -59,15 +80,22 @@ type Usage struct {
 }
 
 // Chunk is the tagged union LlmStreamChunk: exactly one of Delta (text),
-// ToolName+ArgsJSON (one complete tool call, arguments assembled from all
-// deltas), Usage, or Err is meaningful, by Type.
+// CallID+ToolName+ArgsJSON (one complete tool call, arguments assembled from
+// all deltas), Usage, or Err is meaningful, by Type.
 type Chunk struct {
-	Type     ChunkType
-	Delta    string
+	Type  ChunkType
+	Delta string
+	// CallID is the ToolCall.ID of a ChunkTool chunk, to send its output back.
+	CallID   string
 	ToolName string
 	ArgsJSON json.RawMessage
 	Usage    *Usage
 	Err      error
+}
+
+// ToolCall is the call a ChunkTool chunk carries.
+func (c Chunk) ToolCall() ToolCall {
+	return ToolCall{ID: c.CallID, Name: c.ToolName, ArgsJSON: c.ArgsJSON}
 }
 
 // Provider streams one completion. The returned channel is closed when the
