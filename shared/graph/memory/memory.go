@@ -33,7 +33,7 @@ type edge struct {
 	properties map[string]any
 }
 
-// Store is an in-memory graph.ConceptStore. The zero value is not usable;
+// Store is the in-memory graph.Store. The zero value is not usable;
 // call New or NewSeeded.
 type Store struct {
 	mu    sync.RWMutex
@@ -41,10 +41,7 @@ type Store struct {
 	out   map[string][]edge // outgoing edges by source id
 }
 
-var (
-	_ graph.ConceptStore = (*Store)(nil)
-	_ graph.Writer       = (*Store)(nil)
-)
+var _ graph.Store = (*Store)(nil)
 
 // New returns an empty store.
 func New() *Store {

@@ -1,0 +1,305 @@
+package graph
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	"regintel/shared/concept"
+)
+
+// Fact is one detail node one hop from a concept: a rate, threshold,
+// deadline, guidance...
+type Fact struct {
+	NodeID         string         `json:"nodeId"`
+	Kind           string         `json:"kind"`         // node label: Rate, Threshold, Timeline, Guidance, Rule, Section, Benefit, Relief
+	Label          string         `json:"label"`        // pref_label (or the id when absent)
+	Relationship   string         `json:"relationship"` // e.g. HAS_RATE
+	Properties     map[string]any `json:"properties"`   // its values (percent, amount, currency, period, ...), without bookkeeping props
+	SourceURLs     []string       `json:"sourceUrls"`   // the fact's own, else the concept's
+	LastVerifiedAt time.Time      `json:"lastVerifiedAt"`
+	UpdatedAt      time.Time      `json:"updatedAt"`
+}
+
+// GroundedConcept is a concept in scope for a turn with its facts.
+type GroundedConcept struct {
+	Node  Node
+	Facts []Fact // newest first, at most GroundingQuery.MaxFactsPerConcept
+	// Mentioned is true when the concept was found by its label/alias in Text (not only active).
+	Mentioned bool
+}
+
+// GroundingQuery says which concepts are in scope for a turn.
+type GroundingQuery struct {
+	ActiveIDs []string // the conversation's active concepts, in their order
+	// Text is the user's message: concepts whose pref_label or an alt label
+	// appears in it as a whole word (case-insensitive) are in scope too.
+	Text string
+	// Jurisdictions, when non-empty, limits mentioned concepts to these +
+	// GLOBAL (+ EU for EU member states); active ones are always included.
+	Jurisdictions      []string
+	MaxFactsPerConcept int // default DefaultMaxFactsPerConcept
+}
+
+// DefaultMaxFactsPerConcept applies when GroundingQuery.MaxFactsPerConcept is 0.
+const DefaultMaxFactsPerConcept = 8
+
+// GroundingReader reads the concepts in scope with their facts in ONE round
+// trip (one Cypher query on Bolt; one lock on memory).
+type GroundingReader interface {
+	// Ground returns the active concepts first (in ActiveIDs order), then
+	// the mentioned ones (in order of first mention).
+	Ground(ctx context.Context, q GroundingQuery) ([]GroundedConcept, error)
+}
+
+// ConceptResolver resolves captured concepts read-only, ONE round trip for
+// the batch. Rules in order: an existing node with the same (domain, kind,
+// jurisdiction); else one whose normalised pref_label or alias equals the
+// captured pref_label or one of its alt labels, within the same
+// jurisdiction (so VEHICLE_REG:IE:VRT labelled "VRT" resolves to TAX:IE:VRT);
+// else the canonical id. Returns one id per input, same order.
+type ConceptResolver interface {
+	ResolveConcepts(ctx context.Context, concepts []concept.Concept) ([]string, error)
+}
+
+// ConceptReader is the read side concept resolution and enrichment need,
+// without any way to write.
+type ConceptReader interface {
+	Reader
+	ConceptResolver
+	// HasUsefulDetail: see ConceptStore.
+	HasUsefulDetail(ctx context.Context, id string, freshSince time.Time) (bool, error)
+}
+
+// SchemaApplier creates the graph's constraints and indexes; applying them
+// again is harmless.
+type SchemaApplier interface {
+	ApplySchema(ctx context.Context) error
+}
+
+// Store is the whole backend contract both graph/memory and graph/bolt
+// satisfy. Only the write service (graph/write) and start-up code hold one;
+// everything else gets a narrower interface.
+type Store interface {
+	Reader
+	GroundingReader
+	ConceptResolver
+	ChangeReader
+	ConceptStore
+	Writer
+	SchemaApplier
+}
+
+// FactKinds are the node labels a fact may carry.
+var FactKinds = []string{"Rate", "Threshold", "Timeline", "Guidance", "Rule", "Section", "Benefit", "Relief"}
+
+// FactKind returns the first fact label among labels, or "".
+func FactKind(labels []string) string {
+	for _, k := range FactKinds {
+		if slices.Contains(labels, k) {
+			return k
+		}
+	}
+	return ""
+}
+
+// bookkeepingProps are stored alongside a fact's values but are not values
+// themselves; Fact carries the useful ones in their own fields.
+var bookkeepingProps = []string{
+	"id", "pref_label", "created_at", "updated_at", "last_verified_at",
+	"enrichment_requested_at", "source_urls", "source_url", "source_content_hashes",
+}
+
+// NewFact builds a fact from a detail node's stored properties (timestamps
+// as epoch ms, lists as []string) and the edge that reaches it. Source URLs
+// and the verification time fall back to the concept's own.
+func NewFact(id, kind, relationship string, props map[string]any, conceptProps map[string]any) Fact {
+	f := Fact{NodeID: id, Kind: kind, Relationship: relationship, Properties: map[string]any{}}
+	for k, v := range props {
+		if !slices.Contains(bookkeepingProps, k) {
+			f.Properties[k] = v
+		}
+	}
+	f.Label, _ = props["pref_label"].(string)
+	if f.Label == "" {
+		f.Label = id
+	}
+	f.SourceURLs = sourceURLs(props)
+	if len(f.SourceURLs) == 0 {
+		f.SourceURLs = sourceURLs(conceptProps)
+	}
+	verified, ok := props["last_verified_at"].(int64)
+	if !ok {
+		verified, ok = conceptProps["last_verified_at"].(int64)
+	}
+	if ok {
+		f.LastVerifiedAt = TimeFromTimestamp(verified)
+	}
+	if ts, ok := props["updated_at"].(int64); ok {
+		f.UpdatedAt = TimeFromTimestamp(ts)
+	}
+	return f
+}
+
+func sourceURLs(props map[string]any) []string {
+	var out []string
+	switch v := props["source_urls"].(type) {
+	case []string:
+		out = append(out, v...)
+	case []any:
+		for _, item := range v {
+			if s, ok := item.(string); ok {
+				out = append(out, s)
+			}
+		}
+	}
+	if u, ok := props["source_url"].(string); ok && u != "" && !slices.Contains(out, u) {
+		out = append(out, u)
+	}
+	return out
+}
+
+// SortFacts orders facts newest first (ties by node id), keeps one fact per
+// node and at most limit of them.
+func SortFacts(facts []Fact, limit int) []Fact {
+	slices.SortStableFunc(facts, func(a, b Fact) int {
+		return cmp.Or(b.UpdatedAt.Compare(a.UpdatedAt), strings.Compare(a.NodeID, b.NodeID))
+	})
+	facts = slices.CompactFunc(facts, func(a, b Fact) bool { return a.NodeID == b.NodeID })
+	if len(facts) > limit {
+		facts = facts[:limit]
+	}
+	return facts
+}
+
+// MaxFacts is q.MaxFactsPerConcept or its default.
+func (q GroundingQuery) MaxFacts() int {
+	if q.MaxFactsPerConcept > 0 {
+		return q.MaxFactsPerConcept
+	}
+	return DefaultMaxFactsPerConcept
+}
+
+// maxMentionWords bounds the length, in words, of a label found in text.
+const maxMentionWords = 8
+
+// MentionCandidates returns the alias-node ids (AltLabelID) of every run of
+// up to maxMentionWords whole words in text, mapped to the position of its
+// first occurrence. A run is offered twice: its words joined by one space
+// ("VAT-registered" offers "vat") and as written ("Directive 2006/112/EC"),
+// so a label matches only on word boundaries and never inside a word
+// ("VATS" does not offer "vat").
+func MentionCandidates(text string) map[string]int {
+	type span struct{ start, end int }
+	var words []span
+	start := -1
+	for i, r := range text {
+		word := unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
+		switch {
+		case word && start < 0:
+			start = i
+		case !word && start >= 0:
+			words = append(words, span{start, i})
+			start = -1
+		}
+	}
+	if start >= 0 {
+		words = append(words, span{start, len(text)})
+	}
+	out := map[string]int{}
+	add := func(s string, pos int) {
+		id := AltLabelID(s)
+		if _, seen := out[id]; !seen {
+			out[id] = pos
+		}
+	}
+	for i := range words {
+		joined := make([]string, 0, maxMentionWords)
+		for j := i; j < len(words) && j < i+maxMentionWords; j++ {
+			joined = append(joined, text[words[j].start:words[j].end])
+			add(strings.Join(joined, " "), i)
+			add(text[words[i].start:words[j].end], i)
+		}
+	}
+	return out
+}
+
+// euMemberStates are the jurisdiction codes whose questions EU law also
+// governs.
+var euMemberStates = []string{
+	"AT", "BE", "BG", "HR", "CY", "CZ", "DK", "EE", "FI", "FR", "DE", "GR", "HU", "IE",
+	"IT", "LV", "LT", "LU", "MT", "NL", "PL", "PT", "RO", "SK", "SI", "ES", "SE",
+}
+
+// ScopeJurisdictions widens a conversation's jurisdictions to those whose
+// concepts also apply: GLOBAL always, EU for a member state. Empty in,
+// empty out (no limit).
+func ScopeJurisdictions(jurisdictions []string) []string {
+	if len(jurisdictions) == 0 {
+		return nil
+	}
+	out := []string{"GLOBAL"}
+	for _, j := range jurisdictions {
+		j = strings.ToUpper(strings.TrimSpace(j))
+		if j == "" {
+			continue
+		}
+		out = append(out, j)
+		if slices.Contains(euMemberStates, j) {
+			out = append(out, "EU")
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// ResolutionLabelIDs returns the alias-node ids of a captured concept's
+// pref_label and alt labels: the names it may be resolved by.
+func ResolutionLabelIDs(c concept.Concept) []string {
+	var out []string
+	for _, name := range append([]string{c.PrefLabel}, c.AltLabels...) {
+		if strings.TrimSpace(name) != "" {
+			out = append(out, AltLabelID(name))
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// NameMatch is an existing concept of the captured concept's jurisdiction
+// that carries one of its names.
+type NameMatch struct {
+	ID        string
+	PrefLabel string
+}
+
+// ChooseResolution applies the resolution rules to what a store found for
+// the normalised concept c: the ids of concepts with its (domain, kind,
+// jurisdiction), and the concepts carrying one of its names. Among several
+// name matches, one whose pref_label is a captured name wins, then the
+// smallest id, so every store picks the same.
+func ChooseResolution(c concept.Concept, sameTriple []string, byName []NameMatch) string {
+	if len(sameTriple) > 0 {
+		if slices.Contains(sameTriple, c.ID) {
+			return c.ID
+		}
+		return slices.Min(sameTriple)
+	}
+	if len(byName) == 0 {
+		return c.ID
+	}
+	names := ResolutionLabelIDs(c)
+	prefMatch := func(m NameMatch) int {
+		if slices.Contains(names, AltLabelID(m.PrefLabel)) {
+			return 0
+		}
+		return 1
+	}
+	best := slices.MinFunc(byName, func(a, b NameMatch) int {
+		return cmp.Or(cmp.Compare(prefMatch(a), prefMatch(b)), strings.Compare(a.ID, b.ID))
+	})
+	return best.ID
+}

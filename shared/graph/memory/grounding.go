@@ -1,0 +1,121 @@
+package memory
+
+import (
+	"cmp"
+	"context"
+	"slices"
+
+	"regintel/shared/concept"
+	"regintel/shared/graph"
+)
+
+// Ground implements graph.GroundingReader under one read lock. It scans
+// every concept for mentions, which is fine at local-run sizes.
+func (s *Store) Ground(_ context.Context, q graph.GroundingQuery) ([]graph.GroundedConcept, error) {
+	candidates := graph.MentionCandidates(q.Text)
+	scope := graph.ScopeJurisdictions(q.Jurisdictions)
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []graph.GroundedConcept
+	included := map[string]bool{}
+	for _, id := range q.ActiveIDs {
+		n := s.nodes[id]
+		if n == nil || included[id] || !slices.Contains(n.labels, "Concept") {
+			continue
+		}
+		included[id] = true
+		_, mentioned := s.firstMention(id, candidates)
+		out = append(out, s.grounded(n, mentioned, q.MaxFacts()))
+	}
+	type mention struct {
+		n   *node
+		pos int
+	}
+	var mentions []mention
+	for id, n := range s.nodes {
+		if included[id] || !slices.Contains(n.labels, "Concept") {
+			continue
+		}
+		j, _ := n.properties["jurisdiction"].(string)
+		if len(scope) > 0 && !slices.Contains(scope, j) {
+			continue
+		}
+		if pos, ok := s.firstMention(id, candidates); ok {
+			mentions = append(mentions, mention{n, pos})
+		}
+	}
+	slices.SortFunc(mentions, func(a, b mention) int {
+		return cmp.Or(cmp.Compare(a.pos, b.pos), cmp.Compare(a.n.id, b.n.id))
+	})
+	for _, m := range mentions {
+		out = append(out, s.grounded(m.n, true, q.MaxFacts()))
+	}
+	return out, nil
+}
+
+// firstMention finds the earliest position at which one of the concept's
+// alias nodes was mentioned (caller holds the lock).
+func (s *Store) firstMention(id string, candidates map[string]int) (int, bool) {
+	first, found := 0, false
+	for _, e := range s.out[id] {
+		if e.typ != "HAS_ALT_LABEL" {
+			continue
+		}
+		if pos, ok := candidates[e.to]; ok && (!found || pos < first) {
+			first, found = pos, true
+		}
+	}
+	return first, found
+}
+
+// grounded builds a concept with its facts (caller holds the lock).
+func (s *Store) grounded(n *node, mentioned bool, maxFacts int) graph.GroundedConcept {
+	var facts []graph.Fact
+	for _, e := range s.out[n.id] {
+		target := s.nodes[e.to]
+		if target == nil {
+			continue
+		}
+		kind := graph.FactKind(target.labels)
+		if kind == "" {
+			continue
+		}
+		facts = append(facts, graph.NewFact(target.id, kind, e.typ, target.toGraphNode().Properties, n.properties))
+	}
+	return graph.GroundedConcept{Node: n.toGraphNode(), Facts: graph.SortFacts(facts, maxFacts), Mentioned: mentioned}
+}
+
+// ResolveConcepts implements graph.ConceptResolver under one read lock.
+func (s *Store) ResolveConcepts(_ context.Context, concepts []concept.Concept) ([]string, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]string, len(concepts))
+	for i, raw := range concepts {
+		c := concept.Normalize(raw)
+		names := graph.ResolutionLabelIDs(c)
+		var sameTriple []string
+		var byName []graph.NameMatch
+		for id, n := range s.nodes {
+			if !slices.Contains(n.labels, "Concept") {
+				continue
+			}
+			p := n.properties
+			if id == c.ID || (p["domain"] == c.Domain && p["kind"] == c.Kind && p["jurisdiction"] == c.Jurisdiction) {
+				sameTriple = append(sameTriple, id)
+				continue
+			}
+			if p["jurisdiction"] != c.Jurisdiction {
+				continue
+			}
+			if slices.ContainsFunc(s.out[id], func(e edge) bool { return e.typ == "HAS_ALT_LABEL" && slices.Contains(names, e.to) }) {
+				pref, _ := p["pref_label"].(string)
+				byName = append(byName, graph.NameMatch{ID: id, PrefLabel: pref})
+			}
+		}
+		out[i] = graph.ChooseResolution(c, sameTriple, byName)
+	}
+	return out, nil
+}
+
+// ApplySchema implements graph.SchemaApplier: maps need no schema.
+func (s *Store) ApplySchema(context.Context) error { return nil }
