@@ -6,20 +6,29 @@ import (
 	"regexp"
 )
 
-// toolsRefusedWording matches what endpoints say when a model or server does
-// not take function tools: OpenAI ("'tools' is not supported with this
-// model"), Azure ("Unrecognized request argument supplied: tools"), Ollama
-// ("does not support tools"), vLLM ("auto" tool choice requires
-// --enable-auto-tool-choice), llama.cpp ("tools param requires --jinja"),
-// OpenRouter ("No endpoints found that support tool use").
-var toolsRefusedWording = regexp.MustCompile(`(?i)` +
-	`(does not support|doesn't support|not supported|unsupported|unrecognized|unknown|not allowed|not enabled|no endpoints? found that supports?|requires).{0,80}\b(tools?|tool[ _]use|tool[ _]calls?|tool[ _]calling|tool_choice|functions?|function[ _]calling)\b` +
-	`|\b(tools?|tool[ _]use|tool[ _]calls?|tool[ _]calling|tool_choice|functions?|function[ _]calling)\b.{0,80}(not supported|unsupported|not allowed|not enabled|requires|is not available|are not available)`)
+// toolsRefusedWordings are how endpoints say that a model or server takes no
+// function tools. A request that is merely wrong about tools (an unknown
+// call id, a bad schema) does not match: retrying without tools would hide
+// that bug.
+var toolsRefusedWordings = []*regexp.Regexp{
+	// Ollama: "registry.ollama.ai/library/gemma3:4b does not support tools".
+	regexp.MustCompile(`(?i)(does not|doesn't|do not|don't) support (tools|tool use|tool call|tool calling|function call|function calling|functions)\b`),
+	// OpenAI: "Unsupported parameter: 'tools' is not supported with this model."
+	regexp.MustCompile(`(?i)\b(tools|tool_choice|functions|function calling|tool calling|tool use)'? (is|are) not (supported|enabled|available|allowed)`),
+	regexp.MustCompile(`(?i)unsupported (param|parameter|argument|field)s?:? '?(tools|tool_choice|functions)\b`),
+	// Azure on an old API version: "Unrecognized request argument supplied: tools".
+	regexp.MustCompile(`(?i)unrecogni[sz]ed request arguments? supplied:[^.]*\b(tools|tool_choice|functions)\b`),
+	// OpenRouter: "No endpoints found that support tool use." or "...the provided 'tool_choice' value."
+	regexp.MustCompile(`(?i)no endpoints found that support (tool use|the provided 'tool_choice')`),
+	// vLLM: "\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set".
+	// llama.cpp: "tools param requires --jinja flag".
+	regexp.MustCompile(`(?i)\b(tool choice|tool_choice|tools param|tools)\b[^.]{0,40}\brequires --`),
+}
 
 // IsToolsRefused reports whether err is an endpoint refusing tools: an HTTP
 // 400, or the 404/422/500 some OpenAI-compatible servers send, whose message
 // says tools, functions or tool_choice are unsupported. The caller may then
-// retry answer-only (without tools).
+// ask again answer-only, without tools.
 func IsToolsRefused(err error) bool {
 	var perr *ProviderError
 	if !errors.As(err, &perr) {
@@ -30,8 +39,16 @@ func IsToolsRefused(err error) bool {
 	default:
 		return false
 	}
-	if toolsRefusedWording.MatchString(perr.Message) {
-		return true
+	texts := []string{perr.Message}
+	if perr.Err != nil {
+		texts = append(texts, perr.Err.Error()) // the raw body, when the message field was not parsed
 	}
-	return perr.Err != nil && toolsRefusedWording.MatchString(perr.Err.Error())
+	for _, text := range texts {
+		for _, wording := range toolsRefusedWordings {
+			if wording.MatchString(text) {
+				return true
+			}
+		}
+	}
+	return false
 }

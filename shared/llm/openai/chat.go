@@ -52,14 +52,7 @@ func (p *Chat) params(req llm.Request) openaisdk.ChatCompletionNewParams {
 		params.Messages = append(params.Messages, openaisdk.SystemMessage(req.System))
 	}
 	for _, msg := range req.Messages {
-		switch msg.Role {
-		case llm.RoleAssistant:
-			params.Messages = append(params.Messages, openaisdk.AssistantMessage(msg.Content))
-		case llm.RoleSystem:
-			params.Messages = append(params.Messages, openaisdk.SystemMessage(msg.Content))
-		default:
-			params.Messages = append(params.Messages, openaisdk.UserMessage(msg.Content))
-		}
+		params.Messages = append(params.Messages, chatMessage(msg))
 	}
 	if req.Temperature >= 0 {
 		params.Temperature = param.NewOpt(req.Temperature)
@@ -77,8 +70,39 @@ func (p *Chat) params(req llm.Request) openaisdk.ChatCompletionNewParams {
 	return params
 }
 
+// chatMessage maps one message. An assistant turn that called tools carries
+// its tool_calls; each tool output is a "tool" message naming the call.
+func chatMessage(msg llm.Message) openaisdk.ChatCompletionMessageParamUnion {
+	switch msg.Role {
+	case llm.RoleAssistant:
+		if len(msg.ToolCalls) == 0 {
+			return openaisdk.AssistantMessage(msg.Content)
+		}
+		assistant := openaisdk.ChatCompletionAssistantMessageParam{}
+		if msg.Content != "" {
+			assistant.Content.OfString = param.NewOpt(msg.Content)
+		}
+		for _, call := range msg.ToolCalls {
+			assistant.ToolCalls = append(assistant.ToolCalls, openaisdk.ChatCompletionMessageToolCallUnionParam{
+				OfFunction: &openaisdk.ChatCompletionMessageFunctionToolCallParam{
+					ID:       call.ID,
+					Function: openaisdk.ChatCompletionMessageFunctionToolCallFunctionParam{Name: call.Name, Arguments: argumentsText(call.ArgsJSON)},
+				},
+			})
+		}
+		return openaisdk.ChatCompletionMessageParamUnion{OfAssistant: &assistant}
+	case llm.RoleTool:
+		return openaisdk.ToolMessage(msg.Content, msg.ToolCallID)
+	case llm.RoleSystem:
+		return openaisdk.SystemMessage(msg.Content)
+	default:
+		return openaisdk.UserMessage(msg.Content)
+	}
+}
+
 // chatCall is a tool call assembled from deltas sharing one index.
 type chatCall struct {
+	id      string
 	name    string
 	args    strings.Builder
 	emitted bool
@@ -111,7 +135,7 @@ func (p *Chat) run(callerCtx context.Context, params openaisdk.ChatCompletionNew
 			if !json.Valid([]byte(args)) {
 				log.Warn("tool call arguments are not valid JSON; passing them on raw", "tool", call.name, "bytes", len(args))
 			}
-			if !em.send(llm.Chunk{Type: llm.ChunkTool, ToolName: call.name, ArgsJSON: json.RawMessage(args)}) {
+			if !em.send(llm.Chunk{Type: llm.ChunkTool, CallID: call.id, ToolName: call.name, ArgsJSON: json.RawMessage(args)}) {
 				return false
 			}
 		}
@@ -145,6 +169,9 @@ func (p *Chat) run(callerCtx context.Context, params openaisdk.ChatCompletionNew
 				}
 				if tc.Function.Name != "" {
 					call.name = tc.Function.Name
+				}
+				if tc.ID != "" {
+					call.id = tc.ID
 				}
 				call.args.WriteString(tc.Function.Arguments)
 			}

@@ -73,11 +73,7 @@ func (p *Responses) params(req llm.Request) responses.ResponseNewParams {
 	if req.Temperature >= 0 {
 		params.Temperature = param.NewOpt(req.Temperature)
 	}
-	input := make(responses.ResponseInputParam, 0, len(req.Messages))
-	for _, msg := range req.Messages {
-		input = append(input, responses.ResponseInputItemParamOfMessage(msg.Content, inputRole(msg.Role)))
-	}
-	params.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: input}
+	params.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: responsesInput(req.Messages)}
 	for _, tool := range req.Tools {
 		// strict=false: the capture_concepts schema has optional properties,
 		// which strict mode does not allow.
@@ -88,6 +84,41 @@ func (p *Responses) params(req llm.Request) responses.ResponseNewParams {
 		params.Tools = append(params.Tools, fn)
 	}
 	return params
+}
+
+// responsesInput turns messages into input items. An assistant turn that
+// called tools is replayed as its own output: its text as an assistant
+// message (if any), then each function_call; a tool message becomes the
+// function_call_output with the same call_id.
+func responsesInput(messages []llm.Message) responses.ResponseInputParam {
+	input := make(responses.ResponseInputParam, 0, len(messages))
+	for _, msg := range messages {
+		switch {
+		case msg.Role == llm.RoleTool:
+			output := responses.ResponseInputItemParamOfFunctionCallOutput(msg.Content)
+			output.OfFunctionCallOutput.CallID = param.NewOpt(msg.ToolCallID)
+			input = append(input, output)
+		case msg.Role == llm.RoleAssistant && len(msg.ToolCalls) > 0:
+			if msg.Content != "" {
+				input = append(input, responses.ResponseInputItemParamOfMessage(msg.Content, responses.EasyInputMessageRoleAssistant))
+			}
+			for _, call := range msg.ToolCalls {
+				input = append(input, responses.ResponseInputItemParamOfFunctionCall(argumentsText(call.ArgsJSON), call.ID, call.Name))
+			}
+		default:
+			input = append(input, responses.ResponseInputItemParamOfMessage(msg.Content, inputRole(msg.Role)))
+		}
+	}
+	return input
+}
+
+// argumentsText is the arguments string sent back with a call; a call
+// without arguments is sent as an empty object, which endpoints accept.
+func argumentsText(args json.RawMessage) string {
+	if len(args) == 0 {
+		return "{}"
+	}
+	return string(args)
 }
 
 func inputRole(role llm.Role) responses.EasyInputMessageRole {
@@ -104,6 +135,7 @@ func inputRole(role llm.Role) responses.EasyInputMessageRole {
 // pendingCall is a function call being assembled from stream events.
 type pendingCall struct {
 	itemID  string
+	callID  string
 	name    string
 	args    strings.Builder
 	final   *string // from .done events: authoritative over the deltas
@@ -115,6 +147,16 @@ func (c *pendingCall) arguments() string {
 		return *c.final
 	}
 	return c.args.String()
+}
+
+// learn fills the name and call id from an item that carries them.
+func (c *pendingCall) learn(name, callID string) {
+	if c.name == "" {
+		c.name = name
+	}
+	if c.callID == "" {
+		c.callID = callID
+	}
 }
 
 // callTracker keys calls by item id and by output index (some compatible
@@ -170,7 +212,7 @@ func (p *Responses) run(callerCtx context.Context, params responses.ResponseNewP
 		if !json.Valid([]byte(args)) {
 			log.Warn("tool call arguments are not valid JSON; passing them on raw", "tool", call.name, "bytes", len(args))
 		}
-		return em.send(llm.Chunk{Type: llm.ChunkTool, ToolName: call.name, ArgsJSON: json.RawMessage(args)})
+		return em.send(llm.Chunk{Type: llm.ChunkTool, CallID: call.callID, ToolName: call.name, ArgsJSON: json.RawMessage(args)})
 	}
 	// finishCalls emits calls the stream never closed (and those only listed
 	// in the final response), in output order.
@@ -180,9 +222,7 @@ func (p *Responses) run(callerCtx context.Context, params responses.ResponseNewP
 				continue
 			}
 			call := calls.lookup(item.ID, int64(i), true)
-			if call.name == "" {
-				call.name = item.Name
-			}
+			call.learn(item.Name, item.CallID)
 			if call.final == nil && item.Arguments.OfString != "" {
 				final := item.Arguments.OfString
 				call.final = &final
@@ -206,8 +246,7 @@ func (p *Responses) run(callerCtx context.Context, params responses.ResponseNewP
 			}
 		case "response.output_item.added":
 			if event.Item.Type == "function_call" {
-				call := calls.lookup(event.Item.ID, event.OutputIndex, true)
-				call.name = event.Item.Name
+				calls.lookup(event.Item.ID, event.OutputIndex, true).learn(event.Item.Name, event.Item.CallID)
 			}
 		case "response.function_call_arguments.delta":
 			calls.lookup(event.ItemID, event.OutputIndex, true).args.WriteString(event.Delta)
@@ -221,9 +260,7 @@ func (p *Responses) run(callerCtx context.Context, params responses.ResponseNewP
 		case "response.output_item.done":
 			if event.Item.Type == "function_call" {
 				call := calls.lookup(event.Item.ID, event.OutputIndex, true)
-				if call.name == "" {
-					call.name = event.Item.Name
-				}
+				call.learn(event.Item.Name, event.Item.CallID)
 				if call.final == nil {
 					final := event.Item.Arguments.OfString
 					call.final = &final
