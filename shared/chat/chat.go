@@ -1,8 +1,9 @@
-// Package chat runs one chat turn: load history and context, build the
-// prompt, stream one LLM call with the capture_concepts tool, hand the
-// concepts to the resolution queue, store the turn and merge the context.
-// Everything but the LLM answer itself is additive: its failures become
-// warnings, never a failed turn (seed 000 §4.3, seed 001 §5.3).
+// Package chat runs one chat turn: load history and context, ground the
+// question in the rules graph, fit the prompt into the token budget, stream
+// the model's answer through a bounded tool loop (capture_concepts,
+// request_context), resolve and queue the captured concepts, store the turn
+// and merge the context. Everything but the model's answer itself is
+// additive: its failures become warnings, never a failed turn.
 package chat
 
 import (
@@ -16,6 +17,7 @@ import (
 
 	"regintel/shared/conversation"
 	"regintel/shared/graph"
+	"regintel/shared/graph/write"
 	"regintel/shared/llm"
 	"regintel/shared/prompt"
 	"regintel/shared/queue"
@@ -42,6 +44,10 @@ type Config struct {
 	ContextRequestTTL time.Duration
 	// PIIRedaction is off, store, llm or both (default both).
 	PIIRedaction string
+	// Tools is ToolsAuto (default) or ToolsOff.
+	Tools string
+	// MaxModelCalls bounds the model calls of one turn's tool loop (default 3).
+	MaxModelCalls int
 }
 
 func (c Config) withDefaults() Config {
@@ -69,6 +75,12 @@ func (c Config) withDefaults() Config {
 	if c.PIIRedaction == "" {
 		c.PIIRedaction = PIIBoth
 	}
+	if c.Tools == "" {
+		c.Tools = ToolsAuto
+	}
+	if c.MaxModelCalls <= 0 {
+		c.MaxModelCalls = 3
+	}
 	return c
 }
 
@@ -82,7 +94,7 @@ const DefaultTokenBudget = 12000
 // on Lambda (Postgres, Memgraph, SQS, OpenAI).
 type Engine struct {
 	store    conversation.Store
-	graph    graph.Reader
+	graph    Graph
 	provider llm.Provider
 	concepts queue.Publisher
 	log      *slog.Logger
@@ -92,12 +104,21 @@ type Engine struct {
 	sheet    *prompt.Sheet
 	tokens   *prompt.Tokenizer
 	redact   redactor
+	guard    *write.Guard
+	refused  toolsRefused
+}
+
+// Graph is what a turn reads from the rules graph: one grounding read
+// before the model is called, one resolution read after it.
+type Graph interface {
+	graph.GroundingReader
+	graph.ConceptResolver
 }
 
 // Deps are the engine's collaborators. Concepts may be nil (no capture).
 type Deps struct {
 	Store    conversation.Store
-	Graph    graph.Reader
+	Graph    Graph
 	Provider llm.Provider
 	Concepts queue.Publisher
 	Log      *slog.Logger
@@ -117,7 +138,7 @@ func New(d Deps, cfg Config) *Engine {
 	cfg = cfg.withDefaults()
 	e := &Engine{store: d.Store, graph: d.Graph, provider: d.Provider, concepts: d.Concepts,
 		log: log, cfg: cfg, now: time.Now, handoff: d.Handoff, sheet: d.Sheet,
-		tokens: prompt.TokenizerForModel(cfg.Model), redact: newRedactor(cfg.PIIRedaction)}
+		tokens: prompt.TokenizerForModel(cfg.Model), redact: newRedactor(cfg.PIIRedaction), guard: write.NewGuard()}
 	if e.handoff == nil {
 		e.handoff, _ = d.Store.(conversation.ContextRequests)
 	}

@@ -1,16 +1,12 @@
 package chat
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 
 	"regintel/shared/conversation"
-	convmem "regintel/shared/conversation/memory"
-	"regintel/shared/llm"
-	"regintel/shared/prompt"
 )
 
 func TestParseRequestContext(t *testing.T) {
@@ -56,51 +52,3 @@ func TestSupplyValidationSanitises(t *testing.T) {
 		t.Fatalf("over-long content: %v", err)
 	}
 }
-
-// An over-long history turn is cut with a marker and recorded; newer turns
-// are preferred to older ones and the budget holds.
-func TestFitContextTruncatesOverlongTurnAndHoldsBudget(t *testing.T) {
-	e := New(Deps{Store: convmem.New(), Provider: stubProvider{}}, Config{TokenBudget: 1200, Model: "gpt-4.1-mini"})
-	long := strings.Repeat("The relief is claimed through myAccount each year. ", 120)
-	history := []conversation.Turn{
-		{Number: 1, UserText: "first question", AssistantText: "first answer"},
-		{Number: 2, UserText: "second question", AssistantText: long},
-		{Number: 3, UserText: "third question", AssistantText: "third answer"},
-	}
-	a, err := e.fitContext(contextInput{data: prompt.Data{AgentID: "a"}, history: history, question: "new question"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	u := a.usage
-	if u.TotalTokens > 1200 || !u.TruncationApplied || len(u.Truncated) != 1 || u.Truncated[0] != "turn:2" {
-		t.Fatalf("usage = %+v", u)
-	}
-	var cut string
-	for _, m := range a.messages {
-		if m.Role == llm.RoleAssistant && strings.HasPrefix(m.Content, "The relief") {
-			cut = m.Content
-		}
-	}
-	if !strings.Contains(cut, "[… truncated:") || e.tokens.Count(cut) > 1200/4 {
-		t.Fatalf("turn 2 answer not cut to a quarter of the budget with a marker (%d tokens)", e.tokens.Count(cut))
-	}
-	if a.messages[len(a.messages)-1].Content != "new question" || a.composition != CompositionChat {
-		t.Fatalf("last message %q, composition %q", a.messages[len(a.messages)-1].Content, a.composition)
-	}
-	total := e.tokens.Count(a.system)
-	for _, m := range a.messages {
-		total += e.tokens.Count(m.Content)
-	}
-	if total != u.TotalTokens {
-		t.Fatalf("recorded total %d, recount %d", u.TotalTokens, total)
-	}
-}
-
-// stubProvider never streams: fitContext only asks whether tools exist.
-type stubProvider struct{}
-
-func (stubProvider) Stream(context.Context, llm.Request) (<-chan llm.Chunk, error) {
-	return nil, errors.New("not used")
-}
-func (stubProvider) Name() string        { return "stub" }
-func (stubProvider) SupportsTools() bool { return true }

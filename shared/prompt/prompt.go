@@ -9,23 +9,26 @@
 package prompt
 
 import (
-	"context"
-
-	"regintel/shared/graph"
+	"regexp"
+	"strings"
 )
 
-// Section names. The system prompt is made of the sections up to and
-// including request_context, in the sheet's order; history and question
-// render the messages sent after it.
+// Section names. The system prompt is made of our own text only: the
+// sections up to and including request_context, in the sheet's order, and
+// the graph's facts. Supplied context and a stateless client's history are
+// data, not instructions: they render fenced user messages, like history
+// and the question.
 const (
 	SectionBaseRole            = "base_role"
 	SectionJurisdiction        = "jurisdiction"
 	SectionProfile             = "profile"
 	SectionDisclaimer          = "disclaimer"
 	SectionConversationContext = "conversation_context"
-	SectionSuppliedContext     = "supplied_context"
+	SectionGraphFacts          = "graph_facts"
 	SectionConceptCapture      = "concept_capture"
 	SectionRequestContext      = "request_context"
+	SectionSuppliedContext     = "supplied_context"
+	SectionClientHistory       = "client_history"
 	SectionHistory             = "history"
 	SectionQuestion            = "question"
 )
@@ -34,20 +37,23 @@ const (
 // have each of them (a sheet can render one empty to leave it out).
 var systemSections = []string{
 	SectionBaseRole, SectionJurisdiction, SectionProfile, SectionDisclaimer,
-	SectionConversationContext, SectionSuppliedContext, SectionConceptCapture, SectionRequestContext,
+	SectionConversationContext, SectionGraphFacts, SectionConceptCapture, SectionRequestContext,
 }
 
 // messageSections render one message each.
-var messageSections = []string{SectionHistory, SectionQuestion}
+var messageSections = []string{SectionSuppliedContext, SectionClientHistory, SectionHistory, SectionQuestion}
 
 // Data is what the system sections of a sheet see.
 type Data struct {
 	AgentID       string
 	Jurisdictions []string
 	PersonaType   string
-	// Concepts already in scope (conversation context, seed 000 §5).
+	// Concepts already in scope in this conversation.
 	Concepts []ConceptLine
-	// Supplied context items in the prompt (seed 004).
+	// Facts are the rules graph's facts for the concepts in scope.
+	Facts []FactGroup
+	// Supplied is unused by system sections; kept for sheets that predate
+	// the supplied_context message.
 	Supplied []SuppliedLine
 	// CaptureConcepts is true when the capture_concepts tool is offered.
 	CaptureConcepts bool
@@ -63,8 +69,9 @@ type ConceptLine struct {
 	Definition   string
 }
 
-// SuppliedLine is one supplied context item.
+// SuppliedLine is one supplied context item as rendered.
 type SuppliedLine struct {
+	id      string
 	Key     string
 	Kind    string
 	Content string
@@ -78,33 +85,75 @@ type MessageData struct {
 	Text string
 }
 
-// ConversationConcepts reads the active nodes from the graph, in the order
-// of activeNodeIDs, skipping ids the graph does not hold. It returns the
-// graph's error when the nodes cannot be read: the caller leaves the
-// section out and warns (seed 000 §4.3).
-func ConversationConcepts(ctx context.Context, reader graph.Reader, activeNodeIDs []string) ([]ConceptLine, error) {
-	if len(activeNodeIDs) == 0 {
-		return nil, nil
+// SuppliedData is what the supplied_context section sees; each item's
+// content is already fenced.
+type SuppliedData struct {
+	Items []SuppliedLine
+}
+
+// ClientHistoryData is what the client_history section sees: the client's
+// own history of a stateless request, oldest first, fenced.
+type ClientHistoryData struct {
+	Messages []MessageData
+}
+
+// FactGroup is the facts of one concept.
+type FactGroup struct {
+	ConceptID string
+	Concept   string // its label
+	Facts     []FactLine
+}
+
+// FactLine is one fact of the rules graph, with where it comes from.
+type FactLine struct {
+	NodeID       string
+	Kind         string // Rate, Threshold, Timeline, Guidance...
+	Label        string
+	Value        string // its values, rendered ("percent: 23; band: standard")
+	Sources      []string
+	LastVerified string // a date, or "" when unknown
+}
+
+// Text is the fact as one prompt line; its length is what the budget counts.
+func (f FactLine) Text() string {
+	var b strings.Builder
+	b.WriteString("- ")
+	b.WriteString(f.Kind)
+	b.WriteString(": ")
+	b.WriteString(f.Label)
+	if f.Value != "" {
+		b.WriteString(" (")
+		b.WriteString(f.Value)
+		b.WriteString(")")
 	}
-	nodes, err := reader.GetNodesByIDs(ctx, activeNodeIDs)
-	if err != nil {
-		return nil, err
+	if len(f.Sources) > 0 {
+		b.WriteString("; source: ")
+		b.WriteString(strings.Join(f.Sources, ", "))
 	}
-	byID := make(map[string]graph.Node, len(nodes))
-	for _, n := range nodes {
-		byID[n.ID] = n
+	if f.LastVerified != "" {
+		b.WriteString("; last verified ")
+		b.WriteString(f.LastVerified)
 	}
-	var lines []ConceptLine
-	for _, id := range activeNodeIDs {
-		n, ok := byID[id]
-		if !ok {
-			continue
-		}
-		label := n.PrefLabel
-		if label == "" {
-			label = n.ID
-		}
-		lines = append(lines, ConceptLine{ID: n.ID, Label: label, Jurisdiction: n.Jurisdiction, Definition: n.Definition})
+	b.WriteString(" [")
+	b.WriteString(f.NodeID)
+	b.WriteString("]")
+	return b.String()
+}
+
+// fenceTags are the tags that fence data that is not ours.
+var fenceTags = regexp.MustCompile(`(?i)<\s*/?\s*(supplied_context|client_history)\b[^>]*>`)
+
+// fence neutralises our fence tags inside untrusted text, so the text
+// cannot close its fence and speak outside it.
+func fence(text string) string {
+	return fenceTags.ReplaceAllString(text, "[$1]")
+}
+
+func fenced(items []SuppliedLine) []SuppliedLine {
+	out := make([]SuppliedLine, len(items))
+	for i, it := range items {
+		it.Key, it.Kind, it.Content = fence(it.Key), fence(it.Kind), fence(it.Content)
+		out[i] = it
 	}
-	return lines, nil
+	return out
 }

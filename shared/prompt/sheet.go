@@ -140,9 +140,16 @@ func parseSheet(fsys fs.FS, source string) (*Sheet, error) {
 func (s *Sheet) validate() error {
 	sample := Data{
 		AgentID: "agent", Jurisdictions: []string{"IE"}, PersonaType: "persona",
-		Concepts:        []ConceptLine{{ID: "TAX:IE:VAT", Label: "VAT", Jurisdiction: "IE", Definition: "d"}},
-		Supplied:        []SuppliedLine{{Key: "k", Kind: "text", Content: "c", Truncated: true}},
+		Concepts: []ConceptLine{{ID: "TAX:IE:VAT", Label: "VAT", Jurisdiction: "IE", Definition: "d"}},
+		Facts: []FactGroup{{ConceptID: "TAX:IE:VAT", Concept: "VAT", Facts: []FactLine{{NodeID: "n", Kind: "Rate", Label: "l",
+			Value: "percent: 23", Sources: []string{"https://example.org"}, LastVerified: "2026-01-01"}}}},
 		CaptureConcepts: true, RequestContext: true,
+	}
+	messages := map[string]any{
+		SectionSuppliedContext: SuppliedData{Items: []SuppliedLine{{Key: "k", Kind: "text", Content: "c", Truncated: true}}},
+		SectionClientHistory:   ClientHistoryData{Messages: []MessageData{{Role: "user", Text: "t"}}},
+		SectionHistory:         MessageData{Role: "user", Text: "t"},
+		SectionQuestion:        MessageData{Role: "user", Text: "t"},
 	}
 	var errs []error
 	for _, data := range []Data{sample, {}} {
@@ -153,7 +160,7 @@ func (s *Sheet) validate() error {
 		}
 	}
 	for _, section := range messageSections {
-		if _, err := s.RenderMessage(section, MessageData{Role: "user", Text: "t"}); err != nil {
+		if _, err := s.execute(section, messages[section]); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -176,7 +183,7 @@ func (s *Sheet) Render(section string, d Data) (string, error) {
 
 // RenderMessage renders the history or question section for one message.
 func (s *Sheet) RenderMessage(section string, m MessageData) (string, error) {
-	if !slices.Contains(messageSections, section) {
+	if section != SectionHistory && section != SectionQuestion {
 		return "", fmt.Errorf("section %q does not render messages", section)
 	}
 	return s.execute(section, m)

@@ -35,14 +35,16 @@ func copyDefaultSheet(t *testing.T) string {
 
 func TestDefaultSheetRendersSeedWording(t *testing.T) {
 	s := prompt.DefaultSheet()
-	want := []string{"base_role", "jurisdiction", "profile", "disclaimer", "conversation_context", "supplied_context", "concept_capture", "request_context"}
+	want := []string{"base_role", "jurisdiction", "profile", "disclaimer", "conversation_context", "graph_facts", "concept_capture", "request_context"}
 	if !slices.Equal(s.Order(), want) {
 		t.Fatalf("order = %v", s.Order())
 	}
 	sections, err := s.System(prompt.Data{
 		AgentID: "a1", Jurisdictions: []string{"IE", "UK"},
 		Concepts:        []prompt.ConceptLine{{Label: "Value-Added Tax", Jurisdiction: "IE", Definition: "a consumption tax"}},
-		Supplied:        []prompt.SuppliedLine{{Key: "p60", Kind: "document", Content: "Gross pay 52,000"}},
+		Facts: []prompt.FactGroup{{ConceptID: "TAX:IE:VAT", Concept: "Value-Added Tax", Facts: []prompt.FactLine{{
+			NodeID: "TAX:IE:VAT:RATE:STANDARD", Kind: "Rate", Label: "Irish VAT standard rate", Value: "percent: 23",
+			Sources: []string{"https://www.revenue.ie/en/vat/vat-rates/index.aspx"}, LastVerified: "2026-01-05"}}}},
 		CaptureConcepts: true,
 	})
 	if err != nil {
@@ -54,7 +56,7 @@ func TestDefaultSheetRendersSeedWording(t *testing.T) {
 		"you must call the `capture_concepts` tool once per turn",
 		"usually 1–5 per turn",
 		"The user's jurisdictions: IE, UK.",
-		"### p60 (document)\nGross pay 52,000",
+		"Value-Added Tax:\n- Rate: Irish VAT standard rate (percent: 23); source: https://www.revenue.ie/en/vat/vat-rates/index.aspx; last verified 2026-01-05 [TAX:IE:VAT:RATE:STANDARD]",
 	} {
 		if !strings.Contains(system, text) {
 			t.Errorf("system prompt lacks %q:\n%s", text, system)

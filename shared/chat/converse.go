@@ -1,0 +1,173 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"sync/atomic"
+
+	"regintel/shared/concept"
+	"regintel/shared/conversation"
+	"regintel/shared/llm"
+	"regintel/shared/prompt"
+)
+
+// Tool modes (LLM_TOOLS).
+const (
+	// ToolsAuto offers the tools, and answers without them when the
+	// endpoint refuses them.
+	ToolsAuto = "auto"
+	// ToolsOff offers no tools: answer-only, no concept capture.
+	ToolsOff = "off"
+)
+
+// conversed is what the model produced over the turn's calls.
+type conversed struct {
+	answer    strings.Builder
+	captured  []concept.Concept
+	requested []conversation.RequestedItem
+	usage     llm.Usage
+	calls     int
+	err       error
+}
+
+// toolsRefused remembers, for the life of the process, that the endpoint
+// refused tools, so later turns do not pay for the refusal again.
+type toolsRefused struct{ refused atomic.Bool }
+
+// offersTools is whether this turn offers the model any tool.
+func (t *Turn) offersTools() bool {
+	e := t.e
+	return e.cfg.Tools != ToolsOff && e.provider.SupportsTools() && !e.refused.refused.Load()
+}
+
+func (t *Turn) tools() []llm.Tool {
+	if !t.offersTools() {
+		return nil
+	}
+	tools := []llm.Tool{CaptureConceptsTool()}
+	if t.offerRequestContext() {
+		tools = append(tools, RequestContextTool())
+	}
+	return tools
+}
+
+// converse streams the answer through a bounded tool loop. A real endpoint
+// ends its response after a function call and waits for the call's output,
+// so when a response is only tool calls (no answer, no request_context),
+// the calls' outputs go back and the next call's answer streams into the
+// same sink.
+// At most cfg.MaxModelCalls calls are made; usage is summed over them.
+func (t *Turn) converse(ctx context.Context, sink Sink, fitted prompt.Fitted, tools []llm.Tool, log *slog.Logger) *conversed {
+	e := t.e
+	out := &conversed{}
+	req := llm.Request{Model: e.cfg.Model, System: fitted.System, Messages: fitted.Messages, Tools: tools, Temperature: -1}
+	for out.calls < e.cfg.MaxModelCalls {
+		out.calls++
+		text, calls, err := t.call(ctx, sink, req, out, log)
+		if err != nil && len(req.Tools) > 0 && text == "" && len(calls) == 0 && llm.IsToolsRefused(err) {
+			log.Warn("the model endpoint refused tools; answering without them from now on", "provider", e.provider.Name())
+			e.refused.refused.Store(true)
+			t.warn("The model endpoint does not support tools: this answer was made without concept capture.")
+			req.Tools = nil
+			continue
+		}
+		if err != nil {
+			out.err = err
+			return out
+		}
+		// The loop goes on only for a response that called tools instead
+		// of answering: capture_concepts after the answer needs no reply,
+		// and request_context ends the turn.
+		if len(calls) == 0 || text != "" || out.requested != nil {
+			return out
+		}
+		req.Messages = append(req.Messages, llm.Message{Role: llm.RoleAssistant, Content: text, ToolCalls: calls})
+		for _, c := range calls {
+			req.Messages = append(req.Messages, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, Content: t.toolOutput(c)})
+		}
+	}
+	if out.answer.Len() == 0 {
+		log.Warn("model call limit reached before an answer", "calls", out.calls)
+		t.warn("The assistant reached its limit of model calls before answering; please ask again.")
+	}
+	return out
+}
+
+// call makes one model call: text deltas go to the sink as they arrive,
+// tool calls are collected (captured concepts and context requests are
+// read at once). It returns the call's text and tool calls.
+func (t *Turn) call(ctx context.Context, sink Sink, req llm.Request, out *conversed, log *slog.Logger) (string, []llm.ToolCall, error) {
+	chunks, err := t.e.provider.Stream(ctx, req)
+	if err != nil {
+		return "", nil, err
+	}
+	var text strings.Builder
+	var calls []llm.ToolCall
+	for ch := range chunks {
+		switch ch.Type {
+		case llm.ChunkText:
+			text.WriteString(ch.Delta)
+			out.answer.WriteString(ch.Delta)
+			if err := sink.Event(EventMessage, map[string]string{"text": ch.Delta}); err != nil {
+				log.Warn("client went away mid-stream", "err", err)
+			}
+		case llm.ChunkTool:
+			calls = append(calls, ch.ToolCall())
+			t.readToolCall(ch, out, log)
+		case llm.ChunkUsage:
+			if ch.Usage != nil {
+				out.usage.InputTokens += ch.Usage.InputTokens
+				out.usage.OutputTokens += ch.Usage.OutputTokens
+				out.usage.TotalTokens += ch.Usage.TotalTokens
+			}
+		case llm.ChunkError:
+			err = ch.Err
+		}
+	}
+	if err == nil && ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	return text.String(), calls, err
+}
+
+// readToolCall takes what a tool call carries: concepts, or a context request.
+func (t *Turn) readToolCall(ch llm.Chunk, out *conversed, log *slog.Logger) {
+	switch {
+	case ch.ToolName == RequestContextToolName && t.offerRequestContext():
+		items, err := parseRequestContext(ch.ArgsJSON)
+		if err != nil {
+			log.Warn("request_context arguments unusable; answering without a request", "err", err, "bytes", len(ch.ArgsJSON))
+			return
+		}
+		out.requested = items
+	case ch.ToolName == concept.CaptureToolName:
+		concepts, skipped, err := concept.ParseCapture(ch.ArgsJSON)
+		if err != nil {
+			log.Warn("capture_concepts arguments malformed; skipping concept capture", "err", err, "bytes", len(ch.ArgsJSON))
+			t.warn("Concept capture was skipped for part of this answer (the model's tool output was malformed).")
+			return
+		}
+		if skipped > 0 {
+			log.Warn("capture_concepts entries skipped", "skipped", skipped)
+		}
+		out.captured = append(out.captured, concepts...)
+	default:
+		log.Warn("ignoring call to unknown tool", "tool", ch.ToolName)
+	}
+}
+
+// toolOutput is what the model reads back for a call: a short
+// acknowledgement, so it goes on to answer.
+func (t *Turn) toolOutput(c llm.ToolCall) string {
+	var body map[string]any
+	switch c.Name {
+	case concept.CaptureToolName:
+		body = map[string]any{"status": "recorded", "note": "Concepts recorded. Now answer the user's question."}
+	default:
+		body = map[string]any{"status": "error", "note": "Unknown tool " + c.Name + "; answer without it."}
+	}
+	b, _ := json.Marshal(body)
+	return string(b)
+}

@@ -1,0 +1,196 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sort"
+	"strings"
+
+	"regintel/shared/concept"
+	"regintel/shared/conversation"
+	"regintel/shared/graph"
+	"regintel/shared/llm"
+	"regintel/shared/prompt"
+)
+
+// maxFactsPerConcept bounds the facts read for one concept.
+const maxFactsPerConcept = 8
+
+// grounding is what the rules graph says about the turn: the conversation's
+// concepts (as context lines) and the facts of every concept in scope.
+type grounding struct {
+	concepts []prompt.ConceptLine
+	facts    []prompt.FactGroup
+}
+
+// ground reads, in one graph round trip, the conversation's active concepts
+// and the concepts the question names, with their facts. A graph failure
+// leaves both out and the turn goes on with a warning.
+func (t *Turn) ground(ctx context.Context, log *slog.Logger) grounding {
+	e := t.e
+	active := t.state.Context.ActiveNodeIDs
+	gctx, cancel := context.WithTimeout(ctx, e.cfg.GraphTimeout)
+	found, err := e.graph.Ground(gctx, graph.GroundingQuery{
+		ActiveIDs: active, Text: e.redact.forLLM(t.question),
+		Jurisdictions: t.profileJurisdictions(), MaxFactsPerConcept: maxFactsPerConcept,
+	})
+	cancel()
+	if err != nil {
+		log.Error("graph grounding failed; answering without the graph", "err", err, "active_nodes", len(active))
+		t.warn("The rules graph is unavailable; this answer is not grounded in its facts or in concepts from earlier turns.")
+		return grounding{}
+	}
+	return grounding{concepts: t.conceptLines(active, found), facts: factGroups(found)}
+}
+
+// conceptLines names each active concept, in the context's order: by the
+// graph's node, or, for a concept the graph does not hold yet (it is
+// written asynchronously), by the label it was captured with.
+func (t *Turn) conceptLines(active []string, found []graph.GroundedConcept) []prompt.ConceptLine {
+	byID := make(map[string]graph.Node, len(found))
+	for _, g := range found {
+		byID[g.Node.ID] = g.Node
+	}
+	captured := t.capturedLabels()
+	var lines []prompt.ConceptLine
+	for _, id := range active {
+		if n, ok := byID[id]; ok {
+			lines = append(lines, prompt.ConceptLine{ID: n.ID, Label: cmp(n.PrefLabel, n.ID), Jurisdiction: n.Jurisdiction, Definition: n.Definition})
+			continue
+		}
+		if label, ok := captured[id]; ok {
+			lines = append(lines, prompt.ConceptLine{ID: id, Label: label, Jurisdiction: jurisdictionOf(id)})
+		}
+	}
+	return lines
+}
+
+// capturedLabels are the labels earlier turns captured, by resolved id.
+func (t *Turn) capturedLabels() map[string]string {
+	out := map[string]string{}
+	for _, turn := range t.state.History {
+		for _, c := range storedConcepts(turn.Metadata) {
+			out[c.ID] = c.Label
+		}
+	}
+	return out
+}
+
+// storedConcepts reads metadata.concepts of a stored turn.
+func storedConcepts(metadata map[string]any) []ConceptRef {
+	raw, ok := metadata["concepts"]
+	if !ok {
+		return nil
+	}
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return nil
+	}
+	var refs []ConceptRef
+	if json.Unmarshal(b, &refs) != nil {
+		return nil
+	}
+	return refs
+}
+
+func jurisdictionOf(id string) string {
+	parts := strings.Split(id, ":")
+	if len(parts) == 3 {
+		return parts[1]
+	}
+	return ""
+}
+
+func cmp(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// factGroups orders the facts for the prompt: the concepts the question
+// names first, then the conversation's; each concept's facts as read
+// (newest first).
+func factGroups(found []graph.GroundedConcept) []prompt.FactGroup {
+	ordered := slices.Clone(found)
+	sort.SliceStable(ordered, func(i, j int) bool { return ordered[i].Mentioned && !ordered[j].Mentioned })
+	var out []prompt.FactGroup
+	for _, g := range ordered {
+		if len(g.Facts) == 0 {
+			continue
+		}
+		group := prompt.FactGroup{ConceptID: g.Node.ID, Concept: cmp(g.Node.PrefLabel, g.Node.ID)}
+		for _, f := range g.Facts {
+			group.Facts = append(group.Facts, factLine(f))
+		}
+		out = append(out, group)
+	}
+	return out
+}
+
+func factLine(f graph.Fact) prompt.FactLine {
+	line := prompt.FactLine{NodeID: f.NodeID, Kind: f.Kind, Label: cmp(f.Label, f.NodeID), Value: renderValues(f.Properties), Sources: f.SourceURLs}
+	if !f.LastVerifiedAt.IsZero() {
+		line.LastVerified = f.LastVerifiedAt.UTC().Format("2006-01-02")
+	}
+	return line
+}
+
+// renderValues writes a fact's values as "key: value" pairs in key order.
+func renderValues(props map[string]any) string {
+	keys := make([]string, 0, len(props))
+	for k := range props {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s: %v", k, props[k]))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// fit renders the prompt within the token budget. Everything sent to the
+// model passes the model redaction first.
+func (t *Turn) fit(g grounding, tools []llm.Tool) (prompt.Fitted, error) {
+	e := t.e
+	profile := t.profile()
+	in := prompt.Input{
+		Data: prompt.Data{
+			AgentID: e.cfg.AgentID, Jurisdictions: t.profileJurisdictions(), PersonaType: e.redact.forLLM(profile.PersonaType),
+			Concepts: g.concepts, CaptureConcepts: hasTool(tools, concept.CaptureToolName), RequestContext: hasTool(tools, RequestContextToolName),
+		},
+		Facts: g.facts, Question: e.redact.forLLM(t.question), ToolTokens: t.toolTokens(tools), HistoryWindow: e.cfg.HistoryTurns,
+	}
+	if t.req.Stateless {
+		in.ClientHistory = []llm.Message{}
+		for _, m := range t.req.Messages {
+			in.ClientHistory = append(in.ClientHistory, llm.Message{Role: m.Role, Content: e.redact.forLLM(m.Content)})
+		}
+	}
+	for _, turn := range t.state.History {
+		// A turn that asked for context is repeated by the turn that
+		// answers it; sending both would duplicate the question.
+		if turn.Status == conversation.TurnContextRequired {
+			continue
+		}
+		in.History = append(in.History, prompt.HistoryTurn{Number: turn.Number, UserText: e.redact.forLLM(turn.UserText),
+			AssistantText: e.redact.forLLM(turn.AssistantText), CutShort: turn.Status != conversation.TurnOK})
+	}
+	for _, it := range t.supplied {
+		in.Supplied = append(in.Supplied, prompt.SuppliedItem{ID: it.ID, Key: it.Key, Kind: it.Kind, Content: e.redact.forLLM(it.Content)})
+	}
+	return prompt.Fit(e.sheet, e.tokens, e.cfg.TokenBudget, in)
+}
+
+func hasTool(tools []llm.Tool, name string) bool {
+	return slices.ContainsFunc(tools, func(t llm.Tool) bool { return t.Name == name })
+}
+
+func schemaJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}

@@ -1,0 +1,248 @@
+package chat
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"time"
+
+	"regintel/shared/concept"
+	"regintel/shared/conversation"
+	"regintel/shared/prompt"
+	"regintel/shared/queue"
+)
+
+// ConceptRef is a concept of a turn: its resolved id and the label it was
+// captured with, so later turns can name it before the graph holds it.
+type ConceptRef struct {
+	ID    string `json:"id"`
+	Label string `json:"label"`
+}
+
+// Citation is a fact of the rules graph given to the model for this answer.
+type Citation struct {
+	NodeID         string     `json:"nodeId"`
+	Label          string     `json:"label"`
+	URL            string     `json:"url,omitempty"`
+	LastVerifiedAt *time.Time `json:"lastVerifiedAt"`
+}
+
+// saved is the turn as stored, ready for the closing events.
+type saved struct {
+	status   string
+	number   int // 0 when nothing was stored
+	request  *conversation.ContextRequest
+	metadata Metadata
+}
+
+// save resolves the captured concepts, queues them for the graph, stores
+// the turn and merges its concepts into the conversation's context. Each
+// part is additive: its failure is a warning.
+func (t *Turn) save(ctx context.Context, out *conversed, fitted prompt.Fitted, log *slog.Logger) saved {
+	e := t.e
+	concepts, refs := t.resolveConcepts(ctx, out.captured, log)
+	t.publishConcepts(ctx, concepts, log)
+	ids := make([]string, len(refs))
+	for i, r := range refs {
+		ids[i] = r.ID
+	}
+	// Redaction runs on the whole answer, so PII split across deltas is
+	// caught before it is stored.
+	storedAnswer, _ := e.redact.forStore(out.answer.String())
+	storedQuestion := e.storedText(t.question)
+	s := saved{status: conversation.TurnOK}
+	if out.err == nil && out.requested != nil {
+		s.request = t.createRequest(ctx, out.requested, storedQuestion, log)
+	}
+	switch {
+	case out.err != nil:
+		s.status = conversation.TurnFailed
+		log.Error("llm stream failed", "err", out.err, "provider", e.provider.Name())
+	case s.request != nil:
+		s.status = conversation.TurnContextRequired
+	}
+	s.metadata = t.metadata(out, fitted, refs, s.request)
+	s.number = t.store(ctx, conversation.Turn{
+		UserText: storedQuestion, AssistantText: storedAnswer, Status: s.status,
+		Provider: e.provider.Name(), Model: e.cfg.Model,
+		Usage:     conversation.Usage{InputTokens: out.usage.InputTokens, OutputTokens: out.usage.OutputTokens, TotalTokens: out.usage.TotalTokens},
+		LatencyMS: s.metadata.LatencyMS, ReferencedNodes: ids, Metadata: storedMetadata(s.metadata),
+	}, ids, log)
+	if s.number > 0 {
+		s.metadata.TurnNumber = &s.number
+	}
+	t.touchSupplied(ctx, fitted.SuppliedIDs, log)
+	return s
+}
+
+// metadata is the final metadata of the turn (its turn number is set once stored).
+func (t *Turn) metadata(out *conversed, fitted prompt.Fitted, refs []ConceptRef, request *conversation.ContextRequest) Metadata {
+	e := t.e
+	usage := fitted.Usage
+	ids := make([]string, len(refs))
+	for i, r := range refs {
+		ids[i] = r.ID
+	}
+	m := Metadata{
+		ReferencedNodes: ids, Jurisdictions: t.jurisdictions(refs), UncertaintyLevel: t.uncertainty(ids),
+		DisclaimerKey: DisclaimerKey, AgentID: e.cfg.AgentID, Warnings: slices.Clone(t.warnings),
+		Usage: out.usage, Provider: e.provider.Name(), Model: e.cfg.Model,
+		LatencyMS: time.Since(t.started).Milliseconds(), Stateless: t.req.Stateless,
+		QueryComposition: fitted.Composition, Context: &usage, ModelCalls: out.calls,
+		Concepts: refs, Citations: citations(fitted.Facts),
+	}
+	if m.Warnings == nil {
+		m.Warnings = []string{}
+	}
+	switch {
+	case request != nil:
+		m.ContextRequestID = request.ID
+	case t.resumed != nil:
+		m.ContextRequestID = t.resumed.ID
+	}
+	if id := t.ConversationID(); id != "" {
+		m.ConversationID = &id
+	}
+	return m
+}
+
+// citations name every fact given to the model, with its official source.
+func citations(facts []prompt.FactLine) []Citation {
+	out := make([]Citation, 0, len(facts))
+	for _, f := range facts {
+		c := Citation{NodeID: f.NodeID, Label: f.Label}
+		if len(f.Sources) > 0 {
+			c.URL = f.Sources[0]
+		}
+		if when, err := time.Parse("2006-01-02", f.LastVerified); err == nil {
+			c.LastVerifiedAt = &when
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// storedMetadata is what the turn keeps of its metadata: how the prompt
+// was made and what the answer rests on.
+func storedMetadata(m Metadata) map[string]any {
+	out := map[string]any{"queryComposition": m.QueryComposition, "context": m.Context, "modelCalls": m.ModelCalls}
+	if m.ContextRequestID != "" {
+		out["contextRequestId"] = m.ContextRequestID
+	}
+	if len(m.Warnings) > 0 {
+		out["warnings"] = m.Warnings
+	}
+	if len(m.Concepts) > 0 {
+		out["concepts"] = m.Concepts
+	}
+	if len(m.Citations) > 0 {
+		out["citations"] = m.Citations
+	}
+	return out
+}
+
+func (t *Turn) publishConcepts(ctx context.Context, concepts []concept.Concept, log *slog.Logger) {
+	if len(concepts) == 0 || t.e.concepts == nil {
+		return
+	}
+	env, err := queue.NewEnvelope(queue.TypeConceptsCaptured, queue.ConceptsCaptured{Concepts: concepts})
+	if err == nil {
+		qctx, cancel := t.e.storeCtx(ctx)
+		err = t.e.concepts.Publish(qctx, env)
+		cancel()
+	}
+	if err != nil {
+		log.Error("enqueue captured concepts failed", "err", err, "concepts", len(concepts))
+		t.warn("Captured concepts could not be queued for the rules graph; the answer is unaffected.")
+	}
+}
+
+// store saves the turn and merges its concepts into the context. It
+// returns the turn number, or 0 when nothing was stored.
+func (t *Turn) store(ctx context.Context, turn conversation.Turn, ids []string, log *slog.Logger) int {
+	if !t.persist {
+		return 0
+	}
+	e := t.e
+	tenant, conv := t.req.TenantID, t.state.Conversation.ID
+	sctx, cancel := e.storeCtx(ctx)
+	defer cancel()
+	number, err := e.store.AppendTurn(sctx, tenant, conv, turn)
+	if err != nil {
+		log.Error("save turn failed", "err", err)
+		t.warn("This turn could not be saved to the conversation history.")
+		number = 0
+	}
+	if len(ids) > 0 {
+		if err := e.store.MergeActiveNodes(sctx, tenant, conv, ids, e.cfg.MaxActiveNodes); err != nil {
+			log.Error("save conversation context failed", "err", err)
+			t.warn("Conversation context could not be updated; later turns may not recall this answer's concepts.")
+		}
+	}
+	return number
+}
+
+// close sends the closing events: the error, or the late warnings, the
+// context request or disclaimer, the metadata; then done.
+func (t *Turn) close(sink Sink, out *conversed, s saved, sentWarnings int) Result {
+	if out.err != nil {
+		_ = sink.Event(EventError, map[string]string{"message": "The assistant could not complete this answer. The partial answer was kept; please try again."})
+		_ = sink.Event(EventDone, map[string]string{"status": "error"})
+		return Result{Status: "error", Answer: out.answer.String(), Metadata: s.metadata}
+	}
+	if extra := t.warnings[sentWarnings:]; len(extra) > 0 {
+		_ = sink.Event(EventWarning, map[string]any{"warnings": extra})
+	}
+	s.metadata.Warnings = slices.Clone(t.warnings)
+	if s.metadata.Warnings == nil {
+		s.metadata.Warnings = []string{}
+	}
+	status := "ok"
+	if s.request != nil {
+		status = conversation.TurnContextRequired
+		_ = sink.Event(EventContextRequest, contextRequestEvent{RequestID: s.request.ID, Items: s.request.Items, ExpiresAt: s.request.ExpiresAt})
+	} else {
+		_ = sink.Event(EventDisclaimer, map[string]string{"text": disclaimerText, "key": DisclaimerKey})
+	}
+	_ = sink.Event(EventMetadata, s.metadata)
+	_ = sink.Event(EventDone, map[string]string{"status": status})
+	return Result{Status: status, Answer: out.answer.String(), Metadata: s.metadata}
+}
+
+// profile is the turn's profile: the request's, else the conversation's.
+func (t *Turn) profile() Profile { return t.req.Profile }
+
+func (t *Turn) profileJurisdictions() []string {
+	profile := t.profile()
+	out := make([]string, 0, len(profile.Jurisdictions))
+	for _, j := range profile.Jurisdictions {
+		out = append(out, concept.IDPart(j, "GLOBAL"))
+	}
+	return out
+}
+
+// jurisdictions of the answer: the profile's, then those of the concepts.
+func (t *Turn) jurisdictions(refs []ConceptRef) []string {
+	out := t.profileJurisdictions()
+	for _, r := range refs {
+		if j := jurisdictionOf(r.ID); j != "" && j != "GLOBAL" && !slices.Contains(out, j) {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// uncertainty is a coarse signal for the UI: low when the answer is tied to
+// concepts already established in this conversation, medium when it
+// captured concepts, high when it could not be tied to any.
+func (t *Turn) uncertainty(ids []string) string {
+	if len(ids) == 0 {
+		return "high"
+	}
+	for _, id := range ids {
+		if slices.Contains(t.state.Context.ActiveNodeIDs, id) {
+			return "low"
+		}
+	}
+	return "medium"
+}

@@ -1,0 +1,49 @@
+package chat
+
+import (
+	"regintel/shared/concept"
+	"regintel/shared/llm"
+)
+
+// CaptureConceptsTool is the capture_concepts function tool: the model
+// names the regulatory concepts of the turn in the same streamed call that
+// answers it.
+func CaptureConceptsTool() llm.Tool {
+	str := func() map[string]any { return map[string]any{"type": "string"} }
+	return llm.Tool{
+		Name:        concept.CaptureToolName,
+		Description: "Capture SKOS-like regulatory concepts mentioned in this turn.",
+		Parameters: map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"concepts": map[string]any{
+					"type": "array",
+					"items": map[string]any{
+						"type": "object",
+						"properties": map[string]any{
+							"domain":       str(),
+							"kind":         str(),
+							"jurisdiction": str(),
+							"prefLabel":    str(),
+							"altLabels":    map[string]any{"type": "array", "items": str()},
+							"definition":   str(),
+							"sourceUrls":   map[string]any{"type": "array", "items": map[string]any{"type": "string", "format": "uri"}},
+						},
+						"required": []string{"domain", "kind", "jurisdiction", "prefLabel"},
+					},
+				},
+			},
+			"required": []string{"concepts"},
+		},
+	}
+}
+
+// toolTokens estimates what the offered tool schemas cost in the prompt:
+// the JSON of each name, description and schema.
+func (t *Turn) toolTokens(tools []llm.Tool) int {
+	n := 0
+	for _, tool := range tools {
+		n += t.e.tokens.Count(tool.Name+" "+tool.Description) + t.e.tokens.Count(schemaJSON(tool.Parameters))
+	}
+	return n
+}

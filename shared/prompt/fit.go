@@ -1,0 +1,373 @@
+package prompt
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"regintel/shared/llm"
+)
+
+// Query compositions: which context sources a turn drew on.
+const (
+	CompositionChat   = "chat"   // history only
+	CompositionKB     = "kb"     // concepts and facts from the rules graph
+	CompositionDoc    = "doc"    // supplied context
+	CompositionHybrid = "hybrid" // graph and supplied context
+)
+
+// Input is everything a turn may send to the model, already redacted for
+// it. History and supplied items are oldest first.
+type Input struct {
+	// Data feeds the system sections. Its Supplied and Facts are ignored:
+	// Fit chooses them.
+	Data Data
+	// Facts are the graph's facts in priority order (the message's own
+	// concepts first, newest facts first within a concept).
+	Facts    []FactGroup
+	History  []HistoryTurn
+	Supplied []SuppliedItem
+	// ClientHistory is the client-held history of a stateless request.
+	ClientHistory []llm.Message
+	Question      string
+	// ToolTokens is what the offered tool schemas cost; it counts against
+	// the budget like the prompt does.
+	ToolTokens    int
+	HistoryWindow int
+}
+
+// HistoryTurn is one stored turn offered as history.
+type HistoryTurn struct {
+	Number        int
+	UserText      string
+	AssistantText string
+	// CutShort marks an answer that failed or was interrupted: the model is
+	// told so, so it never reads it as a complete answer.
+	CutShort bool
+}
+
+// SuppliedItem is one item of supplied context.
+type SuppliedItem struct {
+	ID      string
+	Key     string
+	Kind    string
+	Content string
+}
+
+// Fitted is the prompt as it will be sent.
+type Fitted struct {
+	System      string
+	Messages    []llm.Message
+	Usage       Usage
+	Composition string
+	// SuppliedIDs are the supplied items in the prompt; Facts the facts.
+	SuppliedIDs []string
+	Facts       []FactLine
+}
+
+// Usage records how the prompt was fitted into the token budget. It is
+// stored with the turn and sent in the metadata event. Counts are of the
+// text sent.
+type Usage struct {
+	Budget         int            `json:"budget"`
+	Encoding       string         `json:"encoding"`
+	SystemTokens   int            `json:"systemTokens"`
+	SectionTokens  map[string]int `json:"sectionTokens"`
+	SuppliedTokens int            `json:"suppliedContextTokens"`
+	HistoryTokens  int            `json:"historyTokens"`
+	QuestionTokens int            `json:"questionTokens"`
+	ToolTokens     int            `json:"toolTokens"`
+	TotalTokens    int            `json:"totalTokens"`
+	HistoryWindow  int            `json:"historyWindow"`
+	FactsIncluded  int            `json:"factsIncluded"`
+	FactsDropped   int            `json:"factsDropped"`
+	// Turn numbers of the history sent, and of loaded turns left out for
+	// the budget (older turns outside the window are never loaded).
+	TurnsIncluded []int `json:"turnsIncluded"`
+	TurnsDropped  []int `json:"turnsDropped"`
+	// Keys of supplied items sent and left out.
+	SuppliedIncluded []string `json:"suppliedItemsIncluded"`
+	SuppliedDropped  []string `json:"suppliedItemsDropped"`
+	// What was cut with a marker: "question", "turn:<n>", "supplied:<key>".
+	Truncated         []string `json:"truncated"`
+	TruncationApplied bool     `json:"truncationApplied"`
+}
+
+// CutShortMarker follows a failed or interrupted answer in later prompts.
+const CutShortMarker = "[this answer was cut short]"
+
+// fitter holds one Fit call's working state.
+type fitter struct {
+	sheet  *Sheet
+	tok    *Tokenizer
+	budget int
+	in     Input
+	usage  Usage
+}
+
+// Fit builds the system prompt and messages within budget tokens. The
+// system sections, the tool schemas and the question always go; then the
+// graph's facts (whole, at most a quarter of the budget); then supplied
+// context (newest first, at most half of what is left while there is
+// history); then history turns, newest first and whole, until one does not
+// fit. A single item longer than a quarter of the budget is cut with a
+// marker. The result is counted as sent and trimmed further if the joins
+// cost more than the parts. Fit does no I/O.
+func Fit(sheet *Sheet, tok *Tokenizer, budget int, in Input) (Fitted, error) {
+	f := &fitter{sheet: sheet, tok: tok, budget: budget, in: in, usage: Usage{
+		Budget: budget, Encoding: tok.Encoding(), HistoryWindow: in.HistoryWindow, ToolTokens: in.ToolTokens,
+		SectionTokens: map[string]int{}, TurnsIncluded: []int{}, TurnsDropped: []int{},
+		SuppliedIncluded: []string{}, SuppliedDropped: []string{}, Truncated: []string{},
+	}}
+	question, err := f.question()
+	if err != nil {
+		return Fitted{}, err
+	}
+	data := in.Data
+	data.Supplied, data.Facts = nil, f.chooseFacts()
+	base, err := sheet.System(data)
+	if err != nil {
+		return Fitted{}, err
+	}
+	fixed := tok.Count(Join(base)) + tok.Count(question) + in.ToolTokens
+	history, err := f.historyCandidates()
+	if err != nil {
+		return Fitted{}, err
+	}
+	supplied := f.chooseSupplied(budget-fixed, len(history) > 0)
+	return f.assemble(data, question, history, supplied)
+}
+
+func (f *fitter) itemCap() int { return max(f.budget/4, 1) }
+
+func (f *fitter) question() (string, error) {
+	q, err := f.sheet.RenderMessage(SectionQuestion, MessageData{Role: string(llm.RoleUser), Text: f.in.Question})
+	if err != nil {
+		return "", err
+	}
+	q, cut := f.tok.Truncate(q, max(f.budget/2, 1))
+	if cut {
+		f.usage.Truncated = append(f.usage.Truncated, "question")
+	}
+	f.usage.QuestionTokens = f.tok.Count(q)
+	return q, nil
+}
+
+// chooseFacts keeps whole fact lines, in priority order, within a quarter
+// of the budget; a concept keeps its heading only when a fact of it fits.
+func (f *fitter) chooseFacts() []FactGroup {
+	share, used := f.budget/4, 0
+	var out []FactGroup
+	for _, g := range f.in.Facts {
+		kept := FactGroup{ConceptID: g.ConceptID, Concept: g.Concept}
+		for _, fact := range g.Facts {
+			cost := f.tok.Count(fact.Text())
+			if used+cost > share {
+				f.usage.FactsDropped++
+				continue
+			}
+			used += cost
+			kept.Facts = append(kept.Facts, fact)
+		}
+		if len(kept.Facts) > 0 {
+			out = append(out, kept)
+			f.usage.FactsIncluded += len(kept.Facts)
+		}
+	}
+	return out
+}
+
+// candidate is one history turn (or one client message) as it would be sent.
+type candidate struct {
+	number   int
+	messages []llm.Message
+	tokens   int
+	cut      bool
+}
+
+// historyCandidates renders the history newest first, each message capped.
+func (f *fitter) historyCandidates() ([]candidate, error) {
+	var out []candidate
+	if f.in.ClientHistory != nil {
+		for i := len(f.in.ClientHistory) - 1; i >= 0; i-- {
+			m := f.in.ClientHistory[i]
+			line := string(m.Role) + ": " + m.Content
+			capped, cut := f.tok.Truncate(line, f.itemCap())
+			out = append(out, candidate{messages: []llm.Message{{Role: m.Role, Content: capped}}, tokens: f.tok.Count(capped), cut: cut})
+		}
+		return out, nil
+	}
+	for i := len(f.in.History) - 1; i >= 0; i-- {
+		turn := f.in.History[i]
+		c := candidate{number: turn.Number}
+		answer := turn.AssistantText
+		if turn.CutShort {
+			answer = strings.TrimSpace(answer + "\n" + CutShortMarker)
+		}
+		for _, m := range []llm.Message{{Role: llm.RoleUser, Content: turn.UserText}, {Role: llm.RoleAssistant, Content: answer}} {
+			if m.Content == "" {
+				continue
+			}
+			text, err := f.sheet.RenderMessage(SectionHistory, MessageData{Role: string(m.Role), Text: m.Content})
+			if err != nil {
+				return nil, err
+			}
+			capped, cut := f.tok.Truncate(text, f.itemCap())
+			c.cut = c.cut || cut
+			c.messages = append(c.messages, llm.Message{Role: m.Role, Content: capped})
+			c.tokens += f.tok.Count(capped)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// chooseSupplied picks supplied items newest first within their share of
+// what is left, and returns them oldest first.
+func (f *fitter) chooseSupplied(remaining int, withHistory bool) []SuppliedLine {
+	share := remaining
+	if withHistory {
+		share = remaining / 2
+	}
+	// A few tokens for each item's heading.
+	const headingTokens = 12
+	var chosen []SuppliedLine
+	used := 0
+	for i := len(f.in.Supplied) - 1; i >= 0; i-- {
+		it := f.in.Supplied[i]
+		room := min(f.itemCap(), share-used-headingTokens)
+		if room <= 32 {
+			f.usage.SuppliedDropped = append(f.usage.SuppliedDropped, it.Key)
+			continue
+		}
+		content, cut := f.tok.Truncate(it.Content, room)
+		if cut {
+			f.usage.Truncated = append(f.usage.Truncated, "supplied:"+it.Key)
+		}
+		used += f.tok.Count(content) + headingTokens
+		chosen = append(chosen, SuppliedLine{id: it.ID, Key: it.Key, Kind: it.Kind, Content: content, Truncated: cut})
+	}
+	slices.Reverse(chosen)
+	return chosen
+}
+
+// assemble adds history turns, newest first and whole, until one does not
+// fit; then drops turns, then supplied items, until the prompt as sent fits.
+func (f *fitter) assemble(data Data, question string, history []candidate, supplied []SuppliedLine) (Fitted, error) {
+	turns := 0
+	out, total, err := f.build(data, question, history, turns, supplied)
+	if err != nil {
+		return Fitted{}, err
+	}
+	for turns < len(history) && total+history[turns].tokens <= f.budget {
+		total += history[turns].tokens
+		turns++
+	}
+	out, total, err = f.build(data, question, history, turns, supplied)
+	for err == nil && total > f.budget && (turns > 0 || len(supplied) > 0) {
+		if turns > 0 {
+			turns--
+		} else {
+			f.usage.SuppliedDropped = append(f.usage.SuppliedDropped, supplied[0].Key)
+			supplied = supplied[1:]
+		}
+		out, total, err = f.build(data, question, history, turns, supplied)
+	}
+	if err != nil {
+		return Fitted{}, err
+	}
+	f.record(&out, data, history, turns, supplied, total)
+	return out, nil
+}
+
+// build renders the prompt with the newest turns of history and the given
+// supplied items, and counts it as sent.
+func (f *fitter) build(data Data, question string, history []candidate, turns int, supplied []SuppliedLine) (Fitted, int, error) {
+	sections, err := f.sheet.System(data)
+	if err != nil {
+		return Fitted{}, 0, err
+	}
+	out := Fitted{System: Join(sections)}
+	if len(supplied) > 0 {
+		text, err := f.sheet.execute(SectionSuppliedContext, SuppliedData{Items: fenced(supplied)})
+		if err != nil {
+			return Fitted{}, 0, err
+		}
+		out.Messages = append(out.Messages, llm.Message{Role: llm.RoleUser, Content: text})
+	}
+	if f.in.ClientHistory != nil && turns > 0 {
+		lines := make([]MessageData, 0, turns)
+		for i := turns - 1; i >= 0; i-- {
+			m := history[i].messages[0]
+			lines = append(lines, MessageData{Role: string(m.Role), Text: fence(m.Content)})
+		}
+		text, err := f.sheet.execute(SectionClientHistory, ClientHistoryData{Messages: lines})
+		if err != nil {
+			return Fitted{}, 0, err
+		}
+		out.Messages = append(out.Messages, llm.Message{Role: llm.RoleUser, Content: text})
+	} else {
+		for i := turns - 1; i >= 0; i-- {
+			out.Messages = append(out.Messages, history[i].messages...)
+		}
+	}
+	out.Messages = append(out.Messages, llm.Message{Role: llm.RoleUser, Content: question})
+	total := f.tok.Count(out.System) + f.in.ToolTokens
+	for _, m := range out.Messages {
+		total += f.tok.Count(m.Content)
+	}
+	return out, total, nil
+}
+
+// record fills in what was sent.
+func (f *fitter) record(out *Fitted, data Data, history []candidate, turns int, supplied []SuppliedLine, total int) {
+	u := &f.usage
+	for _, s := range supplied {
+		out.SuppliedIDs = append(out.SuppliedIDs, s.id)
+		u.SuppliedIncluded = append(u.SuppliedIncluded, s.Key)
+	}
+	sections, _ := f.sheet.System(data)
+	for _, s := range sections {
+		u.SectionTokens[s.Name] = f.tok.Count(s.Text)
+	}
+	u.SystemTokens = f.tok.Count(out.System)
+	for i, c := range history {
+		switch {
+		case i < turns:
+			u.HistoryTokens += c.tokens
+			if c.number > 0 {
+				u.TurnsIncluded = append(u.TurnsIncluded, c.number)
+			}
+			if c.cut && c.number > 0 {
+				u.Truncated = append(u.Truncated, "turn:"+strconv.Itoa(c.number))
+			}
+		case c.number > 0:
+			u.TurnsDropped = append(u.TurnsDropped, c.number)
+		}
+	}
+	if len(supplied) > 0 {
+		u.SuppliedTokens = f.tok.Count(out.Messages[0].Content)
+	}
+	slices.Sort(u.TurnsIncluded)
+	slices.Sort(u.TurnsDropped)
+	u.TotalTokens = total
+	u.TruncationApplied = len(u.Truncated) > 0
+	out.Usage = *u
+	for _, g := range data.Facts {
+		out.Facts = append(out.Facts, g.Facts...)
+	}
+	out.Composition = composition(len(data.Concepts) > 0 || len(data.Facts) > 0, len(supplied) > 0)
+}
+
+func composition(kb, doc bool) string {
+	switch {
+	case kb && doc:
+		return CompositionHybrid
+	case kb:
+		return CompositionKB
+	case doc:
+		return CompositionDoc
+	default:
+		return CompositionChat
+	}
+}
