@@ -41,7 +41,7 @@ func TestDefaultSheetRendersSeedWording(t *testing.T) {
 	}
 	sections, err := s.System(prompt.Data{
 		AgentID: "a1", Jurisdictions: []string{"IE", "UK"},
-		Concepts:        []prompt.ConceptLine{{Label: "Value-Added Tax", Jurisdiction: "IE", Definition: "a consumption tax"}},
+		Concepts: []prompt.ConceptLine{{Label: "Value-Added Tax", Jurisdiction: "IE", Definition: "a consumption tax"}},
 		Facts: []prompt.FactGroup{{ConceptID: "TAX:IE:VAT", Concept: "Value-Added Tax", Facts: []prompt.FactLine{{
 			NodeID: "TAX:IE:VAT:RATE:STANDARD", Kind: "Rate", Label: "Irish VAT standard rate", Value: "percent: 23",
 			Sources: []string{"https://www.revenue.ie/en/vat/vat-rates/index.aspx"}, LastVerified: "2026-01-05"}}}},
