@@ -1,20 +1,45 @@
 // Package llmtest is a fake OpenAI HTTP server for tests. It speaks the
 // streaming Responses API (POST .../responses) and the streaming Chat
 // Completions API (POST .../chat/completions) in the byte formats OpenAI
-// documents, records every request, and plays a scripted answer per request.
+// documents, records every request, and plays one scripted response per
+// request.
+//
+// Like the real endpoints, a response that calls a function ends there
+// (response.completed / finish_reason "tool_calls"): the model waits for the
+// tool's output, which the client sends in its next request. So a tool loop
+// is scripted per call:
 //
 //	srv := llmtest.NewServer(t)
-//	srv.Enqueue(llmtest.Script{Steps: []llmtest.Step{
-//		llmtest.Text("VAT is "), llmtest.Text("23%."),
-//		llmtest.ToolCallJSON("capture_concepts", map[string]any{"concepts": concepts}, 4),
-//	}})
-//	provider := openai.NewResponses(openai.Config{APIKey: "test", BaseURL: srv.BaseURL()})
+//	srv.Enqueue(
+//		// call 1: text, then a call (real models do both in one response)
+//		llmtest.Script{Steps: llmtest.Steps(llmtest.Words("Let me note that. "),
+//			llmtest.ToolCallJSON("capture_concepts", args, 4))},
+//		// call 2: the answer, once the tool output came back
+//		llmtest.TextScript("VAT is 23%."),
+//	)
+//	provider := openai.NewResponses(openai.Config{APIKey: "test", BaseURL: srv.BaseURL(), HTTPClient: srv.Client()})
 //	...
-//	req := srv.Requests()[0] // System, Messages, Tools as the model saw them
+//	second := srv.Requests()[1]     // System, Messages, Tools as the model saw them
+//	outputs := second.ToolOutputs() // the RoleTool messages the client sent back
+//
+// Scripts are chosen per request: the next enqueued one, else the
+// Responder (which sees the request, e.g. len(req.ToolOutputsAfterLastUser())
+// to tell a first call from the one carrying tool outputs), else the default.
+// Consecutive ToolCall steps are parallel calls in one response. Text after
+// a tool call in one script is a script error: the test fails and the fake
+// answers HTTP 500.
+//
+// Each request is checked as the real endpoint checks it: a tool output whose
+// call id matches no earlier call, or a call left without its output, gets
+// the HTTP 400 and error body the real API sends, without using a script.
+// SetToolsRefused(true) makes every request that offers tools fail with the
+// HTTP 400 a model without tool support gets, for answer-only tests.
 package llmtest
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"time"
 )
@@ -44,6 +69,8 @@ type Step struct {
 	ToolArgs string
 	// ToolParts is how many argument deltas ToolArgs is split into (min 1).
 	ToolParts int
+	// CallID is the call's id (empty: a fresh "call_..." id).
+	CallID string
 	// ErrorCode and ErrorMessage describe StepError/StepFailed.
 	ErrorCode    string
 	ErrorMessage string
@@ -80,6 +107,12 @@ func ToolCallJSON(name string, args any, parts int) Step {
 		panic("llmtest: tool args do not marshal: " + err.Error())
 	}
 	return ToolCall(name, string(raw), parts)
+}
+
+// WithCallID gives a tool call step a fixed call id, for tests that assert it.
+func (s Step) WithCallID(id string) Step {
+	s.CallID = id
+	return s
 }
 
 // StreamError is a mid-stream error event; the stream ends after it.
@@ -123,6 +156,32 @@ type Script struct {
 	// ResponseModel overrides the model echoed in events (default: the
 	// request's model).
 	ResponseModel string
+}
+
+// errTextAfterToolCall: real endpoints end a response after its function
+// calls, so text can only come in the next call.
+var errTextAfterToolCall = errors.New("text after a tool call: a response that calls a function ends there; script the answer as the next call's script")
+
+// Validate reports a script no real endpoint could produce.
+func (s Script) Validate() error {
+	if s.Status != 0 && s.Status != 200 {
+		return nil
+	}
+	called := false
+	for i, step := range s.Steps {
+		switch step.Kind {
+		case StepToolCall:
+			if step.ToolName == "" {
+				return fmt.Errorf("step %d: tool call without a name", i)
+			}
+			called = true
+		case StepText:
+			if called {
+				return fmt.Errorf("step %d: %w", i, errTextAfterToolCall)
+			}
+		}
+	}
+	return nil
 }
 
 // HTTPError is a script that fails with status before streaming.

@@ -41,7 +41,8 @@ type RecordedRequest struct {
 	// System is the Responses `instructions`, or the Chat system/developer
 	// messages joined by a blank line.
 	System string
-	// Messages are the conversation messages (history then the new question),
+	// Messages are the conversation messages (history, the new question, then
+	// any tool loop: assistant messages with ToolCalls and RoleTool outputs),
 	// without the system message.
 	Messages     []llm.Message
 	Tools        []RecordedTool
@@ -76,11 +77,14 @@ type Responder func(req RecordedRequest) Script
 type Server struct {
 	httpServer *httptest.Server
 
+	tb testing.TB // reports script errors; nil outside tests
+
 	mu            sync.Mutex
 	requests      []RecordedRequest
 	queue         []Script
 	responder     Responder
 	defaultScript Script
+	toolsRefused  bool
 }
 
 // DefaultAnswer is what the fake streams when nothing else was scripted.
@@ -91,6 +95,7 @@ const DefaultAnswer = "This is the fake model's answer."
 // default (DefaultAnswer as text).
 func NewServer(tb testing.TB) *Server {
 	srv := NewUnstartedServer()
+	srv.tb = tb
 	srv.Start()
 	if tb != nil {
 		tb.Cleanup(srv.Close)
@@ -144,6 +149,15 @@ func (s *Server) SetDefault(script Script) {
 	s.defaultScript = script
 }
 
+// SetToolsRefused makes every request that offers tools fail with the HTTP
+// 400 OpenAI sends for a model without tool support (ToolsRefusedMessage),
+// without using a script; requests without tools are answered as usual.
+func (s *Server) SetToolsRefused(refused bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.toolsRefused = refused
+}
+
 // Requests returns a copy of every request received so far, in arrival order.
 func (s *Server) Requests() []RecordedRequest {
 	s.mu.Lock()
@@ -189,14 +203,26 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, http.StatusBadRequest, "invalid_request_error", "cannot read body")
 		return
 	}
-	rec, err := decodeRequest(protocol, body)
+	rec, loopErr, err := decodeRequest(protocol, body)
 	if err != nil {
 		writeAPIError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
 		return
 	}
 	rec.Method, rec.Path, rec.Header, rec.Body = r.Method, r.URL.Path, r.Header.Clone(), body
 
+	if refusal := s.refusal(rec, loopErr); refusal != nil {
+		s.recordOnly(&rec)
+		writeError(w, refusal)
+		return
+	}
 	script := s.record(&rec)
+	if err := script.Validate(); err != nil {
+		if s.tb != nil {
+			s.tb.Errorf("llmtest: script for request %d: %v", rec.Seq, err)
+		}
+		writeAPIError(w, http.StatusInternalServerError, "server_error", "llmtest script error: "+err.Error())
+		return
+	}
 	if script.Status != 0 && script.Status != http.StatusOK {
 		message := script.ErrorMessage
 		if message == "" {
@@ -215,6 +241,28 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	} else {
 		player.playChat()
 	}
+}
+
+// refusal is the error a real endpoint would answer this request with
+// before running the model: a broken tool loop, or tools it does not take.
+func (s *Server) refusal(rec RecordedRequest, loopErr *apiError) *apiError {
+	if loopErr != nil {
+		return loopErr
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.toolsRefused && len(rec.Tools) > 0 {
+		return errToolsRefused
+	}
+	return nil
+}
+
+// recordOnly stores a request that is answered without a script.
+func (s *Server) recordOnly(rec *RecordedRequest) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec.Seq = len(s.requests)
+	s.requests = append(s.requests, *rec)
 }
 
 // record stores the request and picks its script under one lock, so the
@@ -254,76 +302,72 @@ func errorTypeFor(status int) string {
 	}
 }
 
-// writeAPIError writes OpenAI's error body: {"error":{"message","type","param","code"}}.
+// writeAPIError writes OpenAI's error body without param or code.
 func writeAPIError(w http.ResponseWriter, status int, errType, message string) {
+	writeError(w, &apiError{status: status, errType: errType, message: message})
+}
+
+// writeError writes OpenAI's error body: {"error":{"message","type","param","code"}}.
+func writeError(w http.ResponseWriter, e *apiError) {
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
+	w.WriteHeader(e.status)
 	_ = json.NewEncoder(w).Encode(map[string]any{
-		"error": map[string]any{"message": message, "type": errType, "param": nil, "code": nil},
+		"error": object{{"message", e.message}, {"type", e.errType}, {"param", e.param}, {"code", e.code}},
 	})
 }
 
-// decodeRequest reads the parts of a request body tests assert on.
-func decodeRequest(protocol Protocol, body []byte) (RecordedRequest, error) {
-	rec := RecordedRequest{Protocol: protocol}
+// decodeRequest reads the parts of a request body tests assert on. err is a
+// body that is not a request at all; loopErr a tool loop the real endpoint
+// would reject.
+func decodeRequest(protocol Protocol, body []byte) (rec RecordedRequest, loopErr *apiError, err error) {
+	rec = RecordedRequest{Protocol: protocol}
 	var raw struct {
 		Model         string            `json:"model"`
 		Stream        bool              `json:"stream"`
 		Temperature   *float64          `json:"temperature"`
 		Instructions  string            `json:"instructions"`
 		Input         json.RawMessage   `json:"input"`
-		Messages      []json.RawMessage `json:"messages"`
+		Messages      []wireItem        `json:"messages"`
 		Tools         []json.RawMessage `json:"tools"`
 		StreamOptions *struct {
 			IncludeUsage bool `json:"include_usage"`
 		} `json:"stream_options"`
 	}
 	if err := json.Unmarshal(body, &raw); err != nil {
-		return rec, fmt.Errorf("request body is not JSON: %v", err)
+		return rec, nil, fmt.Errorf("request body is not JSON: %v", err)
 	}
 	rec.Model, rec.Stream, rec.Temperature = raw.Model, raw.Stream, raw.Temperature
 	if raw.StreamOptions != nil {
 		rec.IncludeUsage = raw.StreamOptions.IncludeUsage
 	}
-	var systemParts []string
+	var conv conversation
 	if raw.Instructions != "" {
-		systemParts = append(systemParts, raw.Instructions)
+		conv.system = append(conv.system, raw.Instructions)
 	}
-	var items []json.RawMessage
 	if protocol == ProtocolResponses {
+		var items []wireItem
 		if len(raw.Input) > 0 && raw.Input[0] == '"' {
 			var text string
 			_ = json.Unmarshal(raw.Input, &text)
-			rec.Messages = append(rec.Messages, llm.Message{Role: llm.RoleUser, Content: text})
+			conv.add("user", text)
 		} else if len(raw.Input) > 0 {
 			if err := json.Unmarshal(raw.Input, &items); err != nil {
-				return rec, fmt.Errorf("input: %v", err)
+				return rec, nil, fmt.Errorf("input: %v", err)
 			}
 		}
+		loopErr = decodeResponsesInput(items, &conv)
 	} else {
-		items = raw.Messages
+		loopErr = decodeChatMessages(raw.Messages, &conv)
 	}
-	for _, item := range items {
-		var msg struct {
-			Type    string          `json:"type"`
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		}
-		if err := json.Unmarshal(item, &msg); err != nil {
-			return rec, fmt.Errorf("message: %v", err)
-		}
-		if msg.Role == "" { // function_call_output and other non-message items
-			continue
-		}
-		text := contentText(msg.Content)
-		if msg.Role == "system" || msg.Role == "developer" {
-			systemParts = append(systemParts, text)
-			continue
-		}
-		rec.Messages = append(rec.Messages, llm.Message{Role: llm.Role(msg.Role), Content: text})
-	}
-	rec.System = strings.Join(systemParts, "\n\n")
-	for _, rawTool := range raw.Tools {
+	rec.Messages, rec.System = conv.messages, strings.Join(conv.system, "\n\n")
+	rec.Tools, err = decodeTools(raw.Tools)
+	return rec, loopErr, err
+}
+
+// decodeTools reads the offered function tools of either protocol.
+func decodeTools(rawTools []json.RawMessage) ([]RecordedTool, error) {
+	var tools []RecordedTool
+	for _, rawTool := range rawTools {
 		var tool struct {
 			Type        string         `json:"type"`
 			Name        string         `json:"name"`
@@ -336,15 +380,15 @@ func decodeRequest(protocol Protocol, body []byte) (RecordedRequest, error) {
 			} `json:"function"`
 		}
 		if err := json.Unmarshal(rawTool, &tool); err != nil {
-			return rec, fmt.Errorf("tool: %v", err)
+			return nil, fmt.Errorf("tool: %v", err)
 		}
 		if tool.Function != nil { // Chat Completions nests the function
-			rec.Tools = append(rec.Tools, RecordedTool{Name: tool.Function.Name, Description: tool.Function.Description, Parameters: tool.Function.Parameters})
+			tools = append(tools, RecordedTool{Name: tool.Function.Name, Description: tool.Function.Description, Parameters: tool.Function.Parameters})
 		} else {
-			rec.Tools = append(rec.Tools, RecordedTool{Name: tool.Name, Description: tool.Description, Parameters: tool.Parameters})
+			tools = append(tools, RecordedTool{Name: tool.Name, Description: tool.Description, Parameters: tool.Parameters})
 		}
 	}
-	return rec, nil
+	return tools, nil
 }
 
 // contentText flattens a message content that is a string or a list of

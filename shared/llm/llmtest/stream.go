@@ -263,7 +263,7 @@ func (p *streamPlayer) playResponsesMessage(outputIndex int, steps []Step) (obje
 }
 
 func (p *streamPlayer) playResponsesToolCall(outputIndex int, step Step) (object, bool) {
-	itemID, callID := newID("fc"), newID("call")
+	itemID, callID := newID("fc"), step.callID()
 	if !p.sendEvent("response.output_item.added", field{"output_index", outputIndex},
 		field{"item", functionCallItem(itemID, callID, step.ToolName, "", "in_progress")}) {
 		return nil, false
@@ -282,6 +282,14 @@ func (p *streamPlayer) playResponsesToolCall(outputIndex int, step Step) (object
 		field{"output_index", outputIndex}, field{"arguments", step.ToolArgs}) &&
 		p.sendEvent("response.output_item.done", field{"output_index", outputIndex}, field{"item", item})
 	return item, ok
+}
+
+// callID is the scripted call id, or a fresh one.
+func (s Step) callID() string {
+	if s.CallID != "" {
+		return s.CallID
+	}
+	return newID("call")
 }
 
 func orDefault(value, fallback string) string {
@@ -353,7 +361,7 @@ func (p *streamPlayer) playChat() {
 				}
 				call := object{{"index", toolIndex}}
 				if i == 0 {
-					call = append(call, field{"id", newID("call")}, field{"type", "function"},
+					call = append(call, field{"id", step.callID()}, field{"type", "function"},
 						field{"function", object{{"name", step.ToolName}, {"arguments", part}}})
 				} else {
 					call = append(call, field{"function", object{{"arguments", part}}})

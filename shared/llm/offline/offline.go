@@ -1,10 +1,13 @@
 // Package offline is a deterministic llm.Provider that needs no key and no
-// network, so the whole chat loop runs on any machine. It streams a short,
-// honest answer word by word saying it is the offline model and naming the
-// regulatory terms it recognised in the latest user question (from the
-// embedded lexicon.json), and, when the request offers capture_concepts,
-// calls it with those concepts. It never echoes the user's own words, so no
-// personal data (a PPSN or NINO, say) can leak into the answer or the graph.
+// network, so the whole chat loop runs on any machine. It behaves like a
+// tool-using model: on the first call of a turn that offers capture_concepts
+// and mentions terms from its embedded lexicon.json, it only calls
+// capture_concepts with those concepts and ends; once the tool output has
+// come back (or when no tool is offered, or nothing was recognised) it
+// streams a short, honest answer word by word saying it is the offline model
+// and naming the regulatory terms it recognised in the latest user question.
+// It never echoes the user's own words, so no personal data (a PPSN or NINO,
+// say) can leak into the answer or the graph.
 package offline
 
 import (
@@ -160,59 +163,96 @@ func (p *Provider) SupportsTools() bool { return true }
 // Model is the model name for metadata.
 func (p *Provider) Model() string { return ModelName }
 
-// Stream implements llm.Provider: the answer's words as text chunks, then one
-// capture_concepts tool chunk (if offered and something was recognised),
-// then usage.
+// Stream implements llm.Provider. A first call that offers capture_concepts
+// and recognises terms gets one capture_concepts tool chunk, then usage; any
+// other call gets the answer's words as text chunks, then usage.
 func (p *Provider) Stream(ctx context.Context, req llm.Request) (<-chan llm.Chunk, error) {
-	question := lastUserMessage(req.Messages)
-	concepts := Recognise(question)
-	answer := Answer(concepts)
-	offersCapture := false
-	for _, tool := range req.Tools {
-		if tool.Name == CaptureConceptsTool {
-			offersCapture = true
-		}
-	}
+	concepts := Recognise(lastUserMessage(req.Messages))
+	callTool := offersCapture(req.Tools) && len(concepts) > 0 && !toolOutputSinceLastUser(req.Messages)
 	out := make(chan llm.Chunk, 16)
 	go func() {
 		defer close(out)
-		send := func(chunk llm.Chunk) bool {
-			select {
-			case out <- chunk:
-				return true
-			case <-ctx.Done():
-				return false
-			}
-		}
-		words := strings.SplitAfter(answer, " ")
-		for _, word := range words {
-			if p.cfg.WordDelay > 0 && !sleep(ctx, p.cfg.WordDelay) {
-				break
-			}
-			if !send(llm.Chunk{Type: llm.ChunkText, Delta: word}) {
-				break
-			}
-		}
-		if ctx.Err() != nil {
-			select { // best effort: the consumer may have stopped reading
-			case out <- llm.Chunk{Type: llm.ChunkError, Err: &llm.ProviderError{Provider: Name, Code: "cancelled", Message: "request cancelled", Err: ctx.Err()}}:
-			default:
-			}
-			return
-		}
-		if offersCapture && len(concepts) > 0 {
+		s := &sender{ctx: ctx, out: out, delay: p.cfg.WordDelay}
+		var outputTokens int
+		if callTool {
 			args, err := json.Marshal(map[string]any{"concepts": concepts})
-			if err != nil || !send(llm.Chunk{Type: llm.ChunkTool, ToolName: CaptureConceptsTool, ArgsJSON: args}) {
+			if err != nil || !s.send(llm.Chunk{Type: llm.ChunkTool, CallID: callID(req.Messages), ToolName: CaptureConceptsTool, ArgsJSON: args}) {
+				s.cancelled()
 				return
 			}
+			outputTokens = len(concepts) * 20
+		} else {
+			words := strings.SplitAfter(Answer(concepts), " ")
+			for _, word := range words {
+				if !s.send(llm.Chunk{Type: llm.ChunkText, Delta: word}) {
+					s.cancelled()
+					return
+				}
+			}
+			outputTokens = len(words)
 		}
-		send(llm.Chunk{Type: llm.ChunkUsage, Usage: &llm.Usage{
-			InputTokens:  estimateTokens(req),
-			OutputTokens: len(words),
-			TotalTokens:  estimateTokens(req) + len(words),
+		inputTokens := estimateTokens(req)
+		s.send(llm.Chunk{Type: llm.ChunkUsage, Usage: &llm.Usage{
+			InputTokens: inputTokens, OutputTokens: outputTokens, TotalTokens: inputTokens + outputTokens,
 		}})
 	}()
 	return out, nil
+}
+
+// sender paces chunks like a model and stops when the caller goes away.
+type sender struct {
+	ctx   context.Context
+	out   chan llm.Chunk
+	delay time.Duration
+}
+
+func (s *sender) send(chunk llm.Chunk) bool {
+	if s.delay > 0 && chunk.Type != llm.ChunkUsage && !sleep(s.ctx, s.delay) {
+		return false
+	}
+	select {
+	case s.out <- chunk:
+		return true
+	case <-s.ctx.Done():
+		return false
+	}
+}
+
+// cancelled sends the final error chunk, without blocking: the consumer may
+// have stopped reading.
+func (s *sender) cancelled() {
+	if s.ctx.Err() == nil {
+		return
+	}
+	select {
+	case s.out <- llm.Chunk{Type: llm.ChunkError, Err: &llm.ProviderError{Provider: Name, Code: "cancelled", Message: "request cancelled", Err: s.ctx.Err()}}:
+	default:
+	}
+}
+
+func offersCapture(tools []llm.Tool) bool {
+	for _, tool := range tools {
+		if tool.Name == CaptureConceptsTool {
+			return true
+		}
+	}
+	return false
+}
+
+// toolOutputSinceLastUser reports whether a tool output came back after the
+// latest user message: the model has called its tool and now answers.
+func toolOutputSinceLastUser(messages []llm.Message) bool {
+	for i := len(messages) - 1; i >= 0 && messages[i].Role != llm.RoleUser; i-- {
+		if messages[i].Role == llm.RoleTool {
+			return true
+		}
+	}
+	return false
+}
+
+// callID is deterministic and unique within the conversation it extends.
+func callID(messages []llm.Message) string {
+	return fmt.Sprintf("call_offline_%d", len(messages))
 }
 
 // Answer is the offline model's answer for the recognised concepts.

@@ -69,7 +69,31 @@ func drain(t *testing.T, ch <-chan llm.Chunk) []llm.Chunk {
 
 var captureTool = llm.Tool{Name: CaptureConceptsTool, Parameters: map[string]any{"type": "object"}}
 
-func TestStreamAnswerAndCapture(t *testing.T) {
+// streamed splits a stream into its text, tool chunks and last chunk,
+// failing on an error chunk.
+func streamed(t *testing.T, chunks []llm.Chunk) (text string, textChunks int, tools []llm.Chunk) {
+	t.Helper()
+	var b strings.Builder
+	for _, c := range chunks {
+		switch c.Type {
+		case llm.ChunkText:
+			b.WriteString(c.Delta)
+			textChunks++
+		case llm.ChunkTool:
+			tools = append(tools, c)
+		case llm.ChunkError:
+			t.Fatalf("error chunk: %v", c.Err)
+		}
+	}
+	if last := chunks[len(chunks)-1]; last.Type != llm.ChunkUsage || last.Usage.TotalTokens == 0 {
+		t.Fatalf("last chunk = %+v, want usage", last)
+	}
+	return b.String(), textChunks, tools
+}
+
+// Like a real tool-using model: the first call only calls capture_concepts
+// and ends; the call that carries the tool output gets the answer.
+func TestToolLoopCaptureThenAnswer(t *testing.T) {
 	p := New(Config{})
 	req := llm.Request{
 		System: "system prompt",
@@ -80,33 +104,10 @@ func TestStreamAnswerAndCapture(t *testing.T) {
 		},
 		Tools: []llm.Tool{captureTool},
 	}
-	chunks := drain(t, mustStream(t, p, req))
-	var text strings.Builder
-	var tools []llm.Chunk
-	textChunks := 0
-	for _, c := range chunks {
-		switch c.Type {
-		case llm.ChunkText:
-			text.WriteString(c.Delta)
-			textChunks++
-		case llm.ChunkTool:
-			tools = append(tools, c)
-		case llm.ChunkError:
-			t.Fatalf("error chunk: %v", c.Err)
-		}
-	}
-	answer := text.String()
-	if !strings.Contains(answer, "offline model") || !strings.Contains(answer, "Vehicle Registration Tax (IE)") {
-		t.Fatalf("answer does not say it is offline or name the term: %q", answer)
-	}
-	if strings.Contains(answer, "1234567T") || strings.Contains(answer, "Capital Gains") {
-		t.Fatalf("answer echoes user text or history: %q", answer)
-	}
-	if textChunks < 10 {
-		t.Fatalf("answer came in %d chunks, want word by word", textChunks)
-	}
-	if len(tools) != 1 || tools[0].ToolName != CaptureConceptsTool {
-		t.Fatalf("tool chunks = %+v, want one capture_concepts", tools)
+	first := drain(t, mustStream(t, p, req))
+	text, _, tools := streamed(t, first)
+	if text != "" || len(tools) != 1 || tools[0].ToolName != CaptureConceptsTool || tools[0].CallID == "" {
+		t.Fatalf("first call: text %q, tools %+v; want one capture_concepts call with an id and no text", text, tools)
 	}
 	var args struct {
 		Concepts []Concept `json:"concepts"`
@@ -117,13 +118,43 @@ func TestStreamAnswerAndCapture(t *testing.T) {
 	if kinds(args.Concepts) != "VEHICLE_REG:IE:VRT" || args.Concepts[0].PrefLabel != "Vehicle Registration Tax" || args.Concepts[0].Definition == "" {
 		t.Fatalf("concepts = %+v", args.Concepts)
 	}
-	if last := chunks[len(chunks)-1]; last.Type != llm.ChunkUsage || last.Usage.TotalTokens == 0 {
-		t.Fatalf("last chunk = %+v, want usage", last)
-	}
-	// Deterministic: the same request gives the same stream.
+	// Deterministic: the same request gives the same call.
 	again := drain(t, mustStream(t, p, req))
-	if len(again) != len(chunks) {
-		t.Fatalf("second run gave %d chunks, first %d", len(again), len(chunks))
+	if len(again) != len(first) || again[0].CallID != first[0].CallID || string(again[0].ArgsJSON) != string(first[0].ArgsJSON) {
+		t.Fatalf("second run gave %+v, first %+v", again, first)
+	}
+
+	req.Messages = append(req.Messages,
+		llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{tools[0].ToolCall()}},
+		llm.Message{Role: llm.RoleTool, ToolCallID: tools[0].CallID, Content: `{"captured":1}`})
+	answer, textChunks, tools := streamed(t, drain(t, mustStream(t, p, req)))
+	if len(tools) != 0 {
+		t.Fatalf("answer call made tool calls %+v", tools)
+	}
+	if !strings.Contains(answer, "offline model") || !strings.Contains(answer, "Vehicle Registration Tax (IE)") {
+		t.Fatalf("answer does not say it is offline or name the term: %q", answer)
+	}
+	if strings.Contains(answer, "1234567T") || strings.Contains(answer, "Capital Gains") {
+		t.Fatalf("answer echoes user text or history: %q", answer)
+	}
+	if textChunks < 10 {
+		t.Fatalf("answer came in %d chunks, want word by word", textChunks)
+	}
+}
+
+// A tool output from an earlier turn does not count: a new question starts
+// a new loop.
+func TestNewQuestionCallsTheToolAgain(t *testing.T) {
+	req := llm.Request{Tools: []llm.Tool{captureTool}, Messages: []llm.Message{
+		{Role: llm.RoleUser, Content: "What is VAT?"},
+		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "call_offline_1", Name: CaptureConceptsTool, ArgsJSON: json.RawMessage(`{}`)}}},
+		{Role: llm.RoleTool, ToolCallID: "call_offline_1", Content: "ok"},
+		{Role: llm.RoleAssistant, Content: "An answer."},
+		{Role: llm.RoleUser, Content: "And USC?"},
+	}}
+	text, _, tools := streamed(t, drain(t, mustStream(t, New(Config{}), req)))
+	if text != "" || len(tools) != 1 || tools[0].CallID == "call_offline_1" {
+		t.Fatalf("text %q, tools %+v; want one new capture_concepts call", text, tools)
 	}
 }
 
@@ -145,7 +176,7 @@ func TestNoCaptureWithoutToolOrTerms(t *testing.T) {
 func TestCancellationStopsStream(t *testing.T) {
 	p := New(Config{WordDelay: 20 * time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
-	ch := mustStreamCtx(t, ctx, p, llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "VAT"}}, Tools: []llm.Tool{captureTool}})
+	ch := mustStreamCtx(t, ctx, p, llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "VAT"}}})
 	<-ch
 	cancel()
 	rest := drain(t, ch)

@@ -35,7 +35,8 @@ func sse(events ...string) string {
 }
 
 // Two calls whose deltas interleave, keyed by item id and output index; the
-// .done arguments win over the deltas; no output_item.done is sent.
+// .done arguments win over the deltas; no output_item.done is sent; each
+// call keeps the call_id its output_item.added announced.
 func TestResponsesInterleavedCalls(t *testing.T) {
 	provider := rawSSE(t, sse(
 		`{"type":"response.output_item.added","output_index":0,"item":{"id":"fc_a","type":"function_call","arguments":"","call_id":"c1","name":"first"},"sequence_number":1}`,
@@ -56,14 +57,14 @@ func TestResponsesInterleavedCalls(t *testing.T) {
 	for c := range ch {
 		switch c.Type {
 		case llm.ChunkTool:
-			got = append(got, c.ToolName+string(c.ArgsJSON))
+			got = append(got, c.CallID+":"+c.ToolName+string(c.ArgsJSON))
 		case llm.ChunkText:
 			got = append(got, "text:"+c.Delta)
 		default:
 			got = append(got, string(c.Type))
 		}
 	}
-	want := `text:text second{"b":22} first{"a":1} usage`
+	want := `text:text c2:second{"b":22} c1:first{"a":1} usage`
 	if strings.Join(got, " ") != want {
 		t.Fatalf("chunks = %s, want %s", strings.Join(got, " "), want)
 	}

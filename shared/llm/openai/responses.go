@@ -88,8 +88,9 @@ func (p *Responses) params(req llm.Request) responses.ResponseNewParams {
 
 // responsesInput turns messages into input items. An assistant turn that
 // called tools is replayed as its own output: its text as an assistant
-// message (if any), then each function_call; a tool message becomes the
-// function_call_output with the same call_id.
+// message (if any; with store=false there is no output item id to cite),
+// then each function_call; a tool message becomes the function_call_output
+// with the same call_id.
 func responsesInput(messages []llm.Message) responses.ResponseInputParam {
 	input := make(responses.ResponseInputParam, 0, len(messages))
 	for _, msg := range messages {
@@ -100,7 +101,9 @@ func responsesInput(messages []llm.Message) responses.ResponseInputParam {
 			input = append(input, output)
 		case msg.Role == llm.RoleAssistant && len(msg.ToolCalls) > 0:
 			if msg.Content != "" {
-				input = append(input, responses.ResponseInputItemParamOfMessage(msg.Content, responses.EasyInputMessageRoleAssistant))
+				text := responses.ResponseInputItemParamOfMessage(msg.Content, responses.EasyInputMessageRoleAssistant)
+				text.OfMessage.Type = responses.EasyInputMessageTypeMessage
+				input = append(input, text)
 			}
 			for _, call := range msg.ToolCalls {
 				input = append(input, responses.ResponseInputItemParamOfFunctionCall(argumentsText(call.ArgsJSON), call.ID, call.Name))
