@@ -113,7 +113,8 @@ func (s *Store) UpsertConcepts(_ context.Context, concepts []concept.Concept, no
 		p["domain"] = c.Domain
 		p["kind"] = c.Kind
 		p["jurisdiction"] = c.Jurisdiction
-		names := append(slices.Clone(c.AltLabels), c.PrefLabel)
+		// The pref label first, as the Bolt store merges them.
+		names := append([]string{c.PrefLabel}, c.AltLabels...)
 		pref, _ := p["pref_label"].(string)
 		aliases := slices.DeleteFunc(slices.Clone(names), func(l string) bool { return l == "" || strings.EqualFold(l, pref) })
 		p["alt_labels"] = unionFold(stringList(p["alt_labels"]), aliases)
