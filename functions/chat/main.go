@@ -11,19 +11,20 @@ import (
 
 	"regintel/shared/app"
 	"regintel/shared/config"
+	"regintel/shared/logging"
 )
 
 func main() {
-	cfg, cfgErr := config.FromEnv()
-	log := app.NewLogger(cfg)
+	cfg, err := config.FromEnv()
+	log := logging.New(cfg.Log)
 	slog.SetDefault(log)
-	if cfgErr != nil {
-		log.Error("invalid configuration", "err", cfgErr)
+	if err != nil {
+		log.Error("chat: invalid configuration", "err", err)
 		os.Exit(1)
 	}
 	a, err := app.Build(context.Background(), cfg, log)
 	if err != nil {
-		log.Error("start-up failed", "err", err)
+		log.Error("chat: start", "err", err)
 		os.Exit(1)
 	}
 	defer a.Close()
@@ -32,7 +33,7 @@ func main() {
 		return
 	}
 	if err := app.ServeLocal(a.Handler, cfg.Port, log); err != nil {
-		log.Error("server stopped", "err", err)
+		log.Error("chat: server stopped", "err", err)
 		os.Exit(1)
 	}
 }

@@ -3,12 +3,10 @@
 // partial batch failures reported so failing jobs end in the dead-letter
 // queue.
 //
-// Environment: MEMGRAPH_URI (MEMGRAPH_SECRET_ARN or MEMGRAPH_USER /
-// MEMGRAPH_PASSWORD, GRAPH_DATABASE, GRAPH_DIALECT; unset means an
-// in-memory seeded graph, for local invokes only); LLM_PROVIDER (openai or
-// openai-chat), LLM_MODEL, OPENAI_BASE_URL, and the key from
-// OPENAI_SECRET_ARN (field apiKey) or OPENAI_API_KEY;
-// ENRICHMENT_FRESHNESS_DAYS (30).
+// Settings: the graph (MEMGRAPH_URI and the rest; unset means an in-memory
+// seeded graph, for local invokes only), the model (LLM_PROVIDER openai or
+// openai-chat, LLM_MODEL, OPENAI_BASE_URL, the key from OPENAI_SECRET_ARN or
+// OPENAI_API_KEY) and ENRICHMENT_FRESHNESS_DAYS; see shared/config.
 package main
 
 import (
@@ -19,27 +17,36 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"regintel/shared/app"
+	"regintel/shared/config"
 	"regintel/shared/enrich"
 	"regintel/shared/graph"
+	"regintel/shared/logging"
 )
 
 func main() {
-	h, _, err := build(context.Background())
+	cfg, err := config.FromEnv()
+	log := logging.New(cfg.Log)
+	slog.SetDefault(log)
 	if err != nil {
-		slog.Error("enrich: start", "error", err)
+		log.Error("enrich: invalid configuration", "err", err)
+		os.Exit(1)
+	}
+	h, _, err := build(context.Background(), cfg, log)
+	if err != nil {
+		log.Error("enrich: start", "err", err)
 		os.Exit(1)
 	}
 	lambda.Start(h.HandleSQS)
 }
 
-// build wires the handler from the environment; it also returns the graph
-// store so tests can look at it.
-func build(ctx context.Context) (*enrich.Handler, graph.ConceptStore, error) {
-	cfg, log, store, err := app.QueueFunction(ctx)
+// build wires the handler; it also returns the graph store so tests can
+// look at it.
+func build(ctx context.Context, cfg config.Config, log *slog.Logger) (*enrich.Handler, graph.ConceptStore, error) {
+	store, _, err := app.OpenGraph(ctx, cfg.Graph, log)
 	if err != nil {
 		return nil, nil, err
 	}
-	provider, err := app.NewProvider(ctx, cfg, log)
+	provider, err := app.NewProvider(ctx, cfg.LLM, log)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"regintel/shared/config"
 	"regintel/shared/enrich"
+	"regintel/shared/graph"
 	"regintel/shared/llm/llmtest"
 	"regintel/shared/queue"
 )
@@ -48,7 +51,7 @@ func TestSampleEvent(t *testing.T) {
 
 	fake := llmtest.NewServer(t)
 	env(t, map[string]string{"OPENAI_BASE_URL": fake.BaseURL(), "LLM_PROVIDER": "openai"})
-	h, store, err := build(context.Background())
+	h, store, err := wire(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,9 +82,18 @@ func TestStartRefusesBadConfig(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			env(t, vars)
-			if _, _, err := build(context.Background()); err == nil {
+			if _, _, err := wire(context.Background()); err == nil {
 				t.Errorf("%s: started", name)
 			}
 		})
 	}
+}
+
+// wire builds the function as main does, from the environment.
+func wire(ctx context.Context) (*enrich.Handler, graph.ConceptStore, error) {
+	cfg, err := config.FromEnv()
+	if err != nil {
+		return nil, nil, err
+	}
+	return build(ctx, cfg, slog.Default())
 }

@@ -1,12 +1,13 @@
 // Command migrate is the Lambda function that applies the Postgres schema
 // migrations, and the graph schema when the graph is reachable; the deploy
-// runs it as a CDK Trigger. Database settings come from the environment (see
-// pgpool.ConfigFromEnv); in AWS it signs in with the master secret
-// (DB_SECRET_ARN) and grants the runtime role DB_APP_USER.
+// runs it as a CDK Trigger. In AWS it signs in with the master secret
+// (DB_SECRET_ARN) and grants the runtime role DB_APP_USER. Settings: the
+// database, the graph and those two; see shared/config.
 package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -16,44 +17,48 @@ import (
 	"regintel/shared/app"
 	"regintel/shared/config"
 	"regintel/shared/dbsetup"
+	"regintel/shared/logging"
 	"regintel/shared/pgpool"
 	"regintel/shared/secrets"
 )
 
 func main() {
-	slog.SetDefault(slog.New(slog.NewJSONHandler(os.Stdout, nil)))
-	h, err := build(context.Background())
+	cfg, err := config.FromEnv()
+	log := logging.New(cfg.Log)
+	slog.SetDefault(log)
 	if err != nil {
 		// An init failure fails the invocation, and so the deploy.
-		slog.Error("migrate: configuration", "error", err)
+		log.Error("migrate: invalid configuration", "err", err)
+		os.Exit(1)
+	}
+	h, err := build(context.Background(), cfg, log)
+	if err != nil {
+		log.Error("migrate: start", "err", err)
 		os.Exit(1)
 	}
 	lambda.Start(h)
 }
 
-func build(ctx context.Context) (*dbsetup.Handler, error) {
-	db, err := pgpool.ConfigFromEnv()
-	if err != nil {
-		return nil, err
+func build(ctx context.Context, cfg config.Config, log *slog.Logger) (*dbsetup.Handler, error) {
+	if cfg.Postgres.URL == "" {
+		return nil, errors.New("migrate: set DATABASE_URL or DB_HOST")
 	}
-	if arn := os.Getenv("DB_SECRET_ARN"); arn != "" {
+	db := app.PostgresConfig(cfg.Postgres)
+	if arn := cfg.Migrate.DBSecretARN; arn != "" {
+		var err error
 		if db, err = masterSignIn(ctx, db, arn); err != nil {
 			return nil, err
 		}
 	}
-	h := &dbsetup.Handler{Database: db, AppRole: os.Getenv("DB_APP_USER")}
-	if os.Getenv("MEMGRAPH_URI") != "" {
-		cfg, err := config.FromEnv()
-		if err != nil {
-			return nil, err
-		}
-		h.GraphSchema = func(ctx context.Context) error { return applyGraphSchema(ctx, cfg) }
+	h := &dbsetup.Handler{Database: db, AppRole: cfg.Migrate.AppUser}
+	if cfg.Graph.URI != "" {
+		h.GraphSchema = func(ctx context.Context) error { return applyGraphSchema(ctx, cfg.Graph, log) }
 	}
 	return h, nil
 }
 
-func applyGraphSchema(ctx context.Context, cfg config.Config) error {
-	store, closeGraph, err := app.OpenGraph(ctx, cfg, slog.Default())
+func applyGraphSchema(ctx context.Context, cfg config.Graph, log *slog.Logger) error {
+	store, closeGraph, err := app.OpenGraph(ctx, cfg, log)
 	if err != nil {
 		return err
 	}

@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"testing"
 
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"regintel/shared/config"
+	"regintel/shared/dbsetup"
 	"regintel/shared/pgpool/pgtest"
 	"regintel/shared/testenv"
 )
@@ -23,7 +26,7 @@ func TestSampleEventMigratesPostgresAndTheGraph(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := build(context.Background())
+	h, err := wire(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,4 +43,13 @@ func TestSampleEventMigratesPostgresAndTheGraph(t *testing.T) {
 	if err := h.GraphSchema(context.Background()); err != nil {
 		t.Fatalf("graph schema: %v", err)
 	}
+}
+
+// wire builds the function as main does, from the environment.
+func wire(ctx context.Context) (*dbsetup.Handler, error) {
+	cfg, err := config.FromEnv()
+	if err != nil {
+		return nil, err
+	}
+	return build(ctx, cfg, slog.Default())
 }

@@ -2,10 +2,10 @@
 // concepts into graph nodes (through the write service and its ingress
 // guard) and queues enrichment for concepts without useful detail.
 //
-// Environment: MEMGRAPH_URI (MEMGRAPH_SECRET_ARN or MEMGRAPH_USER /
-// MEMGRAPH_PASSWORD, GRAPH_DATABASE, GRAPH_DIALECT; unset means an
-// in-memory seeded graph, for local invokes only), ENRICHMENT_QUEUE_URL
-// (unset disables enrichment requests), ENRICHMENT_FRESHNESS_DAYS (30).
+// Settings: the graph (MEMGRAPH_URI and the rest; unset means an in-memory
+// seeded graph, for local invokes only), ENRICHMENT_QUEUE_URL (unset
+// disables enrichment requests) and ENRICHMENT_FRESHNESS_DAYS; see
+// shared/config.
 package main
 
 import (
@@ -16,23 +16,32 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"regintel/shared/app"
+	"regintel/shared/config"
 	"regintel/shared/graph"
+	"regintel/shared/logging"
 	"regintel/shared/resolver"
 )
 
 func main() {
-	h, _, err := build(context.Background())
+	cfg, err := config.FromEnv()
+	log := logging.New(cfg.Log)
+	slog.SetDefault(log)
 	if err != nil {
-		slog.Error("resolve-concepts: start", "error", err)
+		log.Error("resolve-concepts: invalid configuration", "err", err)
+		os.Exit(1)
+	}
+	h, _, err := build(context.Background(), cfg, log)
+	if err != nil {
+		log.Error("resolve-concepts: start", "err", err)
 		os.Exit(1)
 	}
 	lambda.Start(h.HandleSQS)
 }
 
-// build wires the handler from the environment; it also returns the graph
-// store so tests can look at what was written.
-func build(ctx context.Context) (*resolver.Handler, graph.ConceptStore, error) {
-	cfg, log, store, err := app.QueueFunction(ctx)
+// build wires the handler; it also returns the graph store so tests can
+// look at what was written.
+func build(ctx context.Context, cfg config.Config, log *slog.Logger) (*resolver.Handler, graph.ConceptStore, error) {
+	store, _, err := app.OpenGraph(ctx, cfg.Graph, log)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -3,12 +3,16 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"regintel/shared/config"
+	"regintel/shared/graph"
 	"regintel/shared/queue"
+	"regintel/shared/resolver"
 )
 
 // TestSampleEvent runs the handler as wired for a local invoke (in-memory
@@ -42,7 +46,7 @@ func TestSampleEvent(t *testing.T) {
 		}
 	}
 
-	h, store, err := build(context.Background())
+	h, store, err := wire(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +63,16 @@ func TestSampleEvent(t *testing.T) {
 func TestBadFreshnessFailsStart(t *testing.T) {
 	t.Setenv("MEMGRAPH_URI", "")
 	t.Setenv("ENRICHMENT_FRESHNESS_DAYS", "soon")
-	if _, _, err := build(context.Background()); err == nil {
+	if _, _, err := wire(context.Background()); err == nil {
 		t.Fatal("bad ENRICHMENT_FRESHNESS_DAYS accepted")
 	}
+}
+
+// wire builds the function as main does, from the environment.
+func wire(ctx context.Context) (*resolver.Handler, graph.ConceptStore, error) {
+	cfg, err := config.FromEnv()
+	if err != nil {
+		return nil, nil, err
+	}
+	return build(ctx, cfg, slog.Default())
 }

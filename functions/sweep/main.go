@@ -1,48 +1,54 @@
-// Command sweep is the retention Lambda (seed 000 §3.2), invoked by an
-// EventBridge schedule: it deletes the context and supplied items of
-// conversations idle for RETENTION_DAYS (default 30) and expires overdue
-// context requests, logging the counts as JSON.
+// Command sweep is the retention Lambda, invoked by an EventBridge
+// schedule: it deletes the context and supplied items of conversations idle
+// for RETENTION_DAYS (default 30) and expires overdue context requests,
+// logging the counts as JSON.
 //
-// Environment: the database settings of pgpool.ConfigFromEnv and
-// RETENTION_DAYS.
+// Settings: the database (DATABASE_URL or DB_HOST and the rest) and
+// RETENTION_DAYS; see shared/config.
 package main
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"regintel/shared/config"
+	"regintel/shared/logging"
 	"regintel/shared/pgpool"
 	"regintel/shared/retention"
 )
 
 func main() {
-	log := slog.New(slog.NewJSONHandler(os.Stdout, nil))
+	cfg, err := config.FromEnv()
+	log := logging.New(cfg.Log)
 	slog.SetDefault(log)
-	h, err := build(context.Background(), log)
 	if err != nil {
-		log.Error("sweep: start", "error", err)
+		log.Error("sweep: invalid configuration", "err", err)
+		os.Exit(1)
+	}
+	h, err := build(context.Background(), cfg, log)
+	if err != nil {
+		log.Error("sweep: start", "err", err)
 		os.Exit(1)
 	}
 	lambda.Start(h.Handle)
 }
 
-// build wires the handler from the environment. The pool connects on first
-// use and is reused across invocations of a warm container.
-func build(ctx context.Context, log *slog.Logger) (*retention.Handler, error) {
-	cfg, err := retention.ConfigFromEnv()
+// build wires the handler. The pool connects on first use and is reused
+// across invocations of a warm container.
+func build(ctx context.Context, cfg config.Config, log *slog.Logger) (*retention.Handler, error) {
+	if cfg.Postgres.URL == "" {
+		return nil, errors.New("sweep: set DATABASE_URL or DB_HOST")
+	}
+	// As app.PostgresConfig does; the sweep does not import app, which
+	// would link the graph driver and the model clients.
+	db := pgpool.Config{URL: cfg.Postgres.URL, IAMAuth: cfg.Postgres.IAMAuth, MaxConns: cfg.Postgres.MaxConns}
+	pool, err := pgpool.NewPool(ctx, db)
 	if err != nil {
 		return nil, err
 	}
-	dbCfg, err := pgpool.ConfigFromEnv()
-	if err != nil {
-		return nil, err
-	}
-	pool, err := pgpool.NewPool(ctx, dbCfg)
-	if err != nil {
-		return nil, err
-	}
-	return &retention.Handler{Pool: pool, Config: cfg, Log: log}, nil
+	return &retention.Handler{Pool: pool, Config: retention.Config{ContextMaxIdle: cfg.Retention.MaxIdle}, Log: log}, nil
 }

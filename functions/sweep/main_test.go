@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/google/uuid"
 
+	"regintel/shared/config"
 	"regintel/shared/pgpool"
 	"regintel/shared/pgpool/pgtest"
 	"regintel/shared/retention"
@@ -28,7 +29,7 @@ func TestScheduledEvent(t *testing.T) {
 	t.Setenv("RETENTION_DAYS", "10")
 
 	var logs bytes.Buffer
-	h, err := build(context.Background(), slog.New(slog.NewJSONHandler(&logs, nil)))
+	h, err := wire(context.Background(), slog.New(slog.NewJSONHandler(&logs, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,10 +96,27 @@ func TestScheduledEvent(t *testing.T) {
 	}
 }
 
-func TestBadRetentionDaysFailsStart(t *testing.T) {
-	t.Setenv("DATABASE_URL", "postgres://localhost/none")
-	t.Setenv("RETENTION_DAYS", "forever")
-	if _, err := build(context.Background(), slog.Default()); err == nil {
-		t.Fatal("bad RETENTION_DAYS accepted")
+func TestStartRefusesBadConfig(t *testing.T) {
+	for name, vars := range map[string]map[string]string{
+		"bad retention days": {"DATABASE_URL": "postgres://localhost/none", "RETENTION_DAYS": "forever"},
+		"no database":        {"DATABASE_URL": "", "DB_HOST": ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			for k, v := range vars {
+				t.Setenv(k, v)
+			}
+			if _, err := wire(context.Background(), slog.Default()); err == nil {
+				t.Fatalf("%s: started", name)
+			}
+		})
 	}
+}
+
+// wire builds the function as main does, from the environment.
+func wire(ctx context.Context, log *slog.Logger) (*retention.Handler, error) {
+	cfg, err := config.FromEnv()
+	if err != nil {
+		return nil, err
+	}
+	return build(ctx, cfg, log)
 }

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"os"
 	"strings"
 
 	"regintel/shared/auth"
@@ -28,18 +27,6 @@ import (
 	"regintel/shared/queue"
 	"regintel/shared/queue/sqs"
 )
-
-// NewLogger returns the process logger: JSON under Lambda (CloudWatch
-// parses it), text locally.
-func NewLogger(cfg config.Config) *slog.Logger {
-	var level slog.Level
-	_ = level.UnmarshalText([]byte(cfg.LogLevel))
-	opts := &slog.HandlerOptions{Level: level}
-	if cfg.LogFormat == "json" {
-		return slog.New(slog.NewJSONHandler(os.Stdout, opts))
-	}
-	return slog.New(slog.NewTextHandler(os.Stderr, opts))
-}
 
 // App is a wired backend.
 type App struct {
@@ -68,12 +55,12 @@ func Build(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 	if err != nil {
 		return fail(err)
 	}
-	graphStore, closeGraph, err := OpenGraph(ctx, cfg, log)
+	graphStore, closeGraph, err := OpenGraph(ctx, cfg.Graph, log)
 	if err != nil {
 		return fail(err)
 	}
 	a.closers = append(a.closers, closeGraph)
-	provider, err := NewProvider(ctx, cfg, log)
+	provider, err := NewProvider(ctx, cfg.LLM, log)
 	if err != nil {
 		return fail(err)
 	}
@@ -81,18 +68,19 @@ func Build(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 	if err != nil {
 		return fail(err)
 	}
-	authenticator, err := newAuthenticator(ctx, cfg, log)
+	authenticator, err := newAuthenticator(ctx, cfg.Auth, log)
 	if err != nil {
 		return fail(err)
 	}
 	// A bad sheet stops start-up with its file and line.
-	sheet, err := prompt.LoadSheet(cfg.PromptSheetsDir)
+	sheet, err := prompt.LoadSheet(cfg.Chat.PromptSheetsDir)
 	if err != nil {
 		return fail(err)
 	}
 	a.Engine = chat.New(chat.Deps{Store: store, Graph: graphStore, Provider: provider, Concepts: concepts, Log: log, Sheet: sheet},
-		chat.Config{Model: cfg.LLMModel, HistoryTurns: cfg.HistoryTurns, MaxActiveNodes: cfg.MaxActiveNodes,
-			TokenBudget: cfg.ContextTokenBudget, ContextRequestTTL: cfg.ContextRequestTTL, PIIRedaction: cfg.PIIRedaction})
+		chat.Config{Model: cfg.LLM.Model, HistoryTurns: cfg.Chat.HistoryTurns, MaxActiveNodes: cfg.Chat.MaxActiveNodes,
+			TokenBudget: cfg.Chat.TokenBudget, ContextRequestTTL: cfg.Chat.ContextRequestTTL, PIIRedaction: cfg.Chat.PIIRedaction,
+			Tools: cfg.LLM.Tools, MaxModelCalls: cfg.LLM.MaxCalls})
 	var routes []func(*http.ServeMux, *httpapi.API)
 	if admin, ok := store.(conversation.Admin); ok {
 		routes = append(routes, conversationapi.Routes(conversationapi.Options{Store: admin, Graph: graphStore, Log: log}))
@@ -100,7 +88,7 @@ func Build(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 	if changes, ok := graphStore.(graph.ChangeReader); ok {
 		routes = append(routes, graphfeed.New(changes, graphStore, graphfeed.Config{}, log).Routes)
 	}
-	a.Handler = withCORS(cfg.CORSOrigins, httpapi.New(httpapi.Options{
+	a.Handler = withCORS(cfg.Chat.CORSOrigins, httpapi.New(httpapi.Options{
 		Auth: authenticator, Engine: a.Engine, Log: log,
 		Routes: func(mux *http.ServeMux, api *httpapi.API) {
 			for _, r := range routes {
@@ -112,14 +100,11 @@ func Build(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 }
 
 func (a *App) conversationStore(ctx context.Context, cfg config.Config, log *slog.Logger) (conversation.Store, error) {
-	if cfg.DatabaseURL == "" && cfg.DBHost == "" {
+	if cfg.Postgres.URL == "" {
 		log.Info("conversation store: embedded in-memory (set DATABASE_URL for Postgres)")
 		return convmem.New(), nil
 	}
-	pgCfg, err := pgpool.ConfigFromEnv()
-	if err != nil {
-		return nil, err
-	}
+	pgCfg := PostgresConfig(cfg.Postgres)
 	pool, err := pgpool.NewPool(ctx, pgCfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
@@ -137,13 +122,13 @@ func (a *App) conversationStore(ctx context.Context, cfg config.Config, log *slo
 }
 
 func (a *App) conceptQueue(ctx context.Context, cfg config.Config, graphStore graph.ConceptStore, provider llm.Provider, log *slog.Logger) (queue.Publisher, error) {
-	if cfg.ConceptsQueueURL != "" {
+	if cfg.Queues.ConceptsURL != "" {
 		client, err := sqs.NewClient(ctx, "") // AWS_ENDPOINT_URL_SQS overrides the endpoint (e.g. a local SQS)
 		if err != nil {
 			return nil, err
 		}
 		log.Info("concept queue: sqs")
-		return sqs.NewPublisher(client, cfg.ConceptsQueueURL), nil
+		return sqs.NewPublisher(client, cfg.Queues.ConceptsURL), nil
 	}
 	enrichment, err := a.enrichmentQueue(ctx, cfg, graphStore, provider, log)
 	if err != nil {
@@ -158,19 +143,19 @@ func (a *App) conceptQueue(ctx context.Context, cfg config.Config, graphStore gr
 	return pub, nil
 }
 
-func newAuthenticator(ctx context.Context, cfg config.Config, log *slog.Logger) (auth.Authenticator, error) {
-	if cfg.AuthMode == "dev" {
+func newAuthenticator(ctx context.Context, cfg config.Auth, log *slog.Logger) (auth.Authenticator, error) {
+	if cfg.Mode == "dev" {
 		log.Warn("auth: dev mode trusts X-Tenant-Id / X-User-Id headers; local use only")
 		return auth.Dev{DefaultTenant: cfg.DevTenant, DefaultUser: cfg.DevUser}, nil
 	}
 	v, err := auth.NewJWT(ctx, auth.JWTConfig{
-		JWKSURL: cfg.JWTJWKSURL, HS256Secret: []byte(cfg.JWTHS256Secret),
-		Issuer: cfg.JWTIssuer, Audience: cfg.JWTAudience, TenantClaim: cfg.JWTTenantClaim, UserClaim: cfg.JWTUserClaim,
+		JWKSURL: cfg.JWKSURL, HS256Secret: []byte(cfg.HS256Secret),
+		Issuer: cfg.Issuer, Audience: cfg.Audience, TenantClaim: cfg.TenantClaim, UserClaim: cfg.UserClaim,
 	})
 	if err != nil {
 		return nil, err
 	}
-	log.Info("auth: jwt", "jwks", cfg.JWTJWKSURL != "", "tenant_claim", cfg.JWTTenantClaim)
+	log.Info("auth: jwt", "jwks", cfg.JWKSURL != "", "tenant_claim", cfg.TenantClaim)
 	return v, nil
 }
 

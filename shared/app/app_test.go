@@ -69,7 +69,7 @@ func TestBadPromptSheetFailsStartUpWithFileAndLine(t *testing.T) {
 		_ = os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644)
 	}
 	cfg := localConfig(t)
-	cfg.PromptSheetsDir = dir
+	cfg.Chat.PromptSheetsDir = dir
 	_, err = Build(context.Background(), cfg, quiet())
 	if err == nil || !strings.Contains(err.Error(), "jurisdiction") || !strings.Contains(err.Error(), "20_jurisdiction.tmpl:8") {
 		t.Fatalf("bad sheet: err = %v", err)

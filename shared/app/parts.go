@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"time"
 
 	"regintel/shared/config"
@@ -29,24 +28,11 @@ import (
 // queue functions, so every process opens the graph, the model and the
 // handlers the same way.
 
-// QueueFunction is what a queue-triggered function starts from: its
-// configuration, its logger (also the default one) and its graph.
-func QueueFunction(ctx context.Context) (config.Config, *slog.Logger, graph.ConceptStore, error) {
-	cfg, err := config.FromEnv()
-	if err != nil {
-		return cfg, slog.Default(), nil, err
-	}
-	log := NewLogger(cfg)
-	slog.SetDefault(log)
-	store, _, err := OpenGraph(ctx, cfg, log)
-	return cfg, log, store, err
-}
-
 // OpenGraph opens Memgraph over Bolt (credentials from MEMGRAPH_SECRET_ARN
 // when set), or the seeded in-memory graph when MEMGRAPH_URI is unset. The
 // returned func closes it.
-func OpenGraph(ctx context.Context, cfg config.Config, log *slog.Logger) (graph.Store, func(), error) {
-	if cfg.MemgraphURI == "" {
+func OpenGraph(ctx context.Context, cfg config.Graph, log *slog.Logger) (graph.Store, func(), error) {
+	if cfg.URI == "" {
 		g, err := graphmem.NewSeeded(time.Now())
 		if err != nil {
 			return nil, nil, err
@@ -54,19 +40,19 @@ func OpenGraph(ctx context.Context, cfg config.Config, log *slog.Logger) (graph.
 		log.Info("graph: in-memory, seeded with the IE/UK/EU dataset (set MEMGRAPH_URI for Memgraph)")
 		return g, func() {}, nil
 	}
-	bcfg, err := bolt.ConfigFromEnv()
+	bcfg, err := GraphConfig(cfg)
 	if err != nil {
 		return nil, nil, err
 	}
-	if arn := os.Getenv("MEMGRAPH_SECRET_ARN"); arn != "" {
+	if cfg.SecretARN != "" {
 		client, err := secrets.NewClient(ctx)
 		if err != nil {
 			return nil, nil, err
 		}
-		if bcfg.User, err = secrets.String(ctx, client, arn, "username"); err != nil {
+		if bcfg.User, err = secrets.String(ctx, client, cfg.SecretARN, "username"); err != nil {
 			return nil, nil, err
 		}
-		if bcfg.Password, err = secrets.String(ctx, client, arn, "password"); err != nil {
+		if bcfg.Password, err = secrets.String(ctx, client, cfg.SecretARN, "password"); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -82,45 +68,45 @@ func OpenGraph(ctx context.Context, cfg config.Config, log *slog.Logger) (graph.
 // NewProvider returns the configured model: OpenAI Responses, an
 // OpenAI-compatible Chat Completions server, or the offline model. The key
 // comes from OPENAI_SECRET_ARN (field apiKey) when set.
-func NewProvider(ctx context.Context, cfg config.Config, log *slog.Logger) (llm.Provider, error) {
-	if cfg.LLMProvider == "offline" {
+func NewProvider(ctx context.Context, cfg config.LLM, log *slog.Logger) (llm.Provider, error) {
+	if cfg.Provider == "offline" {
 		log.Warn("llm: offline deterministic model (no API key): answers are canned, concept capture uses a built-in lexicon", "model", offline.ModelName)
 		return offline.New(offline.Config{}), nil
 	}
-	key := cfg.OpenAIAPIKey
-	if cfg.OpenAISecretARN != "" {
+	key := cfg.APIKey
+	if cfg.SecretARN != "" {
 		client, err := secrets.NewClient(ctx)
 		if err != nil {
 			return nil, err
 		}
-		if key, err = secrets.String(ctx, client, cfg.OpenAISecretARN, "apiKey"); err != nil {
+		if key, err = secrets.String(ctx, client, cfg.SecretARN, "apiKey"); err != nil {
 			return nil, err
 		}
 	}
-	ocfg := openai.Config{APIKey: key, BaseURL: cfg.OpenAIBaseURL, Model: cfg.LLMModel, Logger: log}
-	if cfg.LLMProvider == "openai-chat" {
-		log.Info("llm: openai-compatible chat completions", "model", cfg.LLMModel, "custom_base_url", cfg.OpenAIBaseURL != "")
+	ocfg := openai.Config{APIKey: key, BaseURL: cfg.BaseURL, Model: cfg.Model, Logger: log}
+	if cfg.Provider == "openai-chat" {
+		log.Info("llm: openai-compatible chat completions", "model", cfg.Model, "custom_base_url", cfg.BaseURL != "")
 		return openai.NewChat(ocfg), nil
 	}
-	log.Info("llm: openai responses", "model", cfg.LLMModel, "custom_base_url", cfg.OpenAIBaseURL != "")
+	log.Info("llm: openai responses", "model", cfg.Model, "custom_base_url", cfg.BaseURL != "")
 	return openai.NewResponses(ocfg), nil
 }
 
 // NewResolver is the concept-resolution handler; enrichment is where its
 // enrichment jobs go (SQS when ENRICHMENT_QUEUE_URL is set; nil: none).
 func NewResolver(ctx context.Context, cfg config.Config, store graph.ConceptStore, enrichment queue.Publisher, log *slog.Logger) (*resolver.Handler, error) {
-	if cfg.EnrichmentQueueURL != "" {
+	if cfg.Queues.EnrichmentURL != "" {
 		client, err := sqs.NewClient(ctx, "") // AWS_ENDPOINT_URL_SQS overrides the endpoint (e.g. a local SQS)
 		if err != nil {
 			return nil, err
 		}
-		enrichment = sqs.NewPublisher(client, cfg.EnrichmentQueueURL)
+		enrichment = sqs.NewPublisher(client, cfg.Queues.EnrichmentURL)
 		log.Info("enrichment queue: sqs")
 	} else if enrichment == nil {
 		log.Info("enrichment: off (no ENRICHMENT_QUEUE_URL, and the offline model cannot extract facts): concepts without detail are not enriched")
 	}
 	writes := write.NewService(store, write.WithLogger(log))
-	return resolver.New(writes, enrichment, resolver.WithFreshness(cfg.Freshness), resolver.WithLogger(log)), nil
+	return resolver.New(writes, enrichment, resolver.WithFreshness(cfg.Chat.Freshness), resolver.WithLogger(log)), nil
 }
 
 // NewEnricher is the enrichment handler: official sources only, fetched
@@ -137,13 +123,13 @@ func NewEnricher(cfg config.Config, store graph.ConceptStore, provider llm.Provi
 		Writes: write.NewService(store, write.WithLogger(log)), Sources: catalog,
 		Fetcher: fetch.New(fetch.Config{Allowlist: catalog}), Extractor: enrich.Readable(0),
 		Provider: provider, Log: log,
-	}, enrich.Config{Model: cfg.LLMModel, Freshness: cfg.Freshness})
+	}, enrich.Config{Model: cfg.LLM.Model, Freshness: cfg.Chat.Freshness})
 }
 
 // enrichmentQueue runs enrichment in this process when a real model is
 // configured (`make dev` with a key); with the offline model there is none.
 func (a *App) enrichmentQueue(ctx context.Context, cfg config.Config, store graph.ConceptStore, provider llm.Provider, log *slog.Logger) (queue.Publisher, error) {
-	if cfg.EnrichmentQueueURL != "" || provider.Name() == "offline" {
+	if cfg.Queues.EnrichmentURL != "" || provider.Name() == "offline" {
 		return nil, nil
 	}
 	h, err := NewEnricher(cfg, store, provider, log)

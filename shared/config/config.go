@@ -1,162 +1,238 @@
-// Package config reads the backend's settings from the environment. Every
-// setting has a local default so `make dev` runs with none set.
+// Package config reads the backend's settings from the environment, once,
+// into plain values. It is the only package that reads the process
+// environment: the others take their settings as values. Every setting has
+// a local default so `make dev` runs with none set.
+//
+// It imports the standard library only, so any binary can parse its
+// settings without linking a driver.
 package config
 
 import (
 	"fmt"
-	"os"
+	"net"
+	"net/url"
 	"strconv"
-	"strings"
 	"time"
 )
 
 // Config is the whole configuration of a process.
 type Config struct {
-	Port        int
-	OnLambda    bool   // AWS_LAMBDA_RUNTIME_API is set
-	LogFormat   string // "json" or "text"
-	LogLevel    string
-	DatabaseURL string // empty: embedded in-memory store (unless DB_HOST is set)
-	DBHost      string // with DB_IAM_AUTH on Lambda
-	// LLM
-	LLMProvider     string // openai | openai-chat | offline
-	OpenAIAPIKey    string
-	OpenAISecretARN string
-	OpenAIBaseURL   string
-	LLMModel        string
-	// Graph
-	MemgraphURI string // empty: in-memory seeded graph
-	// Auth
-	AuthMode       string // jwt | dev
-	JWTJWKSURL     string
-	JWTHS256Secret string
-	JWTIssuer      string
-	JWTAudience    string
-	JWTTenantClaim string
-	JWTUserClaim   string
-	DevTenant      string
-	DevUser        string
-	// Queues: empty means in-process.
-	ConceptsQueueURL   string
-	EnrichmentQueueURL string
-	// Chat
-	HistoryTurns   int
-	MaxActiveNodes int
-	CORSOrigins    []string
-	Freshness      time.Duration
-	// Context (issue 6): token budget (0: the engine's default for the
-	// model), how long a context request waits, PII redaction mode, and a
-	// directory replacing the embedded prompt sheet ("" keeps it).
-	ContextTokenBudget int
-	ContextRequestTTL  time.Duration
-	PIIRedaction       string
-	PromptSheetsDir    string
+	Port     int  // PORT (8080): the local server's port
+	OnLambda bool // AWS_LAMBDA_RUNTIME_API is set
+
+	Log       Log
+	Postgres  Postgres
+	Graph     Graph
+	LLM       LLM
+	Auth      Auth
+	Queues    Queues
+	Chat      Chat
+	Retention Retention
+	Migrate   Migrate
 }
 
-// FromEnv reads the configuration and checks it is coherent.
+// Log says how a process logs.
+type Log struct {
+	Format string // LOG_FORMAT: "json" (default on Lambda) or "text"
+	Level  string // LOG_LEVEL (info): debug, info, warn or error
+}
+
+// Postgres says how to reach the database. Passwords are never read from
+// plain environment variables: use IAM auth, or a URL assembled from a
+// secret by the caller.
+type Postgres struct {
+	// URL is the connection string: DATABASE_URL, or else one built from
+	// the DB_* parts below. Empty when neither DATABASE_URL nor DB_HOST is
+	// set: no database (the chat function then uses its in-memory store).
+	URL string
+	// The parts, read only when DATABASE_URL is unset.
+	Host    string // DB_HOST
+	Port    int    // DB_PORT (5432)
+	Name    string // DB_NAME
+	User    string // DB_USER
+	SSLMode string // DB_SSLMODE (require)
+	// IAMAuth (DB_IAM_AUTH) signs in with IAM auth tokens instead of a password.
+	IAMAuth bool
+	// MaxConns (DB_MAX_CONNS) caps the pool; zero means the pool's default.
+	MaxConns int32
+}
+
+// Graph says how to reach the rules graph.
+type Graph struct {
+	URI       string // MEMGRAPH_URI; empty: the seeded in-memory graph
+	User      string // MEMGRAPH_USER; empty: no authentication
+	Password  string // MEMGRAPH_PASSWORD
+	SecretARN string // MEMGRAPH_SECRET_ARN: user and password from a secret
+	Database  string // GRAPH_DATABASE; empty: the server's default
+	Dialect   string // GRAPH_DIALECT: memgraph, neo4j, or auto/empty (detected)
+}
+
+// LLM says which model answers and how.
+type LLM struct {
+	Provider  string // LLM_PROVIDER: openai, openai-chat or offline
+	APIKey    string // OPENAI_API_KEY
+	SecretARN string // OPENAI_SECRET_ARN: the key from a secret (field apiKey)
+	BaseURL   string // OPENAI_BASE_URL
+	Model     string // LLM_MODEL (gpt-4.1-mini; the offline model has one name)
+	// Tools (LLM_TOOLS, default auto) is "auto" (offer the model its tools when the
+	// provider supports them) or "off" (answer only).
+	Tools string
+	// MaxCalls (LLM_MAX_CALLS, 1 to 10, default 3) bounds the model calls
+	// of one turn's tool loop.
+	MaxCalls int
+}
+
+// Auth says how callers are identified.
+type Auth struct {
+	Mode        string // AUTH_MODE: jwt (default on Lambda) or dev
+	JWKSURL     string // JWT_JWKS_URL
+	HS256Secret string // JWT_HS256_SECRET
+	Issuer      string // JWT_ISSUER
+	Audience    string // JWT_AUDIENCE
+	TenantClaim string // JWT_TENANT_CLAIM (tenant_id)
+	UserClaim   string // JWT_USER_CLAIM (sub)
+	DevTenant   string // DEV_TENANT_ID (dev-tenant): dev mode's tenant when no header names one
+	DevUser     string // DEV_USER_ID (dev-user)
+}
+
+// Queues are the SQS queue URLs; empty means in-process.
+type Queues struct {
+	ConceptsURL   string // CONCEPTS_QUEUE_URL
+	EnrichmentURL string // ENRICHMENT_QUEUE_URL
+}
+
+// Chat tunes the chat turn and the graph around it.
+type Chat struct {
+	HistoryTurns   int // HISTORY_TURNS (5)
+	MaxActiveNodes int // MAX_ACTIVE_NODES (50)
+	// TokenBudget (CONTEXT_TOKEN_BUDGET) is shared by the system prompt,
+	// supplied context and history; zero: the engine's default for the model.
+	TokenBudget       int
+	ContextRequestTTL time.Duration // CONTEXT_REQUEST_TTL (15m): how long a context request waits
+	PIIRedaction      string        // PII_REDACTION: off, store, llm or both (default)
+	PromptSheetsDir   string        // PROMPT_SHEETS_DIR; empty: the embedded sheet
+	// Freshness (ENRICHMENT_FRESHNESS_DAYS, default 30) is how long enriched graph
+	// detail counts as current.
+	Freshness   time.Duration
+	CORSOrigins []string // CORS_ORIGINS, comma-separated
+}
+
+// Retention is the sweep's policy.
+type Retention struct {
+	// MaxIdle (RETENTION_DAYS, default 30) is how long a conversation may be idle
+	// before its context and supplied items are deleted.
+	MaxIdle time.Duration
+}
+
+// Migrate is what the migrate function needs beyond Postgres.
+type Migrate struct {
+	DBSecretARN string // DB_SECRET_ARN: the master user's secret
+	AppUser     string // DB_APP_USER: the runtime role to create and grant
+}
+
+// FromEnv reads the configuration and checks it is coherent. On error the
+// returned Config still carries the log settings, so the error can be
+// logged as configured.
 func FromEnv() (Config, error) {
-	c := Config{
-		OnLambda:           os.Getenv("AWS_LAMBDA_RUNTIME_API") != "",
-		LogLevel:           env("LOG_LEVEL", "info"),
-		DatabaseURL:        os.Getenv("DATABASE_URL"),
-		DBHost:             os.Getenv("DB_HOST"),
-		OpenAIAPIKey:       os.Getenv("OPENAI_API_KEY"),
-		OpenAISecretARN:    os.Getenv("OPENAI_SECRET_ARN"),
-		OpenAIBaseURL:      os.Getenv("OPENAI_BASE_URL"),
-		MemgraphURI:        os.Getenv("MEMGRAPH_URI"),
-		JWTJWKSURL:         os.Getenv("JWT_JWKS_URL"),
-		JWTHS256Secret:     os.Getenv("JWT_HS256_SECRET"),
-		JWTIssuer:          os.Getenv("JWT_ISSUER"),
-		JWTAudience:        os.Getenv("JWT_AUDIENCE"),
-		JWTTenantClaim:     env("JWT_TENANT_CLAIM", "tenant_id"),
-		JWTUserClaim:       env("JWT_USER_CLAIM", "sub"),
-		DevTenant:          env("DEV_TENANT_ID", "dev-tenant"),
-		DevUser:            env("DEV_USER_ID", "dev-user"),
-		ConceptsQueueURL:   os.Getenv("CONCEPTS_QUEUE_URL"),
-		EnrichmentQueueURL: os.Getenv("ENRICHMENT_QUEUE_URL"),
-	}
-	var err error
-	if c.Port, err = intEnv("PORT", 8080); err != nil {
-		return c, err
-	}
-	if c.HistoryTurns, err = intEnv("HISTORY_TURNS", 5); err != nil {
-		return c, err
-	}
-	if c.MaxActiveNodes, err = intEnv("MAX_ACTIVE_NODES", 50); err != nil {
-		return c, err
-	}
-	days, err := intEnv("ENRICHMENT_FRESHNESS_DAYS", 30)
-	if err != nil {
-		return c, err
-	}
-	c.Freshness = time.Duration(days) * 24 * time.Hour
-	if c.ContextTokenBudget, err = intEnv("CONTEXT_TOKEN_BUDGET", 0); err != nil {
-		return c, err
-	}
-	if c.ContextTokenBudget != 0 && c.ContextTokenBudget < 1000 {
-		return c, fmt.Errorf("CONTEXT_TOKEN_BUDGET=%d: use at least 1000 tokens (or leave it unset)", c.ContextTokenBudget)
-	}
-	c.ContextRequestTTL = 15 * time.Minute
-	if v := strings.TrimSpace(os.Getenv("CONTEXT_REQUEST_TTL")); v != "" {
-		ttl, err := time.ParseDuration(v)
-		if err != nil || ttl <= 0 {
-			return c, fmt.Errorf("CONTEXT_REQUEST_TTL=%q: use a positive duration such as 15m", v)
-		}
-		c.ContextRequestTTL = ttl
-	}
-	c.PIIRedaction = env("PII_REDACTION", "both")
-	switch c.PIIRedaction {
-	case "off", "store", "llm", "both":
-	default:
-		return c, fmt.Errorf("PII_REDACTION=%q: use off, store, llm or both", c.PIIRedaction)
-	}
-	c.PromptSheetsDir = os.Getenv("PROMPT_SHEETS_DIR")
-	if o := os.Getenv("CORS_ORIGINS"); o != "" {
-		for _, s := range strings.Split(o, ",") {
-			if s = strings.TrimSpace(s); s != "" {
-				c.CORSOrigins = append(c.CORSOrigins, s)
-			}
-		}
-	}
-
-	c.LogFormat = env("LOG_FORMAT", "text")
+	r := &reader{}
+	c := Config{OnLambda: r.str("AWS_LAMBDA_RUNTIME_API", "") != ""}
+	c.Log = Log{Format: r.str("LOG_FORMAT", "text"), Level: r.str("LOG_LEVEL", "info")}
 	if c.OnLambda {
-		c.LogFormat = env("LOG_FORMAT", "json")
+		c.Log.Format = r.str("LOG_FORMAT", "json")
 	}
+	c.Port = r.int("PORT", 8080, 0, 65535)
+	c.Postgres = readPostgres(r)
+	c.Graph = Graph{
+		URI: r.str("MEMGRAPH_URI", ""), User: r.str("MEMGRAPH_USER", ""), Password: r.raw("MEMGRAPH_PASSWORD"),
+		SecretARN: r.str("MEMGRAPH_SECRET_ARN", ""), Database: r.str("GRAPH_DATABASE", ""), Dialect: r.str("GRAPH_DIALECT", ""),
+	}
+	c.LLM = readLLM(r)
+	c.Auth = readAuth(r, c.OnLambda)
+	c.Queues = Queues{ConceptsURL: r.str("CONCEPTS_QUEUE_URL", ""), EnrichmentURL: r.str("ENRICHMENT_QUEUE_URL", "")}
+	c.Chat = readChat(r)
+	c.Retention = Retention{MaxIdle: r.days("RETENTION_DAYS", 30)}
+	c.Migrate = Migrate{DBSecretARN: r.str("DB_SECRET_ARN", ""), AppUser: r.str("DB_APP_USER", "")}
+	return c, r.err
+}
 
-	c.LLMProvider = os.Getenv("LLM_PROVIDER")
-	if c.LLMProvider == "" {
-		c.LLMProvider = "offline"
-		if c.OpenAIAPIKey != "" || c.OpenAISecretARN != "" {
-			c.LLMProvider = "openai"
+func readPostgres(r *reader) Postgres {
+	p := Postgres{
+		URL:      r.str("DATABASE_URL", ""),
+		IAMAuth:  r.bool("DB_IAM_AUTH", false),
+		MaxConns: int32(r.int("DB_MAX_CONNS", 0, 1, 1<<31-1)),
+	}
+	if p.URL != "" {
+		return p
+	}
+	p.Host, p.Port, p.Name = r.str("DB_HOST", ""), r.int("DB_PORT", 5432, 1, 65535), r.str("DB_NAME", "")
+	p.User, p.SSLMode = r.str("DB_USER", ""), r.str("DB_SSLMODE", "require")
+	if p.Host == "" {
+		return p
+	}
+	u := url.URL{Scheme: "postgres", Host: net.JoinHostPort(p.Host, strconv.Itoa(p.Port)), Path: "/" + p.Name}
+	if p.User != "" {
+		u.User = url.User(p.User)
+	}
+	u.RawQuery = url.Values{"sslmode": {p.SSLMode}}.Encode()
+	p.URL = u.String()
+	return p
+}
+
+func readLLM(r *reader) LLM {
+	l := LLM{
+		Provider: r.str("LLM_PROVIDER", ""), APIKey: r.raw("OPENAI_API_KEY"), SecretARN: r.str("OPENAI_SECRET_ARN", ""),
+		BaseURL: r.str("OPENAI_BASE_URL", ""), Tools: r.oneOf("LLM_TOOLS", "auto", "auto", "off"),
+		MaxCalls: r.int("LLM_MAX_CALLS", 3, 1, 10),
+	}
+	if l.Provider == "" {
+		l.Provider = "offline"
+		if l.APIKey != "" || l.SecretARN != "" {
+			l.Provider = "openai"
 		}
 	}
-	switch c.LLMProvider {
+	switch l.Provider {
 	case "openai", "openai-chat":
-		if c.OpenAIAPIKey == "" && c.OpenAISecretARN == "" && c.LLMProvider == "openai" && c.OpenAIBaseURL == "" {
-			return c, fmt.Errorf("LLM_PROVIDER=openai needs OPENAI_API_KEY (or OPENAI_SECRET_ARN)")
+		if l.Provider == "openai" && l.APIKey == "" && l.SecretARN == "" && l.BaseURL == "" {
+			r.fail(fmt.Errorf("LLM_PROVIDER=openai needs OPENAI_API_KEY (or OPENAI_SECRET_ARN)"))
 		}
-		c.LLMModel = env("LLM_MODEL", "gpt-4.1-mini")
+		l.Model = r.str("LLM_MODEL", "gpt-4.1-mini")
 	case "offline":
-		c.LLMModel = "offline-lexicon-v1" // the offline model has one name
+		l.Model = "offline-lexicon-v1" // the offline model has one name
 	default:
-		return c, fmt.Errorf("LLM_PROVIDER=%q: use openai, openai-chat or offline", c.LLMProvider)
+		r.fail(fmt.Errorf("LLM_PROVIDER=%q: use openai, openai-chat or offline", l.Provider))
 	}
+	return l
+}
 
-	c.AuthMode = os.Getenv("AUTH_MODE")
-	if c.AuthMode == "" {
-		c.AuthMode = "dev"
-		if c.OnLambda {
-			c.AuthMode = "jwt"
-		}
+func readAuth(r *reader, onLambda bool) Auth {
+	defaultMode := "dev"
+	if onLambda {
+		defaultMode = "jwt"
 	}
-	if c.AuthMode != "dev" && c.AuthMode != "jwt" {
-		return c, fmt.Errorf("AUTH_MODE=%q: use jwt or dev", c.AuthMode)
+	return Auth{
+		Mode:    r.oneOf("AUTH_MODE", defaultMode, "jwt", "dev"),
+		JWKSURL: r.str("JWT_JWKS_URL", ""), HS256Secret: r.raw("JWT_HS256_SECRET"),
+		Issuer: r.str("JWT_ISSUER", ""), Audience: r.str("JWT_AUDIENCE", ""),
+		TenantClaim: r.str("JWT_TENANT_CLAIM", "tenant_id"), UserClaim: r.str("JWT_USER_CLAIM", "sub"),
+		DevTenant: r.str("DEV_TENANT_ID", "dev-tenant"), DevUser: r.str("DEV_USER_ID", "dev-user"),
 	}
-	if days == 0 {
-		return c, fmt.Errorf("ENRICHMENT_FRESHNESS_DAYS must be a positive number of days")
+}
+
+func readChat(r *reader) Chat {
+	c := Chat{
+		HistoryTurns:      r.int("HISTORY_TURNS", 5, 0, maxInt),
+		MaxActiveNodes:    r.int("MAX_ACTIVE_NODES", 50, 0, maxInt),
+		TokenBudget:       r.int("CONTEXT_TOKEN_BUDGET", 0, 0, maxInt),
+		ContextRequestTTL: r.duration("CONTEXT_REQUEST_TTL", 15*time.Minute),
+		PIIRedaction:      r.oneOf("PII_REDACTION", "both", "off", "store", "llm", "both"),
+		PromptSheetsDir:   r.str("PROMPT_SHEETS_DIR", ""),
+		Freshness:         r.days("ENRICHMENT_FRESHNESS_DAYS", 30),
+		CORSOrigins:       r.list("CORS_ORIGINS"),
 	}
-	return c, nil
+	if c.TokenBudget != 0 && c.TokenBudget < 1000 {
+		r.fail(fmt.Errorf("CONTEXT_TOKEN_BUDGET=%d: use at least 1000 tokens (or leave it unset)", c.TokenBudget))
+	}
+	return c
 }
 
 // CheckAuth is called by the functions that serve HTTP: dev mode is refused
@@ -164,29 +240,10 @@ func FromEnv() (Config, error) {
 // scheduled functions authenticate no one and skip it.
 func (c Config) CheckAuth() error {
 	switch {
-	case c.AuthMode == "dev" && c.OnLambda:
+	case c.Auth.Mode == "dev" && c.OnLambda:
 		return fmt.Errorf("AUTH_MODE=dev trusts identity headers and is refused under Lambda: use AUTH_MODE=jwt")
-	case c.AuthMode == "jwt" && c.JWTJWKSURL == "" && c.JWTHS256Secret == "":
+	case c.Auth.Mode == "jwt" && c.Auth.JWKSURL == "" && c.Auth.HS256Secret == "":
 		return fmt.Errorf("AUTH_MODE=jwt needs JWT_JWKS_URL or JWT_HS256_SECRET")
 	}
 	return nil
-}
-
-func env(name, fallback string) string {
-	if v := strings.TrimSpace(os.Getenv(name)); v != "" {
-		return v
-	}
-	return fallback
-}
-
-func intEnv(name string, fallback int) (int, error) {
-	v := strings.TrimSpace(os.Getenv(name))
-	if v == "" {
-		return fallback, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("%s=%q is not a non-negative integer", name, v)
-	}
-	return n, nil
 }

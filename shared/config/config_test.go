@@ -1,62 +1,202 @@
 package config
 
 import (
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
+// clearEnv unsets every variable FromEnv reads, so a test sees only what it sets.
 func clearEnv(t *testing.T) {
-	for _, k := range []string{"AWS_LAMBDA_RUNTIME_API", "AUTH_MODE", "LLM_PROVIDER", "OPENAI_API_KEY", "OPENAI_SECRET_ARN",
-		"OPENAI_BASE_URL", "LLM_MODEL", "JWT_JWKS_URL", "JWT_HS256_SECRET", "PORT", "LOG_FORMAT", "DATABASE_URL", "HISTORY_TURNS"} {
+	for _, k := range []string{"AWS_LAMBDA_RUNTIME_API", "PORT", "LOG_FORMAT", "LOG_LEVEL",
+		"DATABASE_URL", "DB_HOST", "DB_PORT", "DB_NAME", "DB_USER", "DB_SSLMODE", "DB_IAM_AUTH", "DB_MAX_CONNS",
+		"MEMGRAPH_URI", "MEMGRAPH_USER", "MEMGRAPH_PASSWORD", "MEMGRAPH_SECRET_ARN", "GRAPH_DATABASE", "GRAPH_DIALECT",
+		"LLM_PROVIDER", "OPENAI_API_KEY", "OPENAI_SECRET_ARN", "OPENAI_BASE_URL", "LLM_MODEL", "LLM_TOOLS", "LLM_MAX_CALLS",
+		"AUTH_MODE", "JWT_JWKS_URL", "JWT_HS256_SECRET", "JWT_ISSUER", "JWT_AUDIENCE", "JWT_TENANT_CLAIM", "JWT_USER_CLAIM",
+		"DEV_TENANT_ID", "DEV_USER_ID", "CONCEPTS_QUEUE_URL", "ENRICHMENT_QUEUE_URL",
+		"HISTORY_TURNS", "MAX_ACTIVE_NODES", "CONTEXT_TOKEN_BUDGET", "CONTEXT_REQUEST_TTL", "PII_REDACTION", "PROMPT_SHEETS_DIR",
+		"ENRICHMENT_FRESHNESS_DAYS", "CORS_ORIGINS", "RETENTION_DAYS", "DB_SECRET_ARN", "DB_APP_USER"} {
 		t.Setenv(k, "")
 	}
 }
 
-func TestLocalDefaults(t *testing.T) {
-	clearEnv(t)
+func mustLoad(t *testing.T) Config {
+	t.Helper()
 	c, err := FromEnv()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Port != 8080 || c.AuthMode != "dev" || c.LLMProvider != "offline" || c.LogFormat != "text" || c.HistoryTurns != 5 || c.MaxActiveNodes != 50 {
-		t.Fatalf("defaults: %+v", c)
+	return c
+}
+
+func TestLocalDefaults(t *testing.T) {
+	clearEnv(t)
+	c := mustLoad(t)
+	want := Config{
+		Port:     8080,
+		Log:      Log{Format: "text", Level: "info"},
+		Postgres: Postgres{Port: 5432, SSLMode: "require"},
+		LLM:      LLM{Provider: "offline", Model: "offline-lexicon-v1", Tools: "auto", MaxCalls: 3},
+		Auth:     Auth{Mode: "dev", TenantClaim: "tenant_id", UserClaim: "sub", DevTenant: "dev-tenant", DevUser: "dev-user"},
+		Chat: Chat{HistoryTurns: 5, MaxActiveNodes: 50, ContextRequestTTL: 15 * time.Minute, PIIRedaction: "both",
+			Freshness: 30 * 24 * time.Hour},
+		Retention: Retention{MaxIdle: 30 * 24 * time.Hour},
+	}
+	if !reflect.DeepEqual(c, want) {
+		t.Fatalf("defaults:\n got %+v\nwant %+v", c, want)
 	}
 	t.Setenv("OPENAI_API_KEY", "sk-test")
-	if c, _ = FromEnv(); c.LLMProvider != "openai" {
-		t.Fatalf("with a key the provider should default to openai, got %s", c.LLMProvider)
+	if c = mustLoad(t); c.LLM.Provider != "openai" || c.LLM.Model != "gpt-4.1-mini" {
+		t.Fatalf("with a key the provider should default to openai, got %s %s", c.LLM.Provider, c.LLM.Model)
 	}
+}
+
+// Every variable lands in its section.
+func TestEachVariableLandsInItsSection(t *testing.T) {
+	clearEnv(t)
+	for k, v := range map[string]string{
+		"PORT": "9000", "LOG_FORMAT": "json", "LOG_LEVEL": "debug",
+		"DATABASE_URL": "postgres://u@h/db", "DB_IAM_AUTH": "true", "DB_MAX_CONNS": "4",
+		"MEMGRAPH_URI": "bolt://g:7687", "MEMGRAPH_USER": "gu", "MEMGRAPH_PASSWORD": " p w ", "MEMGRAPH_SECRET_ARN": "arn:g",
+		"GRAPH_DATABASE": "rules", "GRAPH_DIALECT": "neo4j",
+		"LLM_PROVIDER": "openai-chat", "OPENAI_BASE_URL": "http://llm", "LLM_MODEL": "m", "OPENAI_SECRET_ARN": "arn:o",
+		"LLM_TOOLS": "off", "LLM_MAX_CALLS": "10",
+		"AUTH_MODE": "jwt", "JWT_JWKS_URL": "https://id/jwks", "JWT_ISSUER": "iss", "JWT_AUDIENCE": "aud",
+		"JWT_TENANT_CLAIM": "org", "JWT_USER_CLAIM": "uid",
+		"CONCEPTS_QUEUE_URL": "https://q/concepts", "ENRICHMENT_QUEUE_URL": "https://q/enrichment",
+		"HISTORY_TURNS": "7", "MAX_ACTIVE_NODES": "20", "ENRICHMENT_FRESHNESS_DAYS": "2",
+		"CORS_ORIGINS":   " https://a.example , ,https://b.example",
+		"RETENTION_DAYS": "90", "DB_SECRET_ARN": "arn:db", "DB_APP_USER": "app",
+	} {
+		t.Setenv(k, v)
+	}
+	c := mustLoad(t)
+	want := Config{
+		Port:     9000,
+		Log:      Log{Format: "json", Level: "debug"},
+		Postgres: Postgres{URL: "postgres://u@h/db", IAMAuth: true, MaxConns: 4},
+		Graph:    Graph{URI: "bolt://g:7687", User: "gu", Password: " p w ", SecretARN: "arn:g", Database: "rules", Dialect: "neo4j"},
+		LLM:      LLM{Provider: "openai-chat", SecretARN: "arn:o", BaseURL: "http://llm", Model: "m", Tools: "off", MaxCalls: 10},
+		Auth: Auth{Mode: "jwt", JWKSURL: "https://id/jwks", Issuer: "iss", Audience: "aud", TenantClaim: "org", UserClaim: "uid",
+			DevTenant: "dev-tenant", DevUser: "dev-user"},
+		Queues: Queues{ConceptsURL: "https://q/concepts", EnrichmentURL: "https://q/enrichment"},
+		Chat: Chat{HistoryTurns: 7, MaxActiveNodes: 20, ContextRequestTTL: 15 * time.Minute, PIIRedaction: "both",
+			Freshness: 2 * 24 * time.Hour, CORSOrigins: []string{"https://a.example", "https://b.example"}},
+		Retention: Retention{MaxIdle: 90 * 24 * time.Hour},
+		Migrate:   Migrate{DBSecretARN: "arn:db", AppUser: "app"},
+	}
+	if !reflect.DeepEqual(c, want) {
+		t.Fatalf("sections:\n got %+v\nwant %+v", c, want)
+	}
+}
+
+// The connection string is settled here, once: DATABASE_URL as given, or
+// one built from the DB_* parts, which are then ignored.
+func TestPostgresConnectionString(t *testing.T) {
+	t.Run("parts", func(t *testing.T) {
+		clearEnv(t)
+		t.Setenv("DB_HOST", "db.example.internal")
+		t.Setenv("DB_NAME", "regintel")
+		t.Setenv("DB_USER", "app")
+		t.Setenv("DB_IAM_AUTH", "true")
+		t.Setenv("DB_MAX_CONNS", "3")
+		p := mustLoad(t).Postgres
+		want := "postgres://app@db.example.internal:5432/regintel?sslmode=require"
+		if p.URL != want || !p.IAMAuth || p.MaxConns != 3 || p.Host != "db.example.internal" || p.Port != 5432 {
+			t.Errorf("postgres = %+v, want URL %s, IAM auth, 3 conns", p, want)
+		}
+		t.Setenv("DB_PORT", "6543")
+		t.Setenv("DB_SSLMODE", "verify-full")
+		if p = mustLoad(t).Postgres; p.URL != "postgres://app@db.example.internal:6543/regintel?sslmode=verify-full" {
+			t.Errorf("port and sslmode: %s", p.URL)
+		}
+	})
+	t.Run("url wins", func(t *testing.T) {
+		clearEnv(t)
+		t.Setenv("DATABASE_URL", "postgres://u@h/db")
+		t.Setenv("DB_HOST", "ignored")
+		t.Setenv("DB_PORT", "not read")
+		p := mustLoad(t).Postgres
+		if p.URL != "postgres://u@h/db" || p.Host != "" || p.IAMAuth || p.MaxConns != 0 {
+			t.Errorf("postgres = %+v", p)
+		}
+	})
+	t.Run("none", func(t *testing.T) {
+		clearEnv(t)
+		t.Setenv("DB_NAME", "regintel")
+		if p := mustLoad(t).Postgres; p.URL != "" {
+			t.Errorf("without DATABASE_URL or DB_HOST the URL should be empty, got %q", p.URL)
+		}
+	})
 }
 
 func TestLambdaRefusesDevAuthAndDefaultsToJSONAndJWT(t *testing.T) {
 	clearEnv(t)
 	t.Setenv("AWS_LAMBDA_RUNTIME_API", "127.0.0.1:9001")
 	t.Setenv("AUTH_MODE", "dev")
-	c, err := FromEnv()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustLoad(t)
 	if err := c.CheckAuth(); err == nil || !strings.Contains(err.Error(), "refused under Lambda") {
 		t.Fatalf("dev auth under Lambda: err = %v", err)
 	}
 	t.Setenv("AUTH_MODE", "")
-	if c, _ = FromEnv(); c.CheckAuth() == nil || !strings.Contains(c.CheckAuth().Error(), "JWT_JWKS_URL") {
+	if c = mustLoad(t); c.CheckAuth() == nil || !strings.Contains(c.CheckAuth().Error(), "JWT_JWKS_URL") {
 		t.Fatalf("jwt without keys accepted")
 	}
 	t.Setenv("JWT_HS256_SECRET", "s")
-	c, err = FromEnv()
-	if err != nil || c.CheckAuth() != nil || c.AuthMode != "jwt" || c.LogFormat != "json" {
+	c, err := FromEnv()
+	if err != nil || c.CheckAuth() != nil || c.Auth.Mode != "jwt" || c.Log.Format != "json" {
 		t.Fatalf("lambda config: %+v %v", c, err)
 	}
 }
 
+// Each bad value is refused with an error naming its variable.
 func TestRejectsBadValues(t *testing.T) {
-	for k, v := range map[string]string{"PORT": "eighty", "LLM_PROVIDER": "gemini", "AUTH_MODE": "none", "HISTORY_TURNS": "-1", "ENRICHMENT_FRESHNESS_DAYS": "0"} {
-		t.Run(k, func(t *testing.T) {
+	for _, tc := range []struct{ name, value string }{
+		{"PORT", "eighty"}, {"LLM_PROVIDER", "gemini"}, {"AUTH_MODE", "none"}, {"HISTORY_TURNS", "-1"},
+		{"ENRICHMENT_FRESHNESS_DAYS", "0"}, {"ENRICHMENT_FRESHNESS_DAYS", "soon"},
+		{"DB_IAM_AUTH", "maybe"}, {"DB_MAX_CONNS", "0"}, {"DB_MAX_CONNS", "two"},
+		{"RETENTION_DAYS", "0"}, {"RETENTION_DAYS", "-3"}, {"RETENTION_DAYS", "week"}, {"RETENTION_DAYS", "1.5"},
+		{"LLM_TOOLS", "on"}, {"LLM_TOOLS", "none"},
+		{"LLM_MAX_CALLS", "0"}, {"LLM_MAX_CALLS", "11"}, {"LLM_MAX_CALLS", "three"}, {"LLM_MAX_CALLS", "-1"},
+	} {
+		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
 			clearEnv(t)
-			t.Setenv(k, v)
-			if _, err := FromEnv(); err == nil {
-				t.Fatalf("%s=%s accepted", k, v)
+			t.Setenv(tc.name, tc.value)
+			if _, err := FromEnv(); err == nil || !strings.Contains(err.Error(), tc.name) {
+				t.Fatalf("%s=%s: err = %v", tc.name, tc.value, err)
 			}
 		})
+	}
+}
+
+func TestLLMToolsAndMaxCalls(t *testing.T) {
+	clearEnv(t)
+	for _, tc := range []struct {
+		tools, calls string
+		wantTools    string
+		wantCalls    int
+	}{
+		{"", "", "auto", 3},
+		{"auto", "1", "auto", 1},
+		{"off", "10", "off", 10},
+	} {
+		t.Setenv("LLM_TOOLS", tc.tools)
+		t.Setenv("LLM_MAX_CALLS", tc.calls)
+		if l := mustLoad(t).LLM; l.Tools != tc.wantTools || l.MaxCalls != tc.wantCalls {
+			t.Errorf("LLM_TOOLS=%q LLM_MAX_CALLS=%q: got %q %d, want %q %d", tc.tools, tc.calls, l.Tools, l.MaxCalls, tc.wantTools, tc.wantCalls)
+		}
+	}
+}
+
+// The log settings survive a bad value, so the error can be logged as configured.
+func TestLogSettingsSurviveAnError(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("AWS_LAMBDA_RUNTIME_API", "127.0.0.1:9001")
+	t.Setenv("LOG_LEVEL", "warn")
+	t.Setenv("PORT", "eighty")
+	c, err := FromEnv()
+	if err == nil || c.Log != (Log{Format: "json", Level: "warn"}) {
+		t.Fatalf("log = %+v, err = %v", c.Log, err)
 	}
 }

@@ -15,14 +15,14 @@ func TestContextSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.ContextTokenBudget != 0 || c.ContextRequestTTL != 15*time.Minute || c.PIIRedaction != "both" || c.PromptSheetsDir != "" {
-		t.Fatalf("defaults = %d %v %q %q", c.ContextTokenBudget, c.ContextRequestTTL, c.PIIRedaction, c.PromptSheetsDir)
+	if c.Chat.TokenBudget != 0 || c.Chat.ContextRequestTTL != 15*time.Minute || c.Chat.PIIRedaction != "both" || c.Chat.PromptSheetsDir != "" {
+		t.Fatalf("defaults = %d %v %q %q", c.Chat.TokenBudget, c.Chat.ContextRequestTTL, c.Chat.PIIRedaction, c.Chat.PromptSheetsDir)
 	}
 	t.Setenv("CONTEXT_TOKEN_BUDGET", "8000")
 	t.Setenv("CONTEXT_REQUEST_TTL", "5m")
 	t.Setenv("PII_REDACTION", "store")
 	t.Setenv("PROMPT_SHEETS_DIR", "/etc/sheets")
-	if c, err = FromEnv(); err != nil || c.ContextTokenBudget != 8000 || c.ContextRequestTTL != 5*time.Minute || c.PIIRedaction != "store" || c.PromptSheetsDir != "/etc/sheets" {
+	if c, err = FromEnv(); err != nil || c.Chat.TokenBudget != 8000 || c.Chat.ContextRequestTTL != 5*time.Minute || c.Chat.PIIRedaction != "store" || c.Chat.PromptSheetsDir != "/etc/sheets" {
 		t.Fatalf("set values = %+v, %v", c, err)
 	}
 	for k, v := range map[string]string{"CONTEXT_TOKEN_BUDGET": "50", "CONTEXT_REQUEST_TTL": "soon", "PII_REDACTION": "some"} {

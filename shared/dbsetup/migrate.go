@@ -33,7 +33,7 @@ type Handler struct {
 func (h *Handler) Invoke(ctx context.Context, _ []byte) ([]byte, error) {
 	outcome, err := h.Run(ctx)
 	if err != nil {
-		slog.Error("migrations failed", "error", err)
+		slog.Error("migrations failed", "err", err)
 		return nil, err
 	}
 	return json.Marshal(outcome)
@@ -62,7 +62,7 @@ func (h *Handler) Run(ctx context.Context) (pgpool.MigrationOutcome, error) {
 	}
 	if h.GraphSchema != nil {
 		if err := h.GraphSchema(ctx); err != nil {
-			slog.Warn("graph schema not applied: the graph is unreachable or refused it; run `make graph-schema` once it is reachable", "error", err)
+			slog.Warn("graph schema not applied: the graph is unreachable or refused it; run `make graph-schema` once it is reachable", "err", err)
 		} else {
 			slog.Info("graph schema applied")
 		}

@@ -231,7 +231,7 @@ func (h *Handler) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQS
 			// Logged with the id only: the body may hold anything.
 			failed[i] = true
 			h.log.ErrorContext(ctx, "undecodable enrichment message; reporting it failed so it reaches the dead-letter queue",
-				"event", "enrich_invalid_message", "message_id", rec.MessageId, "receive_count", rec.Attributes["ApproximateReceiveCount"], "error", err.Error())
+				"event", "enrich_invalid_message", "message_id", rec.MessageId, "receive_count", rec.Attributes["ApproximateReceiveCount"], "err", err)
 			continue
 		}
 		wg.Add(1)
@@ -242,7 +242,7 @@ func (h *Handler) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQS
 			if _, err := h.Enrich(ctx, job); err != nil {
 				failed[i] = true
 				h.log.ErrorContext(ctx, "enrichment job failed", "event", "enrich_job_failed", "message_id", rec.MessageId, "concept_id", job.ConceptID,
-					"receive_count", rec.Attributes["ApproximateReceiveCount"], "error", err.Error())
+					"receive_count", rec.Attributes["ApproximateReceiveCount"], "err", err)
 			}
 		}()
 	}
@@ -322,7 +322,7 @@ func (h *Handler) Enrich(ctx context.Context, job queue.EnrichmentRequested) (re
 		for _, doc := range docs {
 			ex, err := h.d.Extractor.Extract(doc)
 			if err != nil {
-				h.log.WarnContext(ctx, "source text extraction failed", "concept_id", job.ConceptID, "host", hostOf(doc.URL), "bytes", len(doc.Body), "error", err.Error())
+				h.log.WarnContext(ctx, "source text extraction failed", "concept_id", job.ConceptID, "host", hostOf(doc.URL), "bytes", len(doc.Body), "err", err)
 				continue
 			}
 			if processed[ex.SHA256] {

@@ -264,7 +264,7 @@ func (f *Feed) ServeChanges(w http.ResponseWriter, r *http.Request) {
 			if ctx.Err() != nil {
 				return
 			}
-			f.log.WarnContext(ctx, "graph change feed: read failed; retrying", "request_id", httpapi.RequestID(ctx), "error", err.Error())
+			f.log.WarnContext(ctx, "graph change feed: read failed; retrying", "request_id", httpapi.RequestID(ctx), "err", err)
 			poll.Reset(f.cfg.PollInterval)
 			continue
 		}
@@ -273,7 +273,7 @@ func (f *Feed) ServeChanges(w http.ResponseWriter, r *http.Request) {
 			patch := buildPatch(changes, q.After, snapshot, hasMore, f.cfg.Now().UTC())
 			frame, err := encodeFrame(patch)
 			if err != nil {
-				f.log.ErrorContext(ctx, "graph change feed: encode patch", "error", err.Error())
+				f.log.ErrorContext(ctx, "graph change feed: encode patch", "err", err)
 				return
 			}
 			if !send(frame) {
@@ -356,7 +356,7 @@ func (f *Feed) ServeNodes(w http.ResponseWriter, r *http.Request) {
 	}
 	nodes, err := f.nodes.GetNodesByIDs(r.Context(), ids)
 	if err != nil {
-		f.log.ErrorContext(r.Context(), "graph node lookup failed", "request_id", httpapi.RequestID(r.Context()), "ids", len(ids), "error", err.Error())
+		f.log.ErrorContext(r.Context(), "graph node lookup failed", "request_id", httpapi.RequestID(r.Context()), "ids", len(ids), "err", err)
 		httpapi.WriteError(w, http.StatusServiceUnavailable, "graph_unavailable", "the graph could not be read")
 		return
 	}

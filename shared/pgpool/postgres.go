@@ -13,8 +13,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -46,57 +44,6 @@ type Config struct {
 	// Credentials signs IAM tokens; nil means the SDK default chain. Tests
 	// set it to avoid touching the environment.
 	Credentials aws.CredentialsProvider
-}
-
-// ConfigFromEnv reads the database settings of a function:
-//
-//	DATABASE_URL                 full connection string, or else
-//	DB_HOST, DB_PORT (5432), DB_NAME, DB_USER, DB_SSLMODE (require)
-//	DB_IAM_AUTH=true             IAM auth tokens instead of a password
-//	DB_MAX_CONNS                 pool size (default DefaultMaxConns)
-//
-// Passwords are never read from plain environment variables: use IAM auth,
-// or a URL assembled from a secret by the caller.
-func ConfigFromEnv() (Config, error) {
-	cfg := Config{URL: os.Getenv("DATABASE_URL")}
-	if cfg.URL == "" {
-		host := os.Getenv("DB_HOST")
-		if host == "" {
-			return Config{}, errors.New("postgres: set DATABASE_URL or DB_HOST")
-		}
-		u := url.URL{
-			Scheme: "postgres",
-			Host:   net.JoinHostPort(host, envOr("DB_PORT", "5432")),
-			Path:   "/" + os.Getenv("DB_NAME"),
-		}
-		if user := os.Getenv("DB_USER"); user != "" {
-			u.User = url.User(user)
-		}
-		u.RawQuery = url.Values{"sslmode": {envOr("DB_SSLMODE", "require")}}.Encode()
-		cfg.URL = u.String()
-	}
-	if v := os.Getenv("DB_IAM_AUTH"); v != "" {
-		iam, err := strconv.ParseBool(v)
-		if err != nil {
-			return Config{}, fmt.Errorf("postgres: DB_IAM_AUTH=%q: %w", v, err)
-		}
-		cfg.IAMAuth = iam
-	}
-	if v := os.Getenv("DB_MAX_CONNS"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 32)
-		if err != nil || n < 1 {
-			return Config{}, fmt.Errorf("postgres: DB_MAX_CONNS=%q is not a positive integer", v)
-		}
-		cfg.MaxConns = int32(n)
-	}
-	return cfg, nil
-}
-
-func envOr(name, fallback string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return fallback
 }
 
 // NewPool builds a pool from cfg without connecting: the first query opens

@@ -92,7 +92,7 @@ func (h *Handler) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQS
 			}
 			it.err = err
 			h.log.ErrorContext(ctx, "undecodable concepts message; reporting it failed so it reaches the dead-letter queue",
-				"event", "resolver_invalid_message", "message_id", rec.MessageId, "receive_count", rec.Attributes["ApproximateReceiveCount"], "error", err.Error())
+				"event", "resolver_invalid_message", "message_id", rec.MessageId, "receive_count", rec.Attributes["ApproximateReceiveCount"], "err", err)
 		}
 	}
 	h.resolve(ctx, items)
@@ -150,14 +150,14 @@ func (h *Handler) resolve(ctx context.Context, items []*item) {
 		}
 	} else if len(pending) == 1 {
 		pending[0].err = err
-		h.log.ErrorContext(ctx, "concept write failed", "event", "resolver_write_failed", "message_id", pending[0].ref, "error", err.Error())
+		h.log.ErrorContext(ctx, "concept write failed", "event", "resolver_write_failed", "message_id", pending[0].ref, "err", err)
 	} else {
-		h.log.WarnContext(ctx, "batched concept write failed; retrying per message", "records", len(pending), "error", err.Error())
+		h.log.WarnContext(ctx, "batched concept write failed; retrying per message", "records", len(pending), "err", err)
 		for _, it := range pending {
 			r, err := h.writes.ResolveConcepts(ctx, it.concepts)
 			if err != nil {
 				it.err = err
-				h.log.ErrorContext(ctx, "concept write failed", "event", "resolver_write_failed", "message_id", it.ref, "error", err.Error())
+				h.log.ErrorContext(ctx, "concept write failed", "event", "resolver_write_failed", "message_id", it.ref, "err", err)
 				continue
 			}
 			for _, id := range r.Written {
@@ -228,12 +228,12 @@ func (h *Handler) requestEnrichment(ctx context.Context, items []*item, written 
 			for _, id := range enqueued {
 				if cerr := store.ClearEnrichmentRequested(ctx, id, now); cerr != nil {
 					h.log.ErrorContext(ctx, "enrichment mark not cleared; the concept waits for the freshness window",
-						"event", "enrichment_unmark_failed", "concept_id", id, "error", cerr.Error())
+						"event", "enrichment_unmark_failed", "concept_id", id, "err", cerr)
 				}
 				failedIDs[id] = fmt.Errorf("queue enrichment of %s: %w", id, err)
 			}
 			h.log.ErrorContext(ctx, "enrichment enqueue failed; records reported failed for retry",
-				"event", "enrichment_enqueue_failed", "concept_ids", enqueued, "error", err.Error())
+				"event", "enrichment_enqueue_failed", "concept_ids", enqueued, "err", err)
 		} else {
 			h.log.InfoContext(ctx, "enrichment requested", "event", "enrichment_requested", "concept_ids", enqueued)
 		}
@@ -242,7 +242,7 @@ func (h *Handler) requestEnrichment(ctx context.Context, items []*item, written 
 		for _, c := range it.concepts {
 			if err, ok := failedIDs[concept.Normalize(c).ID]; ok && it.err == nil {
 				it.err = err
-				h.log.ErrorContext(ctx, "enrichment decision failed", "event", "resolver_detail_check_failed", "message_id", it.ref, "error", err.Error())
+				h.log.ErrorContext(ctx, "enrichment decision failed", "event", "resolver_detail_check_failed", "message_id", it.ref, "err", err)
 			}
 		}
 	}

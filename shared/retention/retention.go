@@ -13,8 +13,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -38,20 +36,6 @@ type Config struct {
 	// never holds many locks or one long transaction; zero means
 	// DefaultBatchSize.
 	BatchSize int
-}
-
-// ConfigFromEnv reads RETENTION_DAYS (a positive whole number of days;
-// default 30).
-func ConfigFromEnv() (Config, error) {
-	var cfg Config
-	if v := os.Getenv("RETENTION_DAYS"); v != "" {
-		days, err := strconv.Atoi(v)
-		if err != nil || days <= 0 {
-			return Config{}, fmt.Errorf("RETENTION_DAYS=%q: want a positive whole number of days", v)
-		}
-		cfg.ContextMaxIdle = time.Duration(days) * 24 * time.Hour
-	}
-	return cfg, nil
 }
 
 func (c Config) withDefaults() Config {

@@ -142,21 +142,3 @@ func TestConcurrentSweepsChangeEachRowOnce(t *testing.T) {
 		t.Errorf("third sweep = %+v, %v; want nothing changed", again, err)
 	}
 }
-
-func TestConfigFromEnv(t *testing.T) {
-	t.Setenv("RETENTION_DAYS", "")
-	cfg, err := retention.ConfigFromEnv()
-	if err != nil || cfg.ContextMaxIdle != 0 {
-		t.Errorf("unset: %+v, %v; want the zero config (defaults)", cfg, err)
-	}
-	t.Setenv("RETENTION_DAYS", "7")
-	if cfg, err = retention.ConfigFromEnv(); err != nil || cfg.ContextMaxIdle != 7*24*time.Hour {
-		t.Errorf("7 days: %+v, %v", cfg, err)
-	}
-	for _, bad := range []string{"0", "-3", "week", "1.5"} {
-		t.Setenv("RETENTION_DAYS", bad)
-		if _, err := retention.ConfigFromEnv(); err == nil {
-			t.Errorf("RETENTION_DAYS=%q accepted", bad)
-		}
-	}
-}

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -30,26 +29,6 @@ type Config struct {
 	Password string
 	Database string  // empty: the server's default database
 	Dialect  Dialect // empty: detect from the server agent
-}
-
-// ConfigFromEnv reads MEMGRAPH_URI, MEMGRAPH_USER, MEMGRAPH_PASSWORD,
-// GRAPH_DATABASE and GRAPH_DIALECT.
-func ConfigFromEnv() (Config, error) {
-	dialect, err := ParseDialect(os.Getenv("GRAPH_DIALECT"))
-	if err != nil {
-		return Config{}, err
-	}
-	cfg := Config{
-		URI:      os.Getenv("MEMGRAPH_URI"),
-		User:     os.Getenv("MEMGRAPH_USER"),
-		Password: os.Getenv("MEMGRAPH_PASSWORD"),
-		Database: os.Getenv("GRAPH_DATABASE"),
-		Dialect:  dialect,
-	}
-	if cfg.URI == "" {
-		return Config{}, errors.New("MEMGRAPH_URI is not set")
-	}
-	return cfg, nil
 }
 
 // Stats counts the work sent to the server since the store was opened.

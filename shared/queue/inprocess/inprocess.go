@@ -65,7 +65,7 @@ func (p *Publisher) deliver(ctx context.Context, env queue.Envelope) {
 	}()
 	if err := p.handler(ctx, env); err != nil {
 		// Locally there is no redrive: the failure is logged and dropped.
-		p.log.ErrorContext(ctx, "in-process queue handler failed", "queue", p.name, "message_id", env.ID, "type", env.Type, "error", err)
+		p.log.ErrorContext(ctx, "in-process queue handler failed", "queue", p.name, "message_id", env.ID, "type", env.Type, "err", err)
 	}
 }
 

@@ -1,0 +1,29 @@
+package app
+
+import (
+	"errors"
+
+	"regintel/shared/config"
+	"regintel/shared/graph/bolt"
+	"regintel/shared/pgpool"
+)
+
+// The package configurations, from the process configuration.
+
+// PostgresConfig is the pool configuration of the database settings.
+func PostgresConfig(cfg config.Postgres) pgpool.Config {
+	return pgpool.Config{URL: cfg.URL, IAMAuth: cfg.IAMAuth, MaxConns: cfg.MaxConns}
+}
+
+// GraphConfig is the Bolt configuration of the graph settings, without the
+// credentials of MEMGRAPH_SECRET_ARN (OpenGraph fetches those).
+func GraphConfig(cfg config.Graph) (bolt.Config, error) {
+	if cfg.URI == "" {
+		return bolt.Config{}, errors.New("MEMGRAPH_URI is not set")
+	}
+	dialect, err := bolt.ParseDialect(cfg.Dialect)
+	if err != nil {
+		return bolt.Config{}, err
+	}
+	return bolt.Config{URI: cfg.URI, User: cfg.User, Password: cfg.Password, Database: cfg.Database, Dialect: dialect}, nil
+}
