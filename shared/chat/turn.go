@@ -271,7 +271,7 @@ func (t *Turn) Stream(ctx context.Context, sink Sink) Result {
 	status := conversation.TurnOK
 	switch {
 	case llmErr != nil:
-		status = conversation.TurnFailed
+		status = conversation.TurnError
 		log.Error("llm stream failed", "err", llmErr, "provider", e.provider.Name())
 	case request != nil:
 		status = conversation.TurnContextRequired
@@ -339,7 +339,7 @@ func (t *Turn) Stream(ctx context.Context, sink Sink) Result {
 	_ = sink.Event(EventMetadata, meta)
 	doneStatus := "ok"
 	if request != nil {
-		doneStatus = conversation.TurnContextRequired
+		doneStatus = string(conversation.TurnContextRequired)
 	}
 	_ = sink.Event(EventDone, map[string]string{"status": doneStatus})
 	return Result{Status: doneStatus, Answer: answer.String(), Metadata: meta}
