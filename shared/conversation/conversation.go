@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"regintel/shared/llm"
 )
 
 // ErrNotFound is returned for a conversation that does not exist in the
@@ -112,12 +114,9 @@ func (s TurnStatus) Valid() bool {
 	return s == TurnOK || s == TurnError || s == TurnContextRequired
 }
 
-// Usage is token usage of one turn.
-type Usage struct {
-	InputTokens  int `json:"inputTokens"`
-	OutputTokens int `json:"outputTokens"`
-	TotalTokens  int `json:"totalTokens"`
-}
+// Usage is token usage of one turn, as the model reported it: the llm type
+// itself, so a turn stores what the provider returned without a copy.
+type Usage = llm.Usage
 
 // Turn is one numbered user question and assistant answer with its metadata.
 type Turn struct {
