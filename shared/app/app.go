@@ -93,9 +93,8 @@ func Build(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 	a.Engine = chat.New(chat.Deps{Store: store, Graph: graphStore, Provider: provider, Concepts: concepts, Log: log, Sheet: sheet},
 		chat.Config{Model: cfg.LLMModel, HistoryTurns: cfg.HistoryTurns, MaxActiveNodes: cfg.MaxActiveNodes,
 			TokenBudget: cfg.ContextTokenBudget, ContextRequestTTL: cfg.ContextRequestTTL, PIIRedaction: cfg.PIIRedaction})
-	var routes []func(*http.ServeMux, *httpapi.API)
-	if admin, ok := store.(conversation.Admin); ok {
-		routes = append(routes, conversationapi.Routes(conversationapi.Options{Store: admin, Graph: graphStore, Log: log}))
+	routes := []func(*http.ServeMux, *httpapi.API){
+		conversationapi.Routes(conversationapi.Options{Store: store, Graph: graphStore, Log: log}),
 	}
 	if changes, ok := graphStore.(graph.ChangeReader); ok {
 		routes = append(routes, graphfeed.New(changes, graphStore, graphfeed.Config{}, log).Routes)
