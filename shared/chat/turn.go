@@ -294,7 +294,7 @@ func (t *Turn) Stream(ctx context.Context, sink Sink) Result {
 	turnNumber := t.save(ctx, conversation.Turn{
 		UserText: storedQuestion, AssistantText: storedAnswer, Status: status,
 		Provider: e.provider.Name(), Model: e.cfg.Model,
-		Usage:     conversation.Usage{InputTokens: usage.InputTokens, OutputTokens: usage.OutputTokens, TotalTokens: usage.TotalTokens},
+		Usage:     usage,
 		LatencyMS: latency.Milliseconds(), ReferencedNodes: ids, Metadata: metadata,
 	}, ids, log)
 	t.touchSupplied(ctx, fitted.suppliedIDs, log)
