@@ -81,9 +81,8 @@ func Build(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 		chat.Config{Model: cfg.LLM.Model, HistoryTurns: cfg.Chat.HistoryTurns, MaxActiveNodes: cfg.Chat.MaxActiveNodes,
 			TokenBudget: cfg.Chat.TokenBudget, ContextRequestTTL: cfg.Chat.ContextRequestTTL, PIIRedaction: cfg.Chat.PIIRedaction,
 			Tools: cfg.LLM.Tools, MaxModelCalls: cfg.LLM.MaxCalls})
-	var routes []func(*http.ServeMux, *httpapi.API)
-	if admin, ok := store.(conversation.Admin); ok {
-		routes = append(routes, conversationapi.Routes(conversationapi.Options{Store: admin, Graph: graphStore, Log: log}))
+	routes := []func(*http.ServeMux, *httpapi.API){
+		conversationapi.Routes(conversationapi.Options{Store: store, Graph: graphStore, Log: log}),
 	}
 	if changes, ok := graphStore.(graph.ChangeReader); ok {
 		routes = append(routes, graphfeed.New(changes, graphStore, graphfeed.Config{}, log).Routes)

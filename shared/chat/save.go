@@ -29,7 +29,7 @@ type Citation struct {
 
 // saved is the turn as stored, ready for the closing events.
 type saved struct {
-	status   string
+	status   conversation.TurnStatus
 	number   int // 0 when nothing was stored
 	request  *conversation.ContextRequest
 	metadata Metadata
@@ -56,7 +56,7 @@ func (t *Turn) save(ctx context.Context, out *conversed, fitted prompt.Fitted, l
 	}
 	switch {
 	case out.err != nil:
-		s.status = conversation.TurnFailed
+		s.status = conversation.TurnError
 		log.Error("llm stream failed", "err", out.err, "provider", e.provider.Name())
 	case s.request != nil:
 		s.status = conversation.TurnContextRequired
@@ -65,7 +65,7 @@ func (t *Turn) save(ctx context.Context, out *conversed, fitted prompt.Fitted, l
 	s.number = t.store(ctx, conversation.Turn{
 		UserText: storedQuestion, AssistantText: storedAnswer, Status: s.status,
 		Provider: e.provider.Name(), Model: e.cfg.Model,
-		Usage:     conversation.Usage{InputTokens: out.usage.InputTokens, OutputTokens: out.usage.OutputTokens, TotalTokens: out.usage.TotalTokens},
+		Usage:     out.usage,
 		LatencyMS: s.metadata.LatencyMS, ReferencedNodes: ids, Metadata: storedMetadata(s.metadata),
 	}, ids, log)
 	if s.number > 0 {
@@ -199,7 +199,7 @@ func (t *Turn) close(sink Sink, out *conversed, s saved, sentWarnings int) Resul
 	}
 	status := "ok"
 	if s.request != nil {
-		status = conversation.TurnContextRequired
+		status = string(conversation.TurnContextRequired)
 		_ = sink.Event(EventContextRequest, contextRequestEvent{RequestID: s.request.ID, Items: s.request.Items, ExpiresAt: s.request.ExpiresAt})
 	} else {
 		_ = sink.Event(EventDisclaimer, map[string]string{"text": disclaimerText, "key": DisclaimerKey})

@@ -22,8 +22,9 @@ type Admin interface {
 	// concept ids, its unexpired pending context requests and its supplied
 	// context items.
 	GetConversation(ctx context.Context, tenantID, conversationID string) (Detail, error)
-	// UpdateConversation changes the title and/or the archived flag. It does
-	// not count as activity: updated_at, and so list order, stay as they were.
+	// UpdateConversation changes the title, the archived flag and/or the
+	// remembered profile. It does not count as activity: updated_at, and so
+	// list order, stay as they were.
 	UpdateConversation(ctx context.Context, tenantID, conversationID string, u Update) (Conversation, error)
 	// DeleteConversation erases the conversation and every row tied to it
 	// (turns, context, context requests, supplied items) in one transaction.
@@ -117,6 +118,8 @@ func ParseCursor(token string) (Cursor, error) {
 type Update struct {
 	Title    *string
 	Archived *bool
+	// Profile replaces the remembered profile.
+	Profile *Profile
 }
 
 // ErrInvalidUpdate wraps the reason an Update is refused.
@@ -124,20 +127,25 @@ var ErrInvalidUpdate = errors.New("invalid update")
 
 // Validate checks u and returns it with the title trimmed.
 func (u Update) Validate() (Update, error) {
-	if u.Title == nil && u.Archived == nil {
-		return u, errors.Join(ErrInvalidUpdate, errors.New("nothing to change: send title and/or archived"))
+	if u.Title == nil && u.Archived == nil && u.Profile == nil {
+		return u, errors.Join(ErrInvalidUpdate, errors.New("nothing to change: send title, archived and/or profile"))
 	}
 	if u.Title != nil {
 		title := strings.TrimSpace(*u.Title)
 		if utf8.RuneCountInString(title) > MaxTitleRunes {
 			return u, errors.Join(ErrInvalidUpdate, errors.New("title is longer than 200 characters"))
 		}
-		// Titles are shown in lists; control characters (newlines included)
-		// would break that layout.
-		if strings.ContainsFunc(title, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		if strings.ContainsFunc(title, isControl) {
 			return u, errors.Join(ErrInvalidUpdate, errors.New("title contains control characters"))
 		}
 		u.Title = &title
+	}
+	if u.Profile != nil {
+		p, reason := u.Profile.check()
+		if reason != nil {
+			return u, errors.Join(ErrInvalidUpdate, reason)
+		}
+		u.Profile = &p
 	}
 	return u, nil
 }

@@ -7,7 +7,13 @@ package conversation
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
+	"strings"
 	"time"
+	"unicode/utf8"
+
+	"regintel/shared/llm"
 )
 
 // ErrNotFound is returned for a conversation that does not exist in the
@@ -17,51 +23,107 @@ var ErrNotFound = errors.New("conversation not found")
 // DefaultMaxActiveNodes caps ConversationContext.ActiveNodeIDs.
 const DefaultMaxActiveNodes = 50
 
-// Identity names the caller and, once known, the conversation (seed 000 §2.1).
-type Identity struct {
-	TenantID       string
-	UserID         string
-	ConversationID string
-}
-
 // Conversation is one chat thread owned by a tenant.
 type Conversation struct {
-	ID             string    `json:"id"`
-	TenantID       string    `json:"-"`
-	OwnerID        string    `json:"ownerId"`
-	Title          string    `json:"title"`
-	Jurisdictions  []string  `json:"jurisdictions"`
-	Archived       bool      `json:"archived"`
-	LastTurnNumber int       `json:"lastTurnNumber"`
-	CreatedAt      time.Time `json:"createdAt"`
-	UpdatedAt      time.Time `json:"updatedAt"`
+	ID             string   `json:"id"`
+	TenantID       string   `json:"-"`
+	OwnerID        string   `json:"ownerId"`
+	Title          string   `json:"title"`
+	Jurisdictions  []string `json:"jurisdictions"`
+	Archived       bool     `json:"archived"`
+	LastTurnNumber int      `json:"lastTurnNumber"`
+	// Profile is the remembered user profile; nil until one is stored.
+	Profile   *Profile  `json:"profile,omitempty"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
 }
+
+// Profile is what the conversation remembers about the user between turns:
+// the persona the answers address and the jurisdictions they live under.
+type Profile struct {
+	PersonaType   string   `json:"personaType"`
+	Jurisdictions []string `json:"jurisdictions"`
+}
+
+// Profile limits.
+const (
+	MaxPersonaRunes          = 100
+	MaxProfileJurisdictions  = 20
+	MaxJurisdictionCodeBytes = 16
+)
+
+// ErrInvalidProfile wraps the reason a profile is refused.
+var ErrInvalidProfile = errors.New("invalid profile")
+
+// Validate checks p and returns it with the persona trimmed and the
+// jurisdictions as a non-nil list. Errors wrap ErrInvalidProfile.
+func (p Profile) Validate() (Profile, error) {
+	p, reason := p.check()
+	if reason != nil {
+		return p, errors.Join(ErrInvalidProfile, reason)
+	}
+	return p, nil
+}
+
+func (p Profile) check() (Profile, error) {
+	p.PersonaType = strings.TrimSpace(p.PersonaType)
+	if utf8.RuneCountInString(p.PersonaType) > MaxPersonaRunes {
+		return p, fmt.Errorf("personaType is longer than %d characters", MaxPersonaRunes)
+	}
+	if strings.ContainsFunc(p.PersonaType, isControl) {
+		return p, errors.New("personaType contains control characters")
+	}
+	if len(p.Jurisdictions) > MaxProfileJurisdictions {
+		return p, fmt.Errorf("at most %d jurisdictions", MaxProfileJurisdictions)
+	}
+	for _, j := range p.Jurisdictions {
+		if j == "" || len(j) > MaxJurisdictionCodeBytes || strings.ContainsFunc(j, isControl) {
+			return p, errors.New(`jurisdictions must be short codes such as "IE"`)
+		}
+	}
+	p.Jurisdictions = slices.Clone(p.Jurisdictions)
+	if p.Jurisdictions == nil {
+		p.Jurisdictions = []string{}
+	}
+	return p, nil
+}
+
+// isControl reports control characters (newlines included), which would
+// break the layout of lists and prompts.
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
 
 // Context is the engine-owned memory of a conversation (seed 000 §2.2).
 type Context struct {
 	ActiveNodeIDs []string `json:"activeNodeIds"`
 }
 
+// TurnStatus says how a turn ended; it is stored and sent to the client as is.
+type TurnStatus string
+
 // Turn statuses.
 const (
-	TurnOK              = "ok"
-	TurnFailed          = "failed"
-	TurnContextRequired = "context_required"
+	TurnOK TurnStatus = "ok"
+	// TurnError is a turn whose model call failed; the partial answer is kept.
+	TurnError TurnStatus = "error"
+	// TurnContextRequired is a turn that asked the client for context.
+	TurnContextRequired TurnStatus = "context_required"
 )
 
-// Usage is token usage of one turn.
-type Usage struct {
-	InputTokens  int `json:"inputTokens"`
-	OutputTokens int `json:"outputTokens"`
-	TotalTokens  int `json:"totalTokens"`
+// Valid reports whether s is one of the turn statuses.
+func (s TurnStatus) Valid() bool {
+	return s == TurnOK || s == TurnError || s == TurnContextRequired
 }
+
+// Usage is token usage of one turn, as the model reported it: the llm type
+// itself, so a turn stores what the provider returned without a copy.
+type Usage = llm.Usage
 
 // Turn is one numbered user question and assistant answer with its metadata.
 type Turn struct {
 	Number          int            `json:"turnNumber"`
 	UserText        string         `json:"userText"`
 	AssistantText   string         `json:"assistantText"`
-	Status          string         `json:"status"`
+	Status          TurnStatus     `json:"status"`
 	Provider        string         `json:"provider"`
 	Model           string         `json:"model"`
 	Usage           Usage          `json:"usage"`
@@ -69,6 +131,9 @@ type Turn struct {
 	ReferencedNodes []string       `json:"referencedNodes"`
 	Metadata        map[string]any `json:"metadata,omitempty"`
 	CreatedAt       time.Time      `json:"createdAt"`
+	// Profile, when set, replaces the conversation's remembered profile in
+	// the same write that stores the turn. It is not read back with the turn.
+	Profile *Profile `json:"-"`
 }
 
 // TurnState is everything a new turn needs from storage, loaded together.
@@ -80,24 +145,30 @@ type TurnState struct {
 	// ContextErr is set when the conversation loaded but its context did not;
 	// the turn goes on with the empty context (seed 000 §4.3).
 	ContextErr error
-	// Handoff is the pending context request and the supplied items, when
-	// the store reads them in the same round trip (nil: ask the
-	// ContextRequests store). HandoffErr is set when that part failed.
+	// Handoff is the pending context request and the supplied items, read
+	// with the rest. When that part failed it is nil and HandoffErr says why.
 	Handoff    *HandoffState
 	HandoffErr error
 }
 
-// Store persists conversations, turns and context. Every method is scoped by
-// tenant; a conversation of another tenant is ErrNotFound.
+// Store is the whole persistence contract of a conversation: chat turns,
+// context handoff (ContextRequests) and the conversation API (Admin). Every
+// method is scoped by tenant; a conversation of another tenant is
+// ErrNotFound.
 type Store interface {
-	// CreateConversation inserts a new conversation and returns it with its id.
+	ContextRequests
+	Admin
+	// CreateConversation inserts a new conversation (with c.Profile, if set)
+	// and returns it with its id.
 	CreateConversation(ctx context.Context, c Conversation) (Conversation, error)
-	// LoadTurnState loads the conversation, its last historyTurns turns and
-	// its context in as few round trips as the backend allows.
+	// LoadTurnState loads the conversation (with its profile), its last
+	// historyTurns turns, its context and its handoff state in as few round
+	// trips as the backend allows.
 	LoadTurnState(ctx context.Context, tenantID, conversationID string, historyTurns int) (TurnState, error)
 	// AppendTurn stores t under the next turn number of the conversation,
 	// atomically (concurrent appends get distinct consecutive numbers), and
-	// returns that number.
+	// returns that number. A non-nil t.Profile replaces the conversation's
+	// profile in the same write.
 	AppendTurn(ctx context.Context, tenantID, conversationID string, t Turn) (int, error)
 	// MergeActiveNodes adds ids to the context's activeNodeIds in one atomic
 	// step: an id seen again moves to the newest end, the list is capped at

@@ -111,12 +111,12 @@ func TestStreamShapes(t *testing.T) {
 					if len(resp.named("error")) != 1 || names[len(names)-2] != "error" {
 						t.Fatalf("want error then done, got %v", names)
 					}
-					// The partial answer is stored, marked failed.
+					// The partial answer is stored, with status error.
 					var status, text string
 					if err := e.pool.QueryRow(context.Background(), "SELECT status, assistant_text FROM conversation_turns").Scan(&status, &text); err != nil {
 						t.Fatal(err)
 					}
-					if status != conversation.TurnFailed || text != tc.wantText {
+					if status != string(conversation.TurnError) || text != tc.wantText {
 						t.Fatalf("stored turn = %q %q", status, text)
 					}
 					return

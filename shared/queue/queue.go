@@ -57,6 +57,10 @@ func Decode(body []byte) (Envelope, error) {
 	return env, nil
 }
 
+// Handler consumes one envelope. An error means it was not handled: the
+// queue delivers it again, up to its limit, so handlers must be idempotent.
+type Handler func(ctx context.Context, env Envelope) error
+
 // Publisher sends envelopes to one queue; several envelopes go in one call
 // (one batch where the backend allows).
 type Publisher interface {

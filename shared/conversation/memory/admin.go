@@ -11,8 +11,6 @@ import (
 	"regintel/shared/conversation"
 )
 
-var _ conversation.Admin = (*Store)(nil)
-
 // ListConversations implements conversation.Admin with the Postgres store's
 // order: updated_at descending, then id descending.
 func (s *Store) ListConversations(_ context.Context, tenantID string, q conversation.ListQuery) (conversation.Page, error) {
@@ -117,6 +115,9 @@ func (s *Store) UpdateConversation(_ context.Context, tenantID, conversationID s
 	}
 	if u.Archived != nil {
 		r.conversation.Archived = *u.Archived
+	}
+	if u.Profile != nil {
+		r.conversation.Profile = storedProfile(u.Profile)
 	}
 	return copyConversation(r.conversation), nil
 }

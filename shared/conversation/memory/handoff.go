@@ -12,8 +12,6 @@ import (
 	"regintel/shared/conversation"
 )
 
-var _ conversation.ContextRequests = (*Store)(nil)
-
 // recordFor returns the conversation's record; the caller holds s.mu.
 func (s *Store) recordFor(tenantID, conversationID string) (*record, error) {
 	k, err := scope(tenantID, conversationID)
@@ -142,18 +140,24 @@ func (s *Store) LoadHandoffState(_ context.Context, tenantID, conversationID str
 	if err != nil {
 		return conversation.HandoffState{}, err
 	}
-	state := conversation.HandoffState{Items: slices.Clone(rec.supplied)}
+	return rec.handoffState(), nil
+}
+
+// handoffState is the newest pending request and a copy of the supplied
+// items; the caller holds s.mu.
+func (r *record) handoffState() conversation.HandoffState {
+	state := conversation.HandoffState{Items: slices.Clone(r.supplied)}
 	if state.Items == nil {
 		state.Items = []conversation.SuppliedItem{}
 	}
-	for i := len(rec.requests) - 1; i >= 0; i-- {
-		if rec.requests[i].Status == conversation.RequestPending {
-			pending := copyRequest(rec.requests[i])
+	for i := len(r.requests) - 1; i >= 0; i-- {
+		if r.requests[i].Status == conversation.RequestPending {
+			pending := copyRequest(r.requests[i])
 			state.Pending = &pending
 			break
 		}
 	}
-	return state, nil
+	return state
 }
 
 // SupplyItems stores items, replacing earlier items with the same keys.

@@ -91,6 +91,7 @@ func (s *Store) CreateConversation(_ context.Context, c conversation.Conversatio
 		Title:         c.Title,
 		Jurisdictions: cloneStrings(c.Jurisdictions),
 		Archived:      c.Archived,
+		Profile:       storedProfile(c.Profile),
 		CreatedAt:     now,
 		UpdatedAt:     now,
 	}
@@ -108,8 +109,8 @@ func (s *Store) CreateConversation(_ context.Context, c conversation.Conversatio
 }
 
 // LoadTurnState returns the conversation, its last historyTurns turns
-// (oldest first) and its context. The memory store cannot fail to load a
-// context, so ContextErr is never set.
+// (oldest first), its context and its handoff state. The memory store
+// cannot fail to load either, so ContextErr and HandoffErr are never set.
 func (s *Store) LoadTurnState(_ context.Context, tenantID, conversationID string, historyTurns int) (conversation.TurnState, error) {
 	k, err := scope(tenantID, conversationID)
 	if err != nil {
@@ -133,10 +134,13 @@ func (s *Store) LoadTurnState(_ context.Context, tenantID, conversationID string
 	if r.context != nil {
 		state.Context.ActiveNodeIDs = cloneStrings(r.context.ActiveNodeIDs)
 	}
+	handoff := r.handoffState()
+	state.Handoff = &handoff
 	return state, nil
 }
 
-// AppendTurn stores t under the next turn number and returns it.
+// AppendTurn stores t under the next turn number and returns it; a non-nil
+// t.Profile replaces the conversation's profile in the same step.
 func (s *Store) AppendTurn(_ context.Context, tenantID, conversationID string, t conversation.Turn) (int, error) {
 	k, err := scope(tenantID, conversationID)
 	if err != nil {
@@ -149,6 +153,12 @@ func (s *Store) AppendTurn(_ context.Context, tenantID, conversationID string, t
 	if err != nil {
 		return 0, fmt.Errorf("append turn: metadata: %w", err)
 	}
+	if t.Status == "" {
+		t.Status = conversation.TurnOK
+	}
+	if !t.Status.Valid() {
+		return 0, fmt.Errorf("append turn: %q is not a turn status", t.Status)
+	}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -159,13 +169,13 @@ func (s *Store) AppendTurn(_ context.Context, tenantID, conversationID string, t
 	now := time.Now()
 	r.conversation.LastTurnNumber++
 	r.conversation.UpdatedAt = now
+	if t.Profile != nil {
+		r.conversation.Profile = storedProfile(t.Profile)
+	}
 	stored := copyTurn(t)
 	stored.Number = r.conversation.LastTurnNumber
 	stored.CreatedAt = now
 	stored.Metadata = metadata
-	if stored.Status == "" {
-		stored.Status = conversation.TurnOK
-	}
 	r.turns = append(r.turns, stored)
 	return stored.Number, nil
 }
@@ -232,7 +242,17 @@ func roundTripMetadata(m map[string]any) (map[string]any, error) {
 
 func copyConversation(c conversation.Conversation) conversation.Conversation {
 	c.Jurisdictions = cloneStrings(c.Jurisdictions)
+	c.Profile = storedProfile(c.Profile)
 	return c
+}
+
+// storedProfile copies p as the Postgres store returns it (jurisdictions
+// an empty list rather than null); nil stays nil.
+func storedProfile(p *conversation.Profile) *conversation.Profile {
+	if p == nil {
+		return nil
+	}
+	return &conversation.Profile{PersonaType: p.PersonaType, Jurisdictions: cloneStrings(p.Jurisdictions)}
 }
 
 // copyTurn detaches a turn from the caller's (or the store's) slices and
@@ -240,6 +260,8 @@ func copyConversation(c conversation.Conversation) conversation.Conversation {
 // metadata came from JSON, so its round trip cannot fail.
 func copyTurn(t conversation.Turn) conversation.Turn {
 	t.ReferencedNodes = cloneStrings(t.ReferencedNodes)
+	// The profile belongs to the conversation, not to the stored turn.
+	t.Profile = nil
 	if t.Metadata != nil {
 		copied, err := roundTripMetadata(t.Metadata)
 		if err == nil {

@@ -11,13 +11,11 @@ import (
 	"regintel/shared/conversation"
 )
 
-var _ conversation.Admin = (*Store)(nil)
-
 // Keyset pagination: rows strictly after the cursor in (updated_at, id)
 // descending order. One row more than the page is read to know whether
 // another page follows.
 const listConversations = `
-SELECT id::text, owner_id, title, jurisdictions, archived, last_turn_number, created_at, updated_at
+SELECT ` + conversationColumns + `
 FROM conversations
 WHERE tenant_id = $1::uuid
   AND ($2::text = '' OR owner_id = $2::text)
@@ -46,11 +44,7 @@ func (s *Store) ListConversations(ctx context.Context, tenantID string, q conver
 		return conversation.Page{}, fmt.Errorf("list conversations: %w", err)
 	}
 	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (conversation.Conversation, error) {
-		c := conversation.Conversation{TenantID: tenantID}
-		err := row.Scan(&c.ID, &c.OwnerID, &c.Title, &c.Jurisdictions, &c.Archived,
-			&c.LastTurnNumber, &c.CreatedAt, &c.UpdatedAt)
-		c.Jurisdictions = nonNil(c.Jurisdictions)
-		return c, err
+		return scanConversation(row, tenantID)
 	})
 	if err != nil {
 		return conversation.Page{}, fmt.Errorf("list conversations: %w", err)
@@ -155,17 +149,15 @@ func readHeld(ctx context.Context, db batchSender, tenantID, conversationID stri
 	defer results.Close()
 
 	out := conversation.Export{TenantID: tenantID}
-	c := &out.Conversation
-	c.TenantID = tenantID
-	err := results.QueryRow().Scan(&c.ID, &c.OwnerID, &c.Title, &c.Jurisdictions, &c.Archived,
-		&c.LastTurnNumber, &c.CreatedAt, &c.UpdatedAt)
+	var err error
+	out.Conversation, err = scanConversation(results.QueryRow(), tenantID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return conversation.Export{}, conversation.ErrNotFound
 	}
 	if err != nil {
 		return conversation.Export{}, fmt.Errorf("read conversation: %w", err)
 	}
-	c.Jurisdictions = nonNil(c.Jurisdictions)
+	c := &out.Conversation
 
 	rows, err := results.Query()
 	if err != nil {
@@ -227,9 +219,10 @@ func emptyListsNotNull(e *conversation.Export) {
 
 const updateConversation = `
 UPDATE conversations
-SET title = coalesce($3::text, title), archived = coalesce($4::boolean, archived)
+SET title = coalesce($3::text, title), archived = coalesce($4::boolean, archived),
+    profile = coalesce($5::jsonb, profile)
 WHERE tenant_id = $1::uuid AND id = $2::uuid
-RETURNING id::text, owner_id, title, jurisdictions, archived, last_turn_number, created_at, updated_at`
+RETURNING ` + conversationColumns
 
 // UpdateConversation implements conversation.Admin.
 func (s *Store) UpdateConversation(ctx context.Context, tenantID, conversationID string, u conversation.Update) (conversation.Conversation, error) {
@@ -240,16 +233,17 @@ func (s *Store) UpdateConversation(ctx context.Context, tenantID, conversationID
 	if err != nil {
 		return conversation.Conversation{}, err
 	}
-	c := conversation.Conversation{TenantID: tenantID}
-	err = s.pool.QueryRow(ctx, updateConversation, tenantID, conversationID, u.Title, u.Archived).
-		Scan(&c.ID, &c.OwnerID, &c.Title, &c.Jurisdictions, &c.Archived, &c.LastTurnNumber, &c.CreatedAt, &c.UpdatedAt)
+	profile, err := encodeProfile(u.Profile)
+	if err != nil {
+		return conversation.Conversation{}, fmt.Errorf("update conversation: %w", err)
+	}
+	c, err := scanConversation(s.pool.QueryRow(ctx, updateConversation, tenantID, conversationID, u.Title, u.Archived, profile), tenantID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return conversation.Conversation{}, conversation.ErrNotFound
 	}
 	if err != nil {
 		return conversation.Conversation{}, fmt.Errorf("update conversation: %w", err)
 	}
-	c.Jurisdictions = nonNil(c.Jurisdictions)
 	return c, nil
 }
 

@@ -12,8 +12,6 @@ import (
 	"regintel/shared/conversation"
 )
 
-var _ conversation.ContextRequests = (*Store)(nil)
-
 const requestColumns = `id::text, conversation_id::text, status, items, question, created_at, expires_at, resolved_at`
 
 func scanRequest(row pgx.Row) (conversation.ContextRequest, error) {

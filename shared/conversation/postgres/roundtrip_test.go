@@ -97,12 +97,18 @@ func TestEachOperationIsOneRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("AppendTurn", 1, 0)
+	// Remembering the profile rides in the same statement as the turn.
+	profile := conversation.Profile{PersonaType: "employee", Jurisdictions: []string{"IE"}}
+	if _, err := store.AppendTurn(ctx, tenant, c.ID, conversation.Turn{UserText: "q2", Profile: &profile}); err != nil {
+		t.Fatal(err)
+	}
+	check("AppendTurn with a profile", 1, 0)
 	if err := store.MergeActiveNodes(ctx, tenant, c.ID, []string{"A", "B"}, 3); err != nil {
 		t.Fatal(err)
 	}
 	check("MergeActiveNodes", 1, 0)
 	st, err := store.LoadTurnState(ctx, tenant, c.ID, 5)
-	if err != nil || len(st.History) != 1 || len(st.Context.ActiveNodeIDs) != 2 {
+	if err != nil || len(st.History) != 2 || len(st.Context.ActiveNodeIDs) != 2 || st.Conversation.Profile == nil || st.Handoff == nil {
 		t.Fatalf("LoadTurnState = %+v, %v", st, err)
 	}
 	check("LoadTurnState", 0, 1)

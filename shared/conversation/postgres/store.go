@@ -56,10 +56,48 @@ func isUUID(s string) bool {
 	return len(s) == 36 && uuid.Validate(s) == nil
 }
 
+// conversationColumns are read by scanConversation.
+const conversationColumns = `id::text, owner_id, title, jurisdictions, archived, last_turn_number, profile, created_at, updated_at`
+
+// scanConversation reads the conversationColumns of one row.
+func scanConversation(row pgx.Row, tenantID string) (conversation.Conversation, error) {
+	c := conversation.Conversation{TenantID: tenantID}
+	var profile []byte
+	err := row.Scan(&c.ID, &c.OwnerID, &c.Title, &c.Jurisdictions, &c.Archived,
+		&c.LastTurnNumber, &profile, &c.CreatedAt, &c.UpdatedAt)
+	if err != nil {
+		return c, err
+	}
+	c.Jurisdictions = nonNil(c.Jurisdictions)
+	if profile != nil {
+		c.Profile = &conversation.Profile{}
+		if err := json.Unmarshal(profile, c.Profile); err != nil {
+			return c, fmt.Errorf("conversation %s profile: %w", c.ID, err)
+		}
+		c.Profile.Jurisdictions = nonNil(c.Profile.Jurisdictions)
+	}
+	return c, nil
+}
+
+// encodeProfile is the jsonb parameter for p: null (keep or store none)
+// when p is nil.
+func encodeProfile(p *conversation.Profile) (*string, error) {
+	if p == nil {
+		return nil, nil
+	}
+	stored := conversation.Profile{PersonaType: p.PersonaType, Jurisdictions: nonNil(p.Jurisdictions)}
+	b, err := json.Marshal(stored)
+	if err != nil {
+		return nil, fmt.Errorf("encode profile: %w", err)
+	}
+	raw := string(b)
+	return &raw, nil
+}
+
 const insertConversation = `
-INSERT INTO conversations (id, tenant_id, owner_id, title, jurisdictions, archived)
-VALUES (coalesce($1::uuid, gen_random_uuid()), $2::uuid, $3, $4, $5::text[], $6)
-RETURNING id::text, owner_id, title, jurisdictions, archived, last_turn_number, created_at, updated_at`
+INSERT INTO conversations (id, tenant_id, owner_id, title, jurisdictions, archived, profile)
+VALUES (coalesce($1::uuid, gen_random_uuid()), $2::uuid, $3, $4, $5::text[], $6, $7::jsonb)
+RETURNING ` + conversationColumns
 
 // CreateConversation inserts c. An empty c.ID gets a new uuid; a given one
 // must be a uuid not yet in use.
@@ -74,20 +112,20 @@ func (s *Store) CreateConversation(ctx context.Context, c conversation.Conversat
 		}
 		id = &c.ID
 	}
-	out := conversation.Conversation{TenantID: c.TenantID}
-	err := s.pool.QueryRow(ctx, insertConversation,
-		id, c.TenantID, c.OwnerID, c.Title, nonNil(c.Jurisdictions), c.Archived,
-	).Scan(&out.ID, &out.OwnerID, &out.Title, &out.Jurisdictions, &out.Archived,
-		&out.LastTurnNumber, &out.CreatedAt, &out.UpdatedAt)
+	profile, err := encodeProfile(c.Profile)
 	if err != nil {
 		return conversation.Conversation{}, fmt.Errorf("create conversation: %w", err)
 	}
-	out.Jurisdictions = nonNil(out.Jurisdictions)
+	out, err := scanConversation(s.pool.QueryRow(ctx, insertConversation,
+		id, c.TenantID, c.OwnerID, c.Title, nonNil(c.Jurisdictions), c.Archived, profile), c.TenantID)
+	if err != nil {
+		return conversation.Conversation{}, fmt.Errorf("create conversation: %w", err)
+	}
 	return out, nil
 }
 
 const selectConversation = `
-SELECT id::text, owner_id, title, jurisdictions, archived, last_turn_number, created_at, updated_at
+SELECT ` + conversationColumns + `
 FROM conversations
 WHERE tenant_id = $1::uuid AND id = $2::uuid`
 
@@ -126,17 +164,14 @@ func (s *Store) LoadTurnState(ctx context.Context, tenantID, conversationID stri
 	defer results.Close()
 
 	state := conversation.TurnState{Context: emptyContext()}
-	c := &state.Conversation
-	c.TenantID = tenantID
-	err := results.QueryRow().Scan(&c.ID, &c.OwnerID, &c.Title, &c.Jurisdictions, &c.Archived,
-		&c.LastTurnNumber, &c.CreatedAt, &c.UpdatedAt)
+	var err error
+	state.Conversation, err = scanConversation(results.QueryRow(), tenantID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return conversation.TurnState{}, conversation.ErrNotFound
 	}
 	if err != nil {
 		return conversation.TurnState{}, fmt.Errorf("load conversation: %w", err)
 	}
-	c.Jurisdictions = nonNil(c.Jurisdictions)
 
 	rows, err := results.Query()
 	if err != nil {
@@ -203,11 +238,13 @@ func decodeContext(raw []byte) (conversation.Context, error) {
 // appendTurn takes the next number by incrementing the conversation's
 // counter and inserts the turn under it, in one statement. The UPDATE's row
 // lock serialises concurrent appends; if the INSERT fails the increment
-// rolls back with it, so numbers have no gaps.
+// rolls back with it, so numbers have no gaps. The same UPDATE replaces the
+// remembered profile when $14 is not null.
 const appendTurn = `
 WITH next AS (
     UPDATE conversations
-    SET last_turn_number = last_turn_number + 1, updated_at = now()
+    SET last_turn_number = last_turn_number + 1, updated_at = now(),
+        profile = coalesce($14::jsonb, profile)
     WHERE tenant_id = $1::uuid AND id = $2::uuid
     RETURNING tenant_id, id, last_turn_number
 )
@@ -221,7 +258,8 @@ RETURNING turn_number`
 
 // AppendTurn stores t under the conversation's next turn number and returns
 // it. t.Number and t.CreatedAt are assigned by the store; an empty Status
-// is conversation.TurnOK.
+// is conversation.TurnOK. A non-nil t.Profile replaces the conversation's
+// profile in the same statement.
 func (s *Store) AppendTurn(ctx context.Context, tenantID, conversationID string, t conversation.Turn) (int, error) {
 	if err := scope(tenantID, conversationID); err != nil {
 		return 0, err
@@ -230,15 +268,22 @@ func (s *Store) AppendTurn(ctx context.Context, tenantID, conversationID string,
 	if err != nil {
 		return 0, err
 	}
+	profile, err := encodeProfile(t.Profile)
+	if err != nil {
+		return 0, fmt.Errorf("append turn: %w", err)
+	}
 	status := t.Status
 	if status == "" {
 		status = conversation.TurnOK
 	}
+	if !status.Valid() {
+		return 0, fmt.Errorf("append turn: %q is not a turn status", status)
+	}
 	var number int
 	err = s.pool.QueryRow(ctx, appendTurn, tenantID, conversationID,
-		t.UserText, t.AssistantText, status, t.Provider, t.Model,
+		t.UserText, t.AssistantText, string(status), t.Provider, t.Model,
 		t.Usage.InputTokens, t.Usage.OutputTokens, t.Usage.TotalTokens, t.LatencyMS,
-		nonNil(t.ReferencedNodes), metadata,
+		nonNil(t.ReferencedNodes), metadata, profile,
 	).Scan(&number)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, conversation.ErrNotFound

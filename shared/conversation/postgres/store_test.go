@@ -17,7 +17,7 @@ func TestStoreContract(t *testing.T) {
 	// One database for the whole contract: its tests use their own tenants.
 	// The pool is larger than in Lambda so the 50-way concurrency tests
 	// really run concurrently.
-	store := convpg.New(pgtest.NewMigratedPool(t, 20))
+	store := convpg.New(pgtest.NewMigratedPool(t, 25))
 	storetest.Run(t, func(*testing.T) conversation.Store { return store })
 }
 

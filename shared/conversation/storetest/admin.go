@@ -14,32 +14,7 @@ import (
 	"regintel/shared/conversation"
 )
 
-// AdminStore is a store that also serves the conversation API.
-type AdminStore interface {
-	HandoffStore
-	conversation.Admin
-}
-
-// RunAdmin runs the conversation.Admin contract.
-func RunAdmin(t *testing.T, newStore func(t *testing.T) AdminStore) {
-	tests := []struct {
-		name string
-		run  func(t *testing.T, s AdminStore)
-	}{
-		{"ListNewestFirstInPages", testAdminListPages},
-		{"ListFiltersOwnerArchivedTenant", testAdminListFilters},
-		{"GetUpdateExportDelete", testAdminLifecycle},
-		{"OtherTenantIsNotFound", testAdminTenantIsolation},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			tc.run(t, newStore(t))
-		})
-	}
-}
-
-func adminCreate(t *testing.T, s AdminStore, tenantID, owner string) conversation.Conversation {
+func adminCreate(t *testing.T, s conversation.Store, tenantID, owner string) conversation.Conversation {
 	t.Helper()
 	c, err := s.CreateConversation(context.Background(), conversation.Conversation{TenantID: tenantID, OwnerID: owner, Title: "t"})
 	if err != nil {
@@ -49,7 +24,7 @@ func adminCreate(t *testing.T, s AdminStore, tenantID, owner string) conversatio
 }
 
 // listAll walks every page of size pageSize and returns the ids in order.
-func listAll(t *testing.T, s AdminStore, tenantID string, q conversation.ListQuery) []conversation.Conversation {
+func listAll(t *testing.T, s conversation.Store, tenantID string, q conversation.ListQuery) []conversation.Conversation {
 	t.Helper()
 	var all []conversation.Conversation
 	for pages := 0; ; pages++ {
@@ -79,7 +54,7 @@ func ids(cs []conversation.Conversation) []string {
 	return out
 }
 
-func testAdminListPages(t *testing.T, s AdminStore) {
+func testAdminListPages(t *testing.T, s conversation.Store) {
 	tenant := newTenant()
 	var made []conversation.Conversation
 	for range 7 {
@@ -120,7 +95,7 @@ func testAdminListPages(t *testing.T, s AdminStore) {
 	}
 }
 
-func testAdminListFilters(t *testing.T, s AdminStore) {
+func testAdminListFilters(t *testing.T, s conversation.Store) {
 	ctx := context.Background()
 	tenant := newTenant()
 	mine := adminCreate(t, s, tenant, "me")
@@ -148,7 +123,7 @@ func testAdminListFilters(t *testing.T, s AdminStore) {
 	}
 }
 
-func testAdminLifecycle(t *testing.T, s AdminStore) {
+func testAdminLifecycle(t *testing.T, s conversation.Store) {
 	ctx := context.Background()
 	tenant := newTenant()
 	c := adminCreate(t, s, tenant, "me")
@@ -230,7 +205,7 @@ func testAdminLifecycle(t *testing.T, s AdminStore) {
 	}
 }
 
-func testAdminTenantIsolation(t *testing.T, s AdminStore) {
+func testAdminTenantIsolation(t *testing.T, s conversation.Store) {
 	ctx := context.Background()
 	owner := newTenant()
 	c := adminCreate(t, s, owner, "me")

@@ -13,33 +13,7 @@ import (
 	"regintel/shared/conversation"
 )
 
-// HandoffStore is a store that also keeps context requests and supplied items.
-type HandoffStore interface {
-	conversation.Store
-	conversation.ContextRequests
-}
-
-// RunHandoff runs the conversation.ContextRequests contract.
-func RunHandoff(t *testing.T, newStore func(t *testing.T) HandoffStore) {
-	tests := []struct {
-		name string
-		run  func(t *testing.T, s HandoffStore)
-	}{
-		{"RequestCreatedPendingAndLoaded", testRequestLifecycle},
-		{"RequestsAreTenantAndConversationScoped", testRequestIsolation},
-		{"ConcurrentResolvesSucceedOnce", testConcurrentResolve},
-		{"SuppliedItemsReplaceByKeyAndDelete", testSuppliedItems},
-		{"ConcurrentSuppliesOfOneKeyLeaveOneItem", testConcurrentSupplySameKey},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			tc.run(t, newStore(t))
-		})
-	}
-}
-
-func mustRequest(t *testing.T, s HandoffStore, tenantID, conversationID string) conversation.ContextRequest {
+func mustRequest(t *testing.T, s conversation.Store, tenantID, conversationID string) conversation.ContextRequest {
 	t.Helper()
 	r, err := s.CreateContextRequest(context.Background(), conversation.ContextRequest{
 		TenantID: tenantID, ConversationID: conversationID, Question: "Am I due a refund?",
@@ -55,7 +29,7 @@ func mustRequest(t *testing.T, s HandoffStore, tenantID, conversationID string) 
 	return r
 }
 
-func testRequestLifecycle(t *testing.T, s HandoffStore) {
+func testRequestLifecycle(t *testing.T, s conversation.Store) {
 	ctx := context.Background()
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
@@ -94,7 +68,7 @@ func testRequestLifecycle(t *testing.T, s HandoffStore) {
 	}
 }
 
-func testRequestIsolation(t *testing.T, s HandoffStore) {
+func testRequestIsolation(t *testing.T, s conversation.Store) {
 	ctx := context.Background()
 	tenant, other := newTenant(), newTenant()
 	c := mustCreate(t, s, tenant)
@@ -127,7 +101,7 @@ func testRequestIsolation(t *testing.T, s HandoffStore) {
 	}
 }
 
-func testConcurrentResolve(t *testing.T, s HandoffStore) {
+func testConcurrentResolve(t *testing.T, s conversation.Store) {
 	ctx := context.Background()
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
@@ -157,7 +131,7 @@ func testConcurrentResolve(t *testing.T, s HandoffStore) {
 	}
 }
 
-func testSuppliedItems(t *testing.T, s HandoffStore) {
+func testSuppliedItems(t *testing.T, s conversation.Store) {
 	ctx := context.Background()
 	tenant, other := newTenant(), newTenant()
 	c := mustCreate(t, s, tenant)
@@ -213,7 +187,7 @@ func testSuppliedItems(t *testing.T, s HandoffStore) {
 
 // Clients supplying the same key at once leave exactly one item (ten
 // rounds of twenty, so a race between replace and insert shows).
-func testConcurrentSupplySameKey(t *testing.T, s HandoffStore) {
+func testConcurrentSupplySameKey(t *testing.T, s conversation.Store) {
 	ctx := context.Background()
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
@@ -243,5 +217,40 @@ func testConcurrentSupplySameKey(t *testing.T, s HandoffStore) {
 	st, err := s.LoadHandoffState(ctx, tenant, c.ID)
 	if err != nil || len(st.Items) != 10 {
 		t.Fatalf("items after ten rounds of 20 concurrent supplies of one key = %d, want 10 (%v)", len(st.Items), err)
+	}
+}
+
+// LoadTurnState brings the pending request and the supplied items along, so
+// a turn needs a single read before it can stream.
+func testLoadTurnStateCarriesHandoff(t *testing.T, s conversation.Store) {
+	ctx := context.Background()
+	tenant := newTenant()
+	c := mustCreate(t, s, tenant)
+	r, err := s.CreateContextRequest(ctx, conversation.ContextRequest{TenantID: tenant, ConversationID: c.ID, Question: "q",
+		Items: []conversation.RequestedItem{{Key: "income", Kind: conversation.KindProfileFact, Required: true}}, ExpiresAt: time.Now().Add(time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SupplyItems(ctx, tenant, c.ID, []conversation.SuppliedItem{{Key: "note", Kind: conversation.KindText, Content: "x"}}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.LoadTurnState(ctx, tenant, c.ID, 5)
+	if err != nil || st.HandoffErr != nil || st.Handoff == nil {
+		t.Fatalf("state %+v err %v", st, err)
+	}
+	if st.Handoff.Pending == nil || st.Handoff.Pending.ID != r.ID || len(st.Handoff.Items) != 1 || st.Handoff.Items[0].Key != "note" {
+		t.Fatalf("handoff = %+v", st.Handoff)
+	}
+	if st.Handoff.Pending.TenantID != tenant || st.Handoff.Items[0].TenantID != tenant ||
+		st.Handoff.Pending.ConversationID != c.ID || st.Handoff.Items[0].ConversationID != c.ID {
+		t.Errorf("handoff rows not scoped to the conversation: pending %+v, item %+v", st.Handoff.Pending, st.Handoff.Items[0])
+	}
+
+	// Once resolved, the request is no longer pending for the next turn.
+	if _, err := s.ResolveContextRequest(ctx, tenant, c.ID, r.ID, conversation.RequestFulfilled); err != nil {
+		t.Fatal(err)
+	}
+	if st, err = s.LoadTurnState(ctx, tenant, c.ID, 5); err != nil || st.Handoff == nil || st.Handoff.Pending != nil || len(st.Handoff.Items) != 1 {
+		t.Fatalf("after fulfilling: handoff %+v, err %v", st.Handoff, err)
 	}
 }

@@ -15,13 +15,16 @@ import (
 	"regintel/shared/conversation"
 )
 
-// Run runs the contract against the stores newStore returns. newStore may
-// return the same store each time: every test uses its own tenant ids.
+// Run runs the whole contract (turns, context handoff, the conversation
+// API, the remembered profile) against the stores newStore returns.
+// newStore may return the same store each time: every test uses its own
+// tenant ids.
 func Run(t *testing.T, newStore func(t *testing.T) conversation.Store) {
 	tests := []struct {
 		name string
 		run  func(t *testing.T, s conversation.Store)
 	}{
+		// Turns and context.
 		{"CreateThenLoadEmptyState", testCreateThenLoad},
 		{"CreateWithChosenID", testCreateWithChosenID},
 		{"OtherTenantIsNotFound", testTenantIsolation},
@@ -32,6 +35,24 @@ func Run(t *testing.T, newStore func(t *testing.T) conversation.Store) {
 		{"ConcurrentMergesLoseNothing", testConcurrentMerges},
 		{"MergeMovesRepeatsToNewestAndCaps", testMergeRecencyAndCap},
 		{"MergeDefaultCap", testMergeDefaultCap},
+		{"UnknownTurnStatusIsRefused", testUnknownTurnStatus},
+		// Context handoff.
+		{"RequestCreatedPendingAndLoaded", testRequestLifecycle},
+		{"RequestsAreTenantAndConversationScoped", testRequestIsolation},
+		{"ConcurrentResolvesSucceedOnce", testConcurrentResolve},
+		{"SuppliedItemsReplaceByKeyAndDelete", testSuppliedItems},
+		{"ConcurrentSuppliesOfOneKeyLeaveOneItem", testConcurrentSupplySameKey},
+		{"LoadTurnStateCarriesTheHandoffState", testLoadTurnStateCarriesHandoff},
+		// The conversation API.
+		{"ListNewestFirstInPages", testAdminListPages},
+		{"ListFiltersOwnerArchivedTenant", testAdminListFilters},
+		{"GetUpdateExportDelete", testAdminLifecycle},
+		{"AdminOtherTenantIsNotFound", testAdminTenantIsolation},
+		// The remembered profile.
+		{"ProfileStoredAtCreation", testProfileAtCreation},
+		{"TurnReplacesProfile", testTurnReplacesProfile},
+		{"RefusedTurnLeavesProfile", testRefusedTurnLeavesProfile},
+		{"PatchSetsProfile", testPatchSetsProfile},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -103,6 +124,13 @@ func testCreateThenLoad(t *testing.T, s conversation.Store) {
 	if st.Context.ActiveNodeIDs == nil || len(st.Context.ActiveNodeIDs) != 0 || st.ContextErr != nil {
 		t.Fatalf("absent context = %#v (err %v), want empty non-nil activeNodeIds and no error",
 			st.Context, st.ContextErr)
+	}
+	if st.HandoffErr != nil || st.Handoff == nil || st.Handoff.Pending != nil || st.Handoff.Items == nil || len(st.Handoff.Items) != 0 {
+		t.Fatalf("handoff of a new conversation = %+v (err %v), want no pending request and an empty non-nil item list",
+			st.Handoff, st.HandoffErr)
+	}
+	if got.Profile != nil {
+		t.Fatalf("conversation created without a profile loads with %+v", got.Profile)
 	}
 }
 
@@ -184,10 +212,11 @@ func testTurnNumbering(t *testing.T, s conversation.Store) {
 		LatencyMS: 842, ReferencedNodes: []string{"TAX:IE:VAT"},
 		Metadata: map[string]any{"contextBudgetUsed": 512, "composition": map[string]any{"aspects": []any{"jurisdiction"}}},
 	}
+	later := []conversation.TurnStatus{conversation.TurnError, conversation.TurnContextRequired}
 	for want := 1; want <= 3; want++ {
 		turn := first
 		if want > 1 {
-			turn = conversation.Turn{UserText: fmt.Sprintf("q%d", want), Status: conversation.TurnFailed}
+			turn = conversation.Turn{UserText: fmt.Sprintf("q%d", want), Status: later[want-2]}
 		}
 		if got := mustAppend(t, s, tenant, c.ID, turn); got != want {
 			t.Fatalf("append %d returned turn number %d", want, got)
@@ -217,8 +246,26 @@ func testTurnNumbering(t *testing.T, s conversation.Store) {
 	if comp, _ := got.Metadata["composition"].(map[string]any); comp == nil || !slices.Equal(toStrings(comp["aspects"]), []string{"jurisdiction"}) {
 		t.Errorf("metadata composition = %#v", got.Metadata["composition"])
 	}
-	if second := st.History[1]; second.Status != conversation.TurnFailed || second.ReferencedNodes == nil || second.Metadata != nil {
-		t.Errorf("turn 2 = %+v: want status failed, empty non-nil referencedNodes, nil metadata", second)
+	if second := st.History[1]; second.Status != conversation.TurnError || second.ReferencedNodes == nil || second.Metadata != nil {
+		t.Errorf("turn 2 = %+v: want status error, empty non-nil referencedNodes, nil metadata", second)
+	}
+	if third := st.History[2]; third.Status != conversation.TurnContextRequired {
+		t.Errorf("turn 3 status = %q, want %q", third.Status, conversation.TurnContextRequired)
+	}
+}
+
+// Only the three statuses a turn can end with are stored; the old "failed"
+// is refused, and nothing of the refused turn is kept.
+func testUnknownTurnStatus(t *testing.T, s conversation.Store) {
+	tenant := newTenant()
+	c := mustCreate(t, s, tenant)
+	for _, status := range []conversation.TurnStatus{"failed", "OK", "done"} {
+		if _, err := s.AppendTurn(context.Background(), tenant, c.ID, conversation.Turn{UserText: "q", Status: status}); err == nil {
+			t.Errorf("AppendTurn with status %q was accepted", status)
+		}
+	}
+	if st := mustLoad(t, s, tenant, c.ID, 5); st.Conversation.LastTurnNumber != 0 || len(st.History) != 0 {
+		t.Errorf("refused turns left last=%d history=%+v", st.Conversation.LastTurnNumber, st.History)
 	}
 }
 

@@ -4,13 +4,27 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"regintel/shared/queue"
+	"regintel/shared/queue/queuetest"
 )
+
+func TestConformance(t *testing.T) {
+	queuetest.Run(t, func(t *testing.T, handler queue.Handler, maxDeliveries int) queuetest.Queue {
+		p := New("conformance", handler, slog.New(slog.NewTextHandler(io.Discard, nil)),
+			WithMaxDeliveries(maxDeliveries), WithRetryDelay(time.Millisecond))
+		t.Cleanup(p.Close)
+		return queuetest.Queue{Publisher: p, Settle: func(*testing.T) { p.Wait() }}
+	})
+}
 
 func TestPublishDeliversEveryEnvelopeAndWaitWaits(t *testing.T) {
 	var mu sync.Mutex
@@ -70,7 +84,7 @@ func TestFailuresAndPanicsAreLogged(t *testing.T) {
 			return errors.New("graph down")
 		}
 		panic("boom")
-	}, log)
+	}, log, WithMaxDeliveries(1))
 	a, _ := queue.NewEnvelope(queue.TypeConceptsCaptured, queue.ConceptsCaptured{})
 	b, _ := queue.NewEnvelope(queue.TypeConceptsCaptured, queue.ConceptsCaptured{})
 	_ = p.Publish(context.Background(), a)
@@ -78,11 +92,47 @@ func TestFailuresAndPanicsAreLogged(t *testing.T) {
 	_ = p.Publish(context.Background(), b)
 	p.Close()
 	out := logs.String()
-	if !strings.Contains(out, "graph down") || !strings.Contains(out, "panicked") || !strings.Contains(out, a.ID) {
+	if !strings.Contains(out, `"err":"graph down"`) || !strings.Contains(out, "panicked") || !strings.Contains(out, a.ID) {
 		t.Fatalf("logs: %s", out)
 	}
 	if err := p.Publish(context.Background(), a); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Publish after Close = %v", err)
+	}
+}
+
+// A message that can never be processed is not delivered again; a
+// transient failure is, after the retry delay.
+func TestInvalidPayloadIsNotDeliveredAgain(t *testing.T) {
+	var invalid, flaky atomic.Int32
+	bad, _ := queue.NewEnvelope(queue.TypeConceptsCaptured, queue.ConceptsCaptured{})
+	good, _ := queue.NewEnvelope(queue.TypeEnrichmentRequested, queue.EnrichmentRequested{ConceptID: "TAX:IE:VAT"})
+	var firstAt, secondAt atomic.Int64
+	p := New("q", func(ctx context.Context, env queue.Envelope) error {
+		if env.ID == bad.ID {
+			invalid.Add(1)
+			return fmt.Errorf("%w: no concepts", queue.ErrInvalidPayload)
+		}
+		switch flaky.Add(1) {
+		case 1:
+			firstAt.Store(time.Now().UnixNano())
+			return errors.New("graph down")
+		default:
+			secondAt.Store(time.Now().UnixNano())
+			return nil
+		}
+	}, slog.New(slog.NewTextHandler(io.Discard, nil)), WithMaxDeliveries(5), WithRetryDelay(20*time.Millisecond))
+	if err := p.Publish(context.Background(), bad, good); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	if n := invalid.Load(); n != 1 {
+		t.Errorf("invalid message delivered %d times, want once", n)
+	}
+	if n := flaky.Load(); n != 2 {
+		t.Errorf("transiently failing message delivered %d times, want twice", n)
+	}
+	if wait := time.Duration(secondAt.Load() - firstAt.Load()); wait < 20*time.Millisecond {
+		t.Errorf("delivered again after %v, want at least the 20ms retry delay", wait)
 	}
 }
 

@@ -1,4 +1,4 @@
-package sqs
+package sqs_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -13,47 +14,84 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"regintel/shared/queue"
+	"regintel/shared/queue/queuetest"
+	"regintel/shared/queue/sqs"
+	"regintel/shared/queue/sqs/sqstest"
 )
 
-type fakeAPI struct {
-	single  int
-	batches []int
-	bodies  []string
-	refuse  map[string]bool // entry bodies containing these envelope ids are refused
-	failAll error
+// TestConformance runs the queue contract on moto. The consumer side is
+// what Lambda's event source mapping does: receive up to ten messages, hand
+// each to the handler, delete the ones handled; the rest become visible
+// again and, after maxReceiveCount receives, move to the dead-letter queue.
+func TestConformance(t *testing.T) {
+	client := sqstest.Client(t)
+	queuetest.Run(t, func(t *testing.T, handler queue.Handler, maxDeliveries int) queuetest.Queue {
+		q := sqstest.NewQueue(t, client, "conformance", maxDeliveries)
+		return queuetest.Queue{
+			Publisher: sqs.NewPublisher(client, q.URL),
+			Settle:    func(t *testing.T) { consume(t, client, q.URL, handler) },
+		}
+	})
 }
 
-func (f *fakeAPI) SendMessage(_ context.Context, in *awssqs.SendMessageInput, _ ...func(*awssqs.Options)) (*awssqs.SendMessageOutput, error) {
-	if f.failAll != nil {
-		return nil, f.failAll
-	}
-	f.single++
-	f.bodies = append(f.bodies, aws.ToString(in.MessageBody))
-	return &awssqs.SendMessageOutput{}, nil
-}
-
-func (f *fakeAPI) SendMessageBatch(_ context.Context, in *awssqs.SendMessageBatchInput, _ ...func(*awssqs.Options)) (*awssqs.SendMessageBatchOutput, error) {
-	if f.failAll != nil {
-		return nil, f.failAll
-	}
-	f.batches = append(f.batches, len(in.Entries))
-	out := &awssqs.SendMessageBatchOutput{}
-	for _, e := range in.Entries {
-		var env queue.Envelope
-		_ = json.Unmarshal([]byte(aws.ToString(e.MessageBody)), &env)
-		if f.refuse[env.ID] {
-			out.Failed = append(out.Failed, types.BatchResultErrorEntry{Id: e.Id, Code: aws.String("InternalError"), Message: aws.String("try again")})
+// consume delivers until the queue has stayed empty for a few receives.
+func consume(t *testing.T, client *awssqs.Client, queueURL string, handler queue.Handler) {
+	t.Helper()
+	ctx := context.Background()
+	for round, empty := 0, 0; empty < 3; round++ {
+		if round > 200 {
+			t.Fatal("the queue does not drain")
+		}
+		out, err := client.ReceiveMessage(ctx, &awssqs.ReceiveMessageInput{QueueUrl: aws.String(queueURL), MaxNumberOfMessages: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out.Messages) == 0 {
+			empty++
 			continue
 		}
-		f.bodies = append(f.bodies, aws.ToString(e.MessageBody))
-		out.Successful = append(out.Successful, types.SendMessageBatchResultEntry{Id: e.Id})
+		empty = 0
+		for _, m := range out.Messages {
+			env, err := queue.Decode([]byte(aws.ToString(m.Body)))
+			if err == nil {
+				err = handler(ctx, env)
+			}
+			if err != nil {
+				continue
+			}
+			if _, err := client.DeleteMessage(ctx, &awssqs.DeleteMessageInput{QueueUrl: aws.String(queueURL), ReceiptHandle: m.ReceiptHandle}); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
-	return out, nil
+}
+
+// countingAPI passes every call to the real client and records its shape.
+type countingAPI struct {
+	sqs.API
+	mu      sync.Mutex
+	single  int
+	batches []int
+}
+
+func (c *countingAPI) SendMessage(ctx context.Context, in *awssqs.SendMessageInput, opts ...func(*awssqs.Options)) (*awssqs.SendMessageOutput, error) {
+	c.mu.Lock()
+	c.single++
+	c.mu.Unlock()
+	return c.API.SendMessage(ctx, in, opts...)
+}
+
+func (c *countingAPI) SendMessageBatch(ctx context.Context, in *awssqs.SendMessageBatchInput, opts ...func(*awssqs.Options)) (*awssqs.SendMessageBatchOutput, error) {
+	c.mu.Lock()
+	c.batches = append(c.batches, len(in.Entries))
+	c.mu.Unlock()
+	return c.API.SendMessageBatch(ctx, in, opts...)
 }
 
 func envelopes(t *testing.T, n int) []queue.Envelope {
+	t.Helper()
 	var out []queue.Envelope
-	for i := 0; i < n; i++ {
+	for i := range n {
 		env, err := queue.NewEnvelope(queue.TypeEnrichmentRequested, queue.EnrichmentRequested{ConceptID: fmt.Sprintf("TAX:IE:K%d", i)})
 		if err != nil {
 			t.Fatal(err)
@@ -63,52 +101,138 @@ func envelopes(t *testing.T, n int) []queue.Envelope {
 	return out
 }
 
-func TestPublishOneUsesSendMessage(t *testing.T) {
-	api := &fakeAPI{}
-	if err := NewPublisher(api, "https://queue.example/q").Publish(context.Background(), envelopes(t, 1)...); err != nil {
+// receiveAll takes every message off the queue.
+func receiveAll(t *testing.T, client *awssqs.Client, queueURL string) []types.Message {
+	t.Helper()
+	var all []types.Message
+	consumeRaw := func() int {
+		out, err := client.ReceiveMessage(context.Background(), &awssqs.ReceiveMessageInput{
+			QueueUrl: aws.String(queueURL), MaxNumberOfMessages: 10, MessageAttributeNames: []string{"All"},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range out.Messages {
+			all = append(all, m)
+			if _, err := client.DeleteMessage(context.Background(), &awssqs.DeleteMessageInput{QueueUrl: aws.String(queueURL), ReceiptHandle: m.ReceiptHandle}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return len(out.Messages)
+	}
+	for empty := 0; empty < 3; {
+		if consumeRaw() == 0 {
+			empty++
+		} else {
+			empty = 0
+		}
+	}
+	return all
+}
+
+func TestPublishOneUsesSendMessageWithTypeAttributes(t *testing.T) {
+	client := sqstest.Client(t)
+	q := sqstest.NewQueue(t, client, "single", 3)
+	api := &countingAPI{API: client}
+	sent := envelopes(t, 1)[0]
+	if err := sqs.NewPublisher(api, q.URL).Publish(context.Background(), sent); err != nil {
 		t.Fatal(err)
 	}
 	if api.single != 1 || len(api.batches) != 0 {
-		t.Fatalf("single=%d batches=%v", api.single, api.batches)
+		t.Fatalf("single=%d batches=%v, want one SendMessage", api.single, api.batches)
 	}
-	env, err := queue.Decode([]byte(api.bodies[0]))
-	if err != nil || env.Type != queue.TypeEnrichmentRequested {
-		t.Fatalf("body does not decode: %v", err)
+	got := receiveAll(t, client, q.URL)
+	if len(got) != 1 {
+		t.Fatalf("queue holds %d messages, want 1", len(got))
+	}
+	env, err := queue.Decode([]byte(aws.ToString(got[0].Body)))
+	if err != nil || env.ID != sent.ID {
+		t.Fatalf("body decodes to %+v, %v", env, err)
+	}
+	attrs := got[0].MessageAttributes
+	if aws.ToString(attrs["type"].StringValue) != queue.TypeEnrichmentRequested || aws.ToString(attrs["version"].StringValue) != "1" {
+		t.Fatalf("message attributes = %+v, want type and version for filtering", attrs)
 	}
 }
 
 func TestPublishManyChunksByTen(t *testing.T) {
-	api := &fakeAPI{}
-	if err := NewPublisher(api, "https://queue.example/q").Publish(context.Background(), envelopes(t, 23)...); err != nil {
+	client := sqstest.Client(t)
+	q := sqstest.NewQueue(t, client, "batches", 3)
+	api := &countingAPI{API: client}
+	if err := sqs.NewPublisher(api, q.URL).Publish(context.Background(), envelopes(t, 23)...); err != nil {
 		t.Fatal(err)
 	}
-	if fmt.Sprint(api.batches) != "[10 10 3]" || api.single != 0 || len(api.bodies) != 23 {
-		t.Fatalf("batches=%v single=%d bodies=%d", api.batches, api.single, len(api.bodies))
+	if fmt.Sprint(api.batches) != "[10 10 3]" || api.single != 0 {
+		t.Fatalf("batches=%v single=%d, want [10 10 3] and no single sends", api.batches, api.single)
+	}
+	if got := receiveAll(t, client, q.URL); len(got) != 23 {
+		t.Fatalf("queue holds %d messages, want 23", len(got))
 	}
 }
 
+// refusingAPI sends batches to the real queue without the entries of the
+// refused envelopes, and reports those as SQS reports refused entries. moto
+// refuses entries only for a bad delay, and its answer then does not
+// deserialise in the SDK, so the refusal itself is the one simulated part.
+type refusingAPI struct {
+	sqs.API
+	refuse map[string]bool
+}
+
+func (r *refusingAPI) SendMessageBatch(ctx context.Context, in *awssqs.SendMessageBatchInput, opts ...func(*awssqs.Options)) (*awssqs.SendMessageBatchOutput, error) {
+	accepted := *in
+	accepted.Entries = nil
+	var refused []types.BatchResultErrorEntry
+	for _, e := range in.Entries {
+		var env queue.Envelope
+		if json.Unmarshal([]byte(aws.ToString(e.MessageBody)), &env) == nil && r.refuse[env.ID] {
+			refused = append(refused, types.BatchResultErrorEntry{Id: e.Id, Code: aws.String("InternalError"), Message: aws.String("try again"), SenderFault: false})
+			continue
+		}
+		accepted.Entries = append(accepted.Entries, e)
+	}
+	out, err := r.API.SendMessageBatch(ctx, &accepted, opts...)
+	if err != nil {
+		return nil, err
+	}
+	out.Failed = append(out.Failed, refused...)
+	return out, nil
+}
+
+// Entries SQS refuses in an otherwise accepted batch are reported by
+// envelope id; the others are sent.
 func TestPublishReportsPartialFailuresByEnvelopeID(t *testing.T) {
+	client := sqstest.Client(t)
+	q := sqstest.NewQueue(t, client, "partial", 3)
 	msgs := envelopes(t, 12)
-	api := &fakeAPI{refuse: map[string]bool{msgs[3].ID: true, msgs[11].ID: true}}
-	err := NewPublisher(api, "https://queue.example/q").Publish(context.Background(), msgs...)
-	var partial *PartialFailureError
+	api := &refusingAPI{API: client, refuse: map[string]bool{msgs[3].ID: true, msgs[11].ID: true}}
+	err := sqs.NewPublisher(api, q.URL).Publish(context.Background(), msgs...)
+	var partial *sqs.PartialFailureError
 	if !errors.As(err, &partial) {
 		t.Fatalf("err = %v, want *PartialFailureError", err)
 	}
-	if strings.Join(partial.FailedIDs, ",") != msgs[3].ID+","+msgs[11].ID || len(api.bodies) != 10 {
-		t.Fatalf("failed = %v, sent %d", partial.FailedIDs, len(api.bodies))
+	if strings.Join(partial.FailedIDs, ",") != msgs[3].ID+","+msgs[11].ID {
+		t.Fatalf("failed = %v, want %s and %s", partial.FailedIDs, msgs[3].ID, msgs[11].ID)
 	}
 	if !strings.Contains(err.Error(), msgs[3].ID) {
 		t.Fatalf("error does not name the failed id: %v", err)
 	}
+	if got := receiveAll(t, client, q.URL); len(got) != 10 {
+		t.Fatalf("queue holds %d messages, want the 10 accepted", len(got))
+	}
 }
 
 func TestPublishReturnsCallErrors(t *testing.T) {
-	api := &fakeAPI{failAll: errors.New("throttled")}
-	if err := NewPublisher(api, "u").Publish(context.Background(), envelopes(t, 2)...); err == nil {
-		t.Fatal("batch error swallowed")
+	client := sqstest.Client(t)
+	q := sqstest.NewQueue(t, client, "gone", 3)
+	if _, err := client.DeleteQueue(context.Background(), &awssqs.DeleteQueueInput{QueueUrl: aws.String(q.URL)}); err != nil {
+		t.Fatal(err)
 	}
-	if err := NewPublisher(api, "u").Publish(context.Background(), envelopes(t, 1)...); err == nil {
-		t.Fatal("single error swallowed")
+	pub := sqs.NewPublisher(client, q.URL)
+	if err := pub.Publish(context.Background(), envelopes(t, 2)...); err == nil {
+		t.Fatal("batch send to a deleted queue reported no error")
+	}
+	if err := pub.Publish(context.Background(), envelopes(t, 1)...); err == nil {
+		t.Fatal("single send to a deleted queue reported no error")
 	}
 }
