@@ -74,6 +74,25 @@ func runConcepts(t *testing.T, newStore NewStore) {
 		}
 	})
 
+	t.Run("WriteToAResolvedNodeKeepsItsParts", func(t *testing.T) {
+		s := newStore(t)
+		jur := UniqueJurisdiction()
+		legacy := "LEGACY:" + jur + ":PAYE"
+		must(t, s.WriteNodesAndEdges(context.Background(), []graph.NodeWrite{{Label: "Concept", ID: legacy,
+			Props: map[string]any{"domain": "TAX", "kind": "PAYE", "jurisdiction": jur, "pref_label": "Pay As You Earn"}}}, nil, t0))
+		captured := Concept(jur, "INCOME_TAX", "PAYE", "payroll tax")
+		captured.ID = legacy
+		upsert(t, s, t0.Add(time.Hour), captured)
+		n := getOne(t, s, legacy)
+		p := n.Properties
+		if p["domain"] != "TAX" || p["kind"] != "PAYE" || n.Jurisdiction != jur || n.PrefLabel != "Pay As You Earn" {
+			t.Errorf("resolved node rewritten: %+v", n)
+		}
+		if alt, _ := p["alt_labels"].([]string); !slices.Equal(alt, []string{"PAYE", "payroll tax"}) {
+			t.Errorf("alt_labels = %v, want the captured names", alt)
+		}
+	})
+
 	t.Run("ConcurrentUpsertsMakeOneNode", func(t *testing.T) {
 		s := newStore(t)
 		jur := UniqueJurisdiction()
