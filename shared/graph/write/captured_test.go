@@ -139,3 +139,25 @@ func TestServiceHandsOutNoUnguardedWriter(t *testing.T) {
 		}
 	}
 }
+
+// TestParseCaptureCheckedLeavesOutPersonalData: the chat engine's parse of
+// the model's tool call checks each raw entry before normalising it.
+func TestParseCaptureCheckedLeavesOutPersonalData(t *testing.T) {
+	args := []byte(`{"concepts":[
+		{"domain":"tax","kind":"IE29 AIBK 9311 5212 3456 78","jurisdiction":"IE","prefLabel":"Refund account"},
+		{"domain":"jane.roe@example.com","kind":"VAT","jurisdiction":"IE","prefLabel":"VAT"},
+		{"domain":"tax","kind":"VAT","jurisdiction":"IE","prefLabel":"Value-Added Tax","altLabels":["Cáin Bhreisluacha"]}]}`)
+	concepts, skipped, rejections, err := concept.ParseCaptureChecked(args, CheckCaptured)
+	if err != nil || skipped != 0 || len(concepts) != 1 || concepts[0].ID != "TAX:IE:VAT" {
+		t.Fatalf("concepts %+v, skipped %d, err %v", concepts, skipped, err)
+	}
+	if len(rejections) != 2 {
+		t.Fatalf("rejections %v, want 2", rejections)
+	}
+	for i, field := range []string{"kind", "domain"} {
+		var rej *Rejection
+		if !errors.As(rejections[i], &rej) || rej.Field != field || strings.Contains(rej.Error(), "AIBK") || strings.Contains(rej.Error(), "jane") {
+			t.Errorf("rejection %d = %v, want one for %s without the value", i, rejections[i], field)
+		}
+	}
+}
