@@ -54,9 +54,24 @@ func TestSampleEvent(t *testing.T) {
 	if err != nil || len(resp.BatchItemFailures) != 0 {
 		t.Fatalf("resp %+v err %v", resp, err)
 	}
-	nodes, err := store.GetNodesByIDs(context.Background(), ids)
+	// The seeded graph already names two of the captured concepts under
+	// other ids: they join those nodes instead of becoming twins.
+	joined := map[string]string{"VEHICLES:IE:VRT": "TAX:IE:VRT", "WELFARE:IE:JOBSEEKERS_BENEFIT": "SOCIAL_WELFARE:IE:JOBSEEKERS_BENEFIT"}
+	var want []string
+	for _, id := range ids {
+		if existing, ok := joined[id]; ok {
+			id = existing
+		}
+		want = append(want, id)
+	}
+	nodes, err := store.GetNodesByIDs(context.Background(), want)
 	if err != nil || len(nodes) != len(ids) {
-		t.Fatalf("graph holds %d of %v (err %v)", len(nodes), ids, err)
+		t.Fatalf("graph holds %d of %v (err %v)", len(nodes), want, err)
+	}
+	for twin := range joined {
+		if twins, _ := store.GetNodesByIDs(context.Background(), []string{twin}); len(twins) != 0 {
+			t.Errorf("twin %s created", twin)
+		}
 	}
 }
 

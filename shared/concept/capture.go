@@ -50,6 +50,16 @@ const MaxConceptsPerTurn = 20
 // normalised concepts. Entries missing a required field are skipped and
 // counted in skipped; arguments that are not the expected shape are an error.
 func ParseCapture(args json.RawMessage) (concepts []Concept, skipped int, err error) {
+	concepts, skipped, _, err = ParseCaptureChecked(args, nil)
+	return concepts, skipped, err
+}
+
+// ParseCaptureChecked is ParseCapture with check (when not nil) applied to
+// each entry exactly as the model wrote it, before anything is computed
+// from it: an entry check refuses is left out and its error returned in
+// rejections (write.CheckCaptured is the graph's check; its errors never
+// hold the value).
+func ParseCaptureChecked(args json.RawMessage, check func(raw Concept) error) (concepts []Concept, skipped int, rejections []error, err error) {
 	var payload struct {
 		Concepts []struct {
 			Domain       *string  `json:"domain"`
@@ -62,10 +72,10 @@ func ParseCapture(args json.RawMessage) (concepts []Concept, skipped int, err er
 		} `json:"concepts"`
 	}
 	if err := json.Unmarshal(args, &payload); err != nil {
-		return nil, 0, fmt.Errorf("capture_concepts arguments are not valid: %w", err)
+		return nil, 0, nil, fmt.Errorf("capture_concepts arguments are not valid: %w", err)
 	}
 	if payload.Concepts == nil {
-		return nil, 0, errors.New("capture_concepts arguments lack the concepts array")
+		return nil, 0, nil, errors.New("capture_concepts arguments lack the concepts array")
 	}
 	seen := map[string]bool{}
 	for _, c := range payload.Concepts {
@@ -74,10 +84,17 @@ func ParseCapture(args json.RawMessage) (concepts []Concept, skipped int, err er
 			skipped++
 			continue
 		}
-		n := Normalize(Concept{
+		raw := Concept{
 			Domain: *c.Domain, Kind: *c.Kind, Jurisdiction: *c.Jurisdiction, PrefLabel: *c.PrefLabel,
 			AltLabels: c.AltLabels, Definition: c.Definition, SourceURLs: c.SourceURLs,
-		})
+		}
+		if check != nil {
+			if err := check(raw); err != nil {
+				rejections = append(rejections, err)
+				continue
+			}
+		}
+		n := Normalize(raw)
 		if seen[n.ID] {
 			continue
 		}
@@ -88,5 +105,5 @@ func ParseCapture(args json.RawMessage) (concepts []Concept, skipped int, err er
 		seen[n.ID] = true
 		concepts = append(concepts, n)
 	}
-	return concepts, skipped, nil
+	return concepts, skipped, rejections, nil
 }

@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"regintel/shared/llm"
+
+	"regintel/shared/jurisdiction"
 )
 
 // ErrNotFound is returned for a conversation that does not exist in the
@@ -47,9 +49,8 @@ type Profile struct {
 
 // Profile limits.
 const (
-	MaxPersonaRunes          = 100
-	MaxProfileJurisdictions  = 20
-	MaxJurisdictionCodeBytes = 16
+	MaxPersonaRunes         = 200
+	MaxProfileJurisdictions = 10
 )
 
 // ErrInvalidProfile wraps the reason a profile is refused.
@@ -76,12 +77,16 @@ func (p Profile) check() (Profile, error) {
 	if len(p.Jurisdictions) > MaxProfileJurisdictions {
 		return p, fmt.Errorf("at most %d jurisdictions", MaxProfileJurisdictions)
 	}
+	codes := make([]string, 0, len(p.Jurisdictions))
 	for _, j := range p.Jurisdictions {
-		if j == "" || len(j) > MaxJurisdictionCodeBytes || strings.ContainsFunc(j, isControl) {
-			return p, errors.New(`jurisdictions must be short codes such as "IE"`)
+		if !jurisdiction.Known(j) {
+			return p, errors.New(`jurisdictions must be codes such as "IE", "UK" or "EU"`)
+		}
+		if c := jurisdiction.Normalize(j); !slices.Contains(codes, c) {
+			codes = append(codes, c)
 		}
 	}
-	p.Jurisdictions = slices.Clone(p.Jurisdictions)
+	p.Jurisdictions = codes
 	if p.Jurisdictions == nil {
 		p.Jurisdictions = []string{}
 	}

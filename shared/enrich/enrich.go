@@ -284,16 +284,16 @@ func (h *Handler) Enrich(ctx context.Context, job queue.EnrichmentRequested) (re
 			"rejected", res.Rejected, "duration_ms", time.Since(start).Milliseconds())
 	}()
 	now := h.cfg.Now().UTC()
-	store := h.d.Writes.Store()
+	reads := h.d.Writes.Reads()
 
 	var useful bool
 	var nodes []graph.Node
 	res.Timings.timed(PhaseGraphRead, func() {
 		if !h.cfg.IgnoreExistingDetail {
-			useful, err = store.HasUsefulDetail(ctx, job.ConceptID, now.Add(-h.cfg.Freshness))
+			useful, err = reads.HasUsefulDetail(ctx, job.ConceptID, now.Add(-h.cfg.Freshness))
 		}
 		if err == nil && !useful {
-			nodes, err = store.GetNodesByIDs(ctx, []string{job.ConceptID})
+			nodes, err = reads.GetNodesByIDs(ctx, []string{job.ConceptID})
 		}
 	})
 	if err != nil {

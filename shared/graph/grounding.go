@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"regintel/shared/concept"
+	"regintel/shared/jurisdiction"
 )
 
 // Fact is one detail node one hop from a concept: a rate, threshold,
@@ -227,13 +228,6 @@ func MentionCandidates(text string) map[string]int {
 	return out
 }
 
-// euMemberStates are the jurisdiction codes whose questions EU law also
-// governs.
-var euMemberStates = []string{
-	"AT", "BE", "BG", "HR", "CY", "CZ", "DK", "EE", "FI", "FR", "DE", "GR", "HU", "IE",
-	"IT", "LV", "LT", "LU", "MT", "NL", "PL", "PT", "RO", "SK", "SI", "ES", "SE",
-}
-
 // ScopeJurisdictions widens a conversation's jurisdictions to those whose
 // concepts also apply: GLOBAL always, EU for a member state. Empty in,
 // empty out (no limit).
@@ -248,7 +242,7 @@ func ScopeJurisdictions(jurisdictions []string) []string {
 			continue
 		}
 		out = append(out, j)
-		if slices.Contains(euMemberStates, j) {
+		if jurisdiction.IsEUMember(j) {
 			out = append(out, "EU")
 		}
 	}

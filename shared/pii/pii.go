@@ -179,8 +179,12 @@ var (
 	// groups separated by single spaces, dots or hyphens.
 	intlPhonePattern = regexp.MustCompile(`(?:\+|\b00)[1-9]\d{0,2}(?:[ .-]?\(0\))?(?:[ .-]?\(?\d{1,5}\)?){1,6}`)
 	// National IE/UK: a leading 0 (optionally in brackets with the area
-	// code), then groups. Dots are not accepted so decimals are not phones.
+	// code), then groups. Dots are not accepted here so decimals are not
+	// phones...
 	nationalPhonePattern = regexp.MustCompile(`\(?0\d{1,4}\)?(?:[ -]?\d{2,8}){0,3}`)
+	// ...but three dotted groups after a leading 0 (087.123.4567) are: no
+	// decimal or section number has that shape.
+	dottedPhonePattern = regexp.MustCompile(`\b0\d{1,4}\.\d{3,4}\.\d{3,4}\b`)
 )
 
 func findPhones(text string) []Match {
@@ -209,7 +213,18 @@ func findPhones(text string) []Match {
 			out = append(out, Match{KindPhone, loc[0], loc[1]})
 		}
 	}
+	for _, loc := range dottedPhonePattern.FindAllStringIndex(text, -1) {
+		if n := len(digitsOf(text[loc[0]:loc[1]])); n >= 9 && n <= 11 && notAfterDot(text, loc[0]) && notBeforeDotDigit(text, loc[1]) {
+			out = append(out, Match{KindPhone, loc[0], loc[1]})
+		}
+	}
 	return out
+}
+
+func notAfterDot(text string, start int) bool { return start == 0 || text[start-1] != '.' }
+
+func notBeforeDotDigit(text string, end int) bool {
+	return end+1 >= len(text) || text[end] != '.' || text[end+1] < '0' || text[end+1] > '9'
 }
 
 // ibanLengths holds the fixed IBAN length per country for the countries we
@@ -345,12 +360,19 @@ func luhnValid(digits string) bool {
 	return len(digits) > 1 && sum%10 == 0
 }
 
-// PPSN: seven digits, a check letter, and an optional second letter.
-var ppsnPattern = regexp.MustCompile(`(?i)\b(\d{7})([A-W])([A-Z]?)\b`)
+// PPSN: seven digits, a check letter, and an optional second letter. Written
+// with a space before the letters ("1234567 T") they must be capitals, so a
+// number followed by the word "a" is not read as one.
+var (
+	ppsnPattern       = regexp.MustCompile(`(?i)\b(\d{7})([A-W])([A-Z]?)\b`)
+	spacedPPSNPattern = regexp.MustCompile(`\b(\d{7}) ([A-W])([A-Z]?)\b`)
+)
 
 func findPPSNs(text string) []Match {
 	var out []Match
-	for _, loc := range ppsnPattern.FindAllStringSubmatchIndex(text, -1) {
+	locs := ppsnPattern.FindAllStringSubmatchIndex(text, -1)
+	locs = append(locs, spacedPPSNPattern.FindAllStringSubmatchIndex(text, -1)...)
+	for _, loc := range locs {
 		digits := text[loc[2]:loc[3]]
 		check := upper(text[loc[4]])
 		second := byte(0)

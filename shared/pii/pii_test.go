@@ -31,6 +31,8 @@ func TestFindTruePositives(t *testing.T) {
 		{"ppsn", "my PPSN is 1234567T.", "1234567T", KindPPSN},
 		{"ppsn two letters", "PPS 1234567FA", "1234567FA", KindPPSN},
 		{"ppsn lower", "pps no 1234567t", "1234567t", KindPPSN},
+		{"ppsn spaced", "PPSN 1234567 T please", "1234567 T", KindPPSN},
+		{"ie mobile dotted", "ring 087.123.4567 today", "087.123.4567", KindPhone},
 		{"nino spaced", "NI number AB 12 34 56 C", "AB 12 34 56 C", KindNINO},
 		{"nino compact", "NINO: JG103759A", "JG103759A", KindNINO},
 		{"ipv4", "from 192.168.1.10 yesterday", "192.168.1.10", KindIP},
@@ -67,6 +69,9 @@ func TestFindIgnoresRegulatoryText(t *testing.T) {
 		"QQ123456C is the HMRC sample, never allocated",
 		"between 2010 and 2020 there were 12 345 678 claims",
 		"sections 2, 3, 4, 5, 6, 7, 8, 9 and 10 apply",
+		"a pension of €1234567 a year, rate 0.135.2024",        // a spaced PPSN needs a capital letter
+		"reference 1234567 X fails the check letter",           // spaced, wrong check letter
+		"amounts 0.123.4567 and 1.087.123.4567 are not phones", // dotted numbers, not phone-shaped
 	}
 	for _, text := range texts {
 		if ms := Find(text); len(ms) != 0 {

@@ -13,6 +13,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -92,7 +94,7 @@ func (h *Handler) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQS
 			}
 			it.err = err
 			h.log.ErrorContext(ctx, "undecodable concepts message; reporting it failed so it reaches the dead-letter queue",
-				"event", "resolver_invalid_message", "message_id", rec.MessageId, "receive_count", rec.Attributes["ApproximateReceiveCount"], "err", err)
+				"event", "resolver_invalid_message", "message_id", rec.MessageId, "receive_count", rec.Attributes["ApproximateReceiveCount"], "err", err.Error())
 		}
 	}
 	h.resolve(ctx, items)
@@ -142,44 +144,40 @@ func (h *Handler) resolve(ctx context.Context, items []*item) {
 	if len(pending) == 0 {
 		return
 	}
-	written := map[string]bool{}
+	written := map[string]string{} // canonical id -> id of the node written
 	res, err := h.writes.ResolveConcepts(ctx, all)
 	if err == nil {
-		for _, id := range res.Written {
-			written[id] = true
-		}
+		maps.Copy(written, res.Resolved)
 	} else if len(pending) == 1 {
 		pending[0].err = err
-		h.log.ErrorContext(ctx, "concept write failed", "event", "resolver_write_failed", "message_id", pending[0].ref, "err", err)
+		h.log.ErrorContext(ctx, "concept write failed", "event", "resolver_write_failed", "message_id", pending[0].ref, "err", err.Error())
 	} else {
-		h.log.WarnContext(ctx, "batched concept write failed; retrying per message", "records", len(pending), "err", err)
+		h.log.WarnContext(ctx, "batched concept write failed; retrying per message", "records", len(pending), "err", err.Error())
 		for _, it := range pending {
 			r, err := h.writes.ResolveConcepts(ctx, it.concepts)
 			if err != nil {
 				it.err = err
-				h.log.ErrorContext(ctx, "concept write failed", "event", "resolver_write_failed", "message_id", it.ref, "err", err)
+				h.log.ErrorContext(ctx, "concept write failed", "event", "resolver_write_failed", "message_id", it.ref, "err", err.Error())
 				continue
 			}
-			for _, id := range r.Written {
-				written[id] = true
-			}
+			maps.Copy(written, r.Resolved)
 		}
 	}
 	h.requestEnrichment(ctx, pending, written)
 }
 
-// requestEnrichment checks each written concept once and publishes one
-// enrichment.requested per concept lacking useful detail, in one Publish
-// call. A failed detail check fails the items holding that concept (a retry
+// requestEnrichment checks each written node once and publishes one
+// enrichment.requested per node lacking useful detail, in one Publish call.
+// A captured concept that resolved to an existing node is checked as that
+// node. A failed detail check fails the items holding that concept (a retry
 // re-runs it); a failed publish clears the marks it set and fails the items
 // too, so their redelivery queues the jobs again.
-func (h *Handler) requestEnrichment(ctx context.Context, items []*item, written map[string]bool) {
+func (h *Handler) requestEnrichment(ctx context.Context, items []*item, written map[string]string) {
 	if h.enrich == nil {
 		return
 	}
 	now := h.now().UTC()
 	since := now.Add(-h.freshness)
-	store := h.writes.Store()
 	checked := map[string]bool{}
 	failedIDs := map[string]error{}
 	var envs []queue.Envelope
@@ -190,62 +188,81 @@ func (h *Handler) requestEnrichment(ctx context.Context, items []*item, written 
 		}
 		for _, raw := range it.concepts {
 			c := concept.Normalize(raw)
-			if !written[c.ID] || checked[c.ID] {
+			id := written[c.ID]
+			if id == "" || checked[id] {
 				continue
 			}
-			checked[c.ID] = true
-			useful, err := store.HasUsefulDetail(ctx, c.ID, since)
+			checked[id] = true
+			env, err := h.enrichmentJob(ctx, c, id, now, since)
 			if err != nil {
-				failedIDs[c.ID] = fmt.Errorf("check detail of %s: %w", c.ID, err)
-				continue
+				failedIDs[id] = err
+			} else if env != nil {
+				envs = append(envs, *env)
+				enqueued = append(enqueued, id)
 			}
-			if useful {
-				continue
-			}
-			marked, err := store.MarkEnrichmentRequested(ctx, c.ID, now, since)
-			if err != nil {
-				failedIDs[c.ID] = fmt.Errorf("mark enrichment of %s: %w", c.ID, err)
-				continue
-			}
-			if !marked {
-				continue // already requested within the window
-			}
-			env, err := queue.NewEnvelope(queue.TypeEnrichmentRequested, queue.EnrichmentRequested{
-				ConceptID: c.ID, Domain: c.Domain, Kind: c.Kind, Jurisdiction: c.Jurisdiction, SourceURLs: c.SourceURLs,
-			})
-			if err != nil {
-				failedIDs[c.ID] = err
-				continue
-			}
-			envs = append(envs, env)
-			enqueued = append(enqueued, c.ID)
 		}
 	}
-	if len(envs) > 0 {
-		if err := h.enrich.Publish(ctx, envs...); err != nil {
-			// Undo the marks so the redelivered records queue the jobs again:
-			// nothing accepted is lost to a queue outage.
-			for _, id := range enqueued {
-				if cerr := store.ClearEnrichmentRequested(ctx, id, now); cerr != nil {
-					h.log.ErrorContext(ctx, "enrichment mark not cleared; the concept waits for the freshness window",
-						"event", "enrichment_unmark_failed", "concept_id", id, "err", cerr)
-				}
-				failedIDs[id] = fmt.Errorf("queue enrichment of %s: %w", id, err)
-			}
-			h.log.ErrorContext(ctx, "enrichment enqueue failed; records reported failed for retry",
-				"event", "enrichment_enqueue_failed", "concept_ids", enqueued, "err", err)
-		} else {
-			h.log.InfoContext(ctx, "enrichment requested", "event", "enrichment_requested", "concept_ids", enqueued)
-		}
-	}
+	h.publish(ctx, envs, enqueued, now, failedIDs)
 	for _, it := range items {
 		for _, c := range it.concepts {
-			if err, ok := failedIDs[concept.Normalize(c).ID]; ok && it.err == nil {
+			if err, ok := failedIDs[written[concept.Normalize(c).ID]]; ok && it.err == nil {
 				it.err = err
-				h.log.ErrorContext(ctx, "enrichment decision failed", "event", "resolver_detail_check_failed", "message_id", it.ref, "err", err)
+				h.log.ErrorContext(ctx, "enrichment decision failed", "event", "resolver_detail_check_failed", "message_id", it.ref, "err", err.Error())
 			}
 		}
 	}
+}
+
+// enrichmentJob returns the job for node id (the captured concept c, or the
+// node it resolved to) when the node lacks useful detail and no job was
+// requested within the window; nil when none is due.
+func (h *Handler) enrichmentJob(ctx context.Context, c concept.Concept, id string, now, since time.Time) (*queue.Envelope, error) {
+	useful, err := h.writes.Reads().HasUsefulDetail(ctx, id, since)
+	if err != nil {
+		return nil, fmt.Errorf("check detail of %s: %w", id, err)
+	}
+	if useful {
+		return nil, nil
+	}
+	marked, err := h.writes.MarkEnrichmentRequested(ctx, id, now, since)
+	if err != nil {
+		return nil, fmt.Errorf("mark enrichment of %s: %w", id, err)
+	}
+	if !marked {
+		return nil, nil // already requested within the window
+	}
+	job := queue.EnrichmentRequested{ConceptID: id, Domain: c.Domain, Kind: c.Kind, Jurisdiction: c.Jurisdiction, SourceURLs: c.SourceURLs}
+	if parts := strings.Split(id, ":"); id != c.ID && len(parts) == 3 {
+		job.Domain, job.Jurisdiction, job.Kind = parts[0], parts[1], parts[2]
+	}
+	env, err := queue.NewEnvelope(queue.TypeEnrichmentRequested, job)
+	if err != nil {
+		return nil, err
+	}
+	return &env, nil
+}
+
+// publish sends the jobs in one call. On failure it undoes the marks so the
+// redelivered records queue the jobs again: nothing accepted is lost to a
+// queue outage.
+func (h *Handler) publish(ctx context.Context, envs []queue.Envelope, enqueued []string, markedAt time.Time, failedIDs map[string]error) {
+	if len(envs) == 0 {
+		return
+	}
+	err := h.enrich.Publish(ctx, envs...)
+	if err == nil {
+		h.log.InfoContext(ctx, "enrichment requested", "event", "enrichment_requested", "concept_ids", enqueued)
+		return
+	}
+	for _, id := range enqueued {
+		if cerr := h.writes.ClearEnrichmentRequested(ctx, id, markedAt); cerr != nil {
+			h.log.ErrorContext(ctx, "enrichment mark not cleared; the concept waits for the freshness window",
+				"event", "enrichment_unmark_failed", "concept_id", id, "err", cerr.Error())
+		}
+		failedIDs[id] = fmt.Errorf("queue enrichment of %s: %w", id, err)
+	}
+	h.log.ErrorContext(ctx, "enrichment enqueue failed; records reported failed for retry",
+		"event", "enrichment_enqueue_failed", "concept_ids", enqueued, "err", err.Error())
 }
 
 // IsInvalid reports whether err means the message can never be processed.

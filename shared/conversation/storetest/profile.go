@@ -157,7 +157,8 @@ func testPatchSetsProfile(t *testing.T, s conversation.Store) {
 		"long persona":    {PersonaType: strings.Repeat("x", conversation.MaxPersonaRunes+1)},
 		"persona newline": {PersonaType: "a\nb"},
 		"empty code":      {Jurisdictions: []string{""}},
-		"long code":       {Jurisdictions: []string{strings.Repeat("X", conversation.MaxJurisdictionCodeBytes+1)}},
+		"unknown code":    {Jurisdictions: []string{"XX"}},
+		"long code":       {Jurisdictions: []string{strings.Repeat("X", 17)}},
 		"too many codes":  {Jurisdictions: slices.Repeat([]string{"IE"}, conversation.MaxProfileJurisdictions+1)},
 	} {
 		if _, err := s.UpdateConversation(ctx, tenant, c.ID, conversation.Update{Profile: &bad}); !errors.Is(err, conversation.ErrInvalidUpdate) {

@@ -219,17 +219,17 @@ func (s *Store) GetNodesByIDs(ctx context.Context, ids []string) ([]graph.Node, 
 // SET takes the node's write lock (Neo4j) or marks a write conflict
 // (Memgraph, which then aborts and the driver retries), so the list merges
 // that follow read the latest committed lists and concurrent writers lose no
-// alias. The first pref_label and definition stick; a different name
-// arriving later is kept as an alias.
+// alias. The first pref_label, definition and id parts stick; a different
+// name arriving later is kept as an alias.
 const upsertConceptsQuery = `
 UNWIND $rows AS row
 MERGE (c:Concept {id: row.id})
 ON CREATE SET c.created_at = $now
 SET c.updated_at = $now,
     c.pref_label = coalesce(c.pref_label, row.pref_label),
-    c.domain = row.domain,
-    c.kind = row.kind,
-    c.jurisdiction = row.jurisdiction
+    c.domain = coalesce(c.domain, row.domain),
+    c.kind = coalesce(c.kind, row.kind),
+    c.jurisdiction = coalesce(c.jurisdiction, row.jurisdiction)
 WITH c, row
 SET c.definition = CASE WHEN coalesce(c.definition, '') = '' THEN row.definition ELSE c.definition END,
     c.alt_labels = reduce(acc = coalesce(c.alt_labels, []), name IN row.names |

@@ -212,3 +212,30 @@ func TestIntegrationWriteNodesAndEdgesOneTransactionPerCall(t *testing.T) {
 		t.Errorf("%d HAS_RATE edges, want 1", n)
 	}
 }
+
+// TestIntegrationGroundAndResolveReadOnce: each is one read transaction,
+// whatever the number of concepts, and neither writes.
+func TestIntegrationGroundAndResolveReadOnce(t *testing.T) {
+	s := openTestStore(t)
+	ctx := context.Background()
+	jur := uniqueJurisdiction()
+	a, b := testConcept(jur, "VAT", "Value-Added Tax", "VAT"), testConcept(jur, "VRT", "Vehicle Registration Tax", "VRT")
+	if err := s.UpsertConcepts(ctx, []concept.Concept{a, b}, t0); err != nil {
+		t.Fatal(err)
+	}
+	before := s.Stats()
+	got, err := s.Ground(ctx, graph.GroundingQuery{ActiveIDs: []string{a.ID}, Text: "VRT and VAT", Jurisdictions: []string{jur}})
+	if err != nil || len(got) != 2 {
+		t.Fatalf("ground: %d concepts, %v", len(got), err)
+	}
+	ids, err := s.ResolveConcepts(ctx, []concept.Concept{
+		{Domain: "MOTOR", Jurisdiction: jur, Kind: "VRT", PrefLabel: "VRT"}, {Domain: "TAX", Jurisdiction: jur, Kind: "VAT", PrefLabel: "x"},
+	})
+	if err != nil || len(ids) != 2 || ids[0] != b.ID || ids[1] != a.ID {
+		t.Fatalf("resolve: %v, %v", ids, err)
+	}
+	after := s.Stats()
+	if reads := after.ReadTransactions - before.ReadTransactions; reads != 2 || after.WriteTransactions != before.WriteTransactions {
+		t.Errorf("%d read and %d write transactions, want 2 reads (one each) and no write", reads, after.WriteTransactions-before.WriteTransactions)
+	}
+}

@@ -24,7 +24,7 @@ WHERE any(k IN labels(f) WHERE k IN $fact_kinds)
 WITH c, matched, r, f
 ORDER BY coalesce(f.updated_at, 0) DESC, f.id
 WITH c, matched, collect({node: f, rel: type(r)}) AS facts
-RETURN c, matched, facts[..$fetch] AS facts`
+RETURN c, matched, facts[0..$fetch] AS facts`
 
 // groundQuery reads the active concepts and the concepts named in the text
 // (through their alias nodes' id index) with their facts, in one statement.

@@ -58,9 +58,16 @@ func runChanges(t *testing.T, newStore NewStore) {
 		t.Fatalf("changes past the end: %+v", page)
 	}
 
-	// Filters: one jurisdiction drops the other's concept; Rate only keeps
-	// the rate (its edge needs both ends to match); Until leaves out the
-	// later write.
+	changeFilters(t, s, jur, other, rate, start)
+	changeAfterRewrite(t, s, c2, both, all[len(all)-1].Cursor, written.Add(time.Second), start)
+}
+
+// changeFilters: one jurisdiction drops the other's concept; Rate only
+// keeps the rate (its edge needs both ends to match); Until leaves out the
+// later write; a query needs a limit.
+func changeFilters(t *testing.T, s graph.Store, jur, other, rate string, start time.Time) {
+	ctx := context.Background()
+	both := []string{jur, other}
 	mine, _ := s.Changes(ctx, graph.ChangeQuery{Jurisdictions: []string{jur}, Limit: 100})
 	rates, _ := s.Changes(ctx, graph.ChangeQuery{Jurisdictions: both, Labels: []string{"Rate"}, Limit: 100})
 	early, _ := s.Changes(ctx, graph.ChangeQuery{Jurisdictions: both, Until: graph.Timestamp(start), Limit: 100})
@@ -70,12 +77,14 @@ func runChanges(t *testing.T, newStore NewStore) {
 	if _, err := s.Changes(ctx, graph.ChangeQuery{}); err == nil {
 		t.Error("a change query without a limit was accepted")
 	}
+}
 
-	// A rewrite moves the node to the end with created_at kept.
-	rewritten := written.Add(time.Second)
-	must(t, s.WriteNodesAndEdges(ctx, []graph.NodeWrite{{Label: "Concept", ID: c2}}, nil, rewritten))
-	after, _ := s.Changes(ctx, graph.ChangeQuery{Jurisdictions: both, After: all[len(all)-1].Cursor, Limit: 100})
-	if len(after) != 1 || after[0].Cursor.Key != graph.NodeChangeKey(c2) || after[0].CreatedAt != graph.Timestamp(start) {
+// changeAfterRewrite: a rewrite moves the node to the end with created_at kept.
+func changeAfterRewrite(t *testing.T, s graph.Store, id string, jurisdictions []string, last graph.ChangeCursor, at, created time.Time) {
+	ctx := context.Background()
+	must(t, s.WriteNodesAndEdges(ctx, []graph.NodeWrite{{Label: "Concept", ID: id}}, nil, at))
+	after, _ := s.Changes(ctx, graph.ChangeQuery{Jurisdictions: jurisdictions, After: last, Limit: 100})
+	if len(after) != 1 || after[0].Cursor.Key != graph.NodeChangeKey(id) || after[0].CreatedAt != graph.Timestamp(created) {
 		t.Fatalf("after rewrite %+v", after)
 	}
 }

@@ -24,20 +24,14 @@ type NewStore func(t *testing.T) graph.Store
 
 // Run runs the whole suite against the stores newStore returns.
 func Run(t *testing.T, newStore NewStore) {
-	suites := []struct {
-		name string
-		run  func(*testing.T, NewStore)
-	}{
+	runAll(t, newStore, []subtest{
 		{"Ground", runGround},
 		{"ResolveConcepts", runResolve},
 		{"Concepts", runConcepts},
 		{"Enrichment", runEnrichment},
 		{"Writes", runWrites},
 		{"Changes", runChanges},
-	}
-	for _, s := range suites {
-		t.Run(s.name, func(t *testing.T) { s.run(t, newStore) })
-	}
+	})
 }
 
 // LoadSeed merges the embedded seed dataset into s as make dev does: its
@@ -109,4 +103,15 @@ func ids(gcs []graph.GroundedConcept) []string {
 // hold other tests' concepts.
 func only(found []string, want ...string) []string {
 	return slices.DeleteFunc(slices.Clone(found), func(id string) bool { return !slices.Contains(want, id) })
+}
+
+type subtest struct {
+	name string
+	run  func(*testing.T, NewStore)
+}
+
+func runAll(t *testing.T, newStore NewStore, tests []subtest) {
+	for _, st := range tests {
+		t.Run(st.name, func(t *testing.T) { st.run(t, newStore) })
+	}
 }

@@ -10,118 +10,124 @@ import (
 )
 
 func runGround(t *testing.T, newStore NewStore) {
-	t.Run("IrishVATQuestionGroundsItsRates", func(t *testing.T) {
-		s := newStore(t)
-		got := ground(t, s, graph.GroundingQuery{
-			Text:          "What rate of Irish VAT applies to restaurant meals?",
-			Jurisdictions: []string{"IE"},
-			// Other tests may add facts to the seed concepts; the seed's
-			// four rates must all fit.
-			MaxFactsPerConcept: 50,
-		})
-		vat := find(t, got, "TAX:IE:VAT")
-		if !vat.Mentioned || vat.Node.PrefLabel != "Value-Added Tax" {
-			t.Errorf("TAX:IE:VAT grounded as %+v", vat)
-		}
-		percents := map[float64]graph.Fact{}
-		for _, f := range vat.Facts {
-			if f.Kind == "Rate" && f.Relationship == "HAS_RATE" {
-				p, _ := f.Properties["percent"].(float64)
-				percents[p] = f
-			}
-		}
-		for _, want := range []float64{23, 13.5, 9, 0} {
-			f, ok := percents[want]
-			if !ok {
-				t.Errorf("no %v%% rate among %+v", want, vat.Facts)
-				continue
-			}
-			if !slices.Contains(f.SourceURLs, "https://www.revenue.ie/en/vat/vat-rates/index.aspx") {
-				t.Errorf("rate %v%%: source urls %v", want, f.SourceURLs)
-			}
-			if f.Label == "" || f.Properties["band"] == nil || f.UpdatedAt.IsZero() {
-				t.Errorf("rate %v%% = %+v", want, f)
-			}
-			for _, k := range []string{"id", "created_at", "updated_at", "pref_label"} {
-				if _, ok := f.Properties[k]; ok {
-					t.Errorf("rate %v%% carries bookkeeping property %s", want, k)
-				}
-			}
-		}
-		if slices.Contains(ids(got), "TAX:UK:VAT") {
-			t.Error("a UK concept grounded for an Irish conversation")
-		}
-		if !slices.Contains(ids(got), "TAX:IE:VAT") || slices.Contains(ids(got), "TAX:IE:VRT") {
-			t.Errorf("grounded %v", ids(got))
-		}
+	runAll(t, newStore, []subtest{
+		{"IrishVATQuestionGroundsItsRates", groundIrishVATQuestionGroundsItsRates},
+		{"JurisdictionFilter", groundJurisdictionFilter},
+		{"WholeWordsOnly", groundWholeWordsOnly},
+		{"ActiveFirstThenMentioned", groundActiveFirstThenMentioned},
+		{"FactsNewestFirstWithProvenance", func(t *testing.T, newStore NewStore) { groundFacts(t, newStore(t)) }},
 	})
+}
 
-	t.Run("JurisdictionFilter", func(t *testing.T) {
-		s := newStore(t)
-		text := "How does VAT relate to the EU VAT Directive?"
-		uk := ids(ground(t, s, graph.GroundingQuery{Text: text, Jurisdictions: []string{"uk"}}))
-		if !slices.Contains(uk, "TAX:UK:VAT") || slices.Contains(uk, "TAX:IE:VAT") || slices.Contains(uk, "TAX:EU:VAT_DIRECTIVE") {
-			t.Errorf("UK conversation grounded %v, want UK VAT only (the UK is not an EU member)", uk)
-		}
-		ie := ids(ground(t, s, graph.GroundingQuery{Text: text, Jurisdictions: []string{"IE"}}))
-		if !slices.Contains(ie, "TAX:IE:VAT") || !slices.Contains(ie, "TAX:EU:VAT_DIRECTIVE") || slices.Contains(ie, "TAX:UK:VAT") {
-			t.Errorf("IE conversation grounded %v, want Irish VAT and the EU directive", ie)
-		}
-		all := ids(ground(t, s, graph.GroundingQuery{Text: text}))
-		if got := only(all, "TAX:IE:VAT", "TAX:UK:VAT", "TAX:EU:VAT_DIRECTIVE"); len(got) != 3 {
-			t.Errorf("no jurisdictions grounded %v, want all three", all)
-		}
-		active := ground(t, s, graph.GroundingQuery{ActiveIDs: []string{"TAX:UK:VAT"}, Text: "and VAT?", Jurisdictions: []string{"IE"}})
-		if got := ids(active); len(got) < 2 || got[0] != "TAX:UK:VAT" || !active[0].Mentioned || !slices.Contains(got, "TAX:IE:VAT") {
-			t.Errorf("active concept outside the jurisdictions: %v", got)
-		}
+func groundIrishVATQuestionGroundsItsRates(t *testing.T, newStore NewStore) {
+	s := newStore(t)
+	got := ground(t, s, graph.GroundingQuery{
+		Text:          "What rate of Irish VAT applies to restaurant meals?",
+		Jurisdictions: []string{"IE"},
+		// Other tests may add facts to the seed concepts; the seed's
+		// four rates must all fit.
+		MaxFactsPerConcept: 50,
 	})
-
-	t.Run("WholeWordsOnly", func(t *testing.T) {
-		s := newStore(t)
-		jur := UniqueJurisdiction()
-		vat, rate := Concept(jur, "VAT", "Value-Added Tax", "VAT"), Concept(jur, "RATE", "Rate")
-		directive := Concept(jur, "DIRECTIVE", "Principal Directive", "Directive 2006/112/EC")
-		upsert(t, s, t0, vat, rate, directive)
-		mine := []string{vat.ID, rate.ID, directive.ID}
-		q := graph.GroundingQuery{Jurisdictions: []string{jur}}
-		q.Text = "VATS and private accounts, separate things"
-		if got := only(ids(ground(t, s, q)), mine...); len(got) != 0 {
-			t.Errorf("%q grounded %v", q.Text, got)
+	vat := find(t, got, "TAX:IE:VAT")
+	if !vat.Mentioned || vat.Node.PrefLabel != "Value-Added Tax" {
+		t.Errorf("TAX:IE:VAT grounded as %+v", vat)
+	}
+	percents := map[float64]graph.Fact{}
+	for _, f := range vat.Facts {
+		if f.Kind == "Rate" && f.Relationship == "HAS_RATE" {
+			p, _ := f.Properties["percent"].(float64)
+			percents[p] = f
 		}
-		q.Text = "Is a vat-registered trader's RATE set by directive 2006/112/ec?"
-		got := ground(t, s, q)
-		if found := only(ids(got), mine...); !slices.Equal(found, mine) {
-			t.Errorf("%q grounded %v, want %v in order of mention", q.Text, found, mine)
+	}
+	for _, want := range []float64{23, 13.5, 9, 0} {
+		f, ok := percents[want]
+		if !ok {
+			t.Errorf("no %v%% rate among %+v", want, vat.Facts)
+			continue
 		}
-		for _, gc := range got {
-			if slices.Contains(mine, gc.Node.ID) && !gc.Mentioned {
-				t.Errorf("%s not marked mentioned", gc.Node.ID)
+		if !slices.Contains(f.SourceURLs, "https://www.revenue.ie/en/vat/vat-rates/index.aspx") {
+			t.Errorf("rate %v%%: source urls %v", want, f.SourceURLs)
+		}
+		if f.Label == "" || f.Properties["band"] == nil || f.UpdatedAt.IsZero() {
+			t.Errorf("rate %v%% = %+v", want, f)
+		}
+		for _, k := range []string{"id", "created_at", "updated_at", "pref_label"} {
+			if _, ok := f.Properties[k]; ok {
+				t.Errorf("rate %v%% carries bookkeeping property %s", want, k)
 			}
 		}
-	})
+	}
+	if slices.Contains(ids(got), "TAX:UK:VAT") {
+		t.Error("a UK concept grounded for an Irish conversation")
+	}
+	if !slices.Contains(ids(got), "TAX:IE:VAT") || slices.Contains(ids(got), "TAX:IE:VRT") {
+		t.Errorf("grounded %v", ids(got))
+	}
+}
 
-	t.Run("ActiveFirstThenMentioned", func(t *testing.T) {
-		s := newStore(t)
-		jur := UniqueJurisdiction()
-		a, b, c := Concept(jur, "A", "Alpha levy"), Concept(jur, "B", "Beta levy"), Concept(jur, "C", "Gamma levy")
-		upsert(t, s, t0, a, b, c)
-		got := ground(t, s, graph.GroundingQuery{
-			ActiveIDs: []string{b.ID, "TAX:" + jur + ":MISSING", a.ID, b.ID},
-			Text:      "gamma levy versus alpha levy", Jurisdictions: []string{jur},
-		})
-		if found := only(ids(got), a.ID, b.ID, c.ID); !slices.Equal(found, []string{b.ID, a.ID, c.ID}) || len(got) < 3 {
-			t.Fatalf("grounded %v, want active %s, %s then mentioned %s", ids(got), b.ID, a.ID, c.ID)
-		}
-		if got[0].Mentioned || !got[1].Mentioned || !got[2].Mentioned {
-			t.Errorf("mentioned flags: %v %v %v, want false true true", got[0].Mentioned, got[1].Mentioned, got[2].Mentioned)
-		}
-		if none := ground(t, s, graph.GroundingQuery{}); len(none) != 0 {
-			t.Errorf("empty query grounded %v", ids(none))
-		}
-	})
+func groundJurisdictionFilter(t *testing.T, newStore NewStore) {
+	s := newStore(t)
+	text := "How does VAT relate to the EU VAT Directive?"
+	uk := ids(ground(t, s, graph.GroundingQuery{Text: text, Jurisdictions: []string{"uk"}}))
+	if !slices.Contains(uk, "TAX:UK:VAT") || slices.Contains(uk, "TAX:IE:VAT") || slices.Contains(uk, "TAX:EU:VAT_DIRECTIVE") {
+		t.Errorf("UK conversation grounded %v, want UK VAT only (the UK is not an EU member)", uk)
+	}
+	ie := ids(ground(t, s, graph.GroundingQuery{Text: text, Jurisdictions: []string{"IE"}}))
+	if !slices.Contains(ie, "TAX:IE:VAT") || !slices.Contains(ie, "TAX:EU:VAT_DIRECTIVE") || slices.Contains(ie, "TAX:UK:VAT") {
+		t.Errorf("IE conversation grounded %v, want Irish VAT and the EU directive", ie)
+	}
+	all := ids(ground(t, s, graph.GroundingQuery{Text: text}))
+	if got := only(all, "TAX:IE:VAT", "TAX:UK:VAT", "TAX:EU:VAT_DIRECTIVE"); len(got) != 3 {
+		t.Errorf("no jurisdictions grounded %v, want all three", all)
+	}
+	active := ground(t, s, graph.GroundingQuery{ActiveIDs: []string{"TAX:UK:VAT"}, Text: "and VAT?", Jurisdictions: []string{"IE"}})
+	if got := ids(active); len(got) < 2 || got[0] != "TAX:UK:VAT" || !active[0].Mentioned || !slices.Contains(got, "TAX:IE:VAT") {
+		t.Errorf("active concept outside the jurisdictions: %v", got)
+	}
+}
 
-	t.Run("FactsNewestFirstWithProvenance", func(t *testing.T) { groundFacts(t, newStore(t)) })
+func groundWholeWordsOnly(t *testing.T, newStore NewStore) {
+	s := newStore(t)
+	jur := UniqueJurisdiction()
+	vat, rate := Concept(jur, "VAT", "Value-Added Tax", "VAT"), Concept(jur, "RATE", "Rate")
+	directive := Concept(jur, "DIRECTIVE", "Principal Directive", "Directive 2006/112/EC")
+	upsert(t, s, t0, vat, rate, directive)
+	mine := []string{vat.ID, rate.ID, directive.ID}
+	q := graph.GroundingQuery{Jurisdictions: []string{jur}}
+	q.Text = "VATS and private accounts, separate things"
+	if got := only(ids(ground(t, s, q)), mine...); len(got) != 0 {
+		t.Errorf("%q grounded %v", q.Text, got)
+	}
+	q.Text = "Is a vat-registered trader's RATE set by directive 2006/112/ec?"
+	got := ground(t, s, q)
+	if found := only(ids(got), mine...); !slices.Equal(found, mine) {
+		t.Errorf("%q grounded %v, want %v in order of mention", q.Text, found, mine)
+	}
+	for _, gc := range got {
+		if slices.Contains(mine, gc.Node.ID) && !gc.Mentioned {
+			t.Errorf("%s not marked mentioned", gc.Node.ID)
+		}
+	}
+}
+
+func groundActiveFirstThenMentioned(t *testing.T, newStore NewStore) {
+	s := newStore(t)
+	jur := UniqueJurisdiction()
+	a, b, c := Concept(jur, "A", "Alpha levy"), Concept(jur, "B", "Beta levy"), Concept(jur, "C", "Gamma levy")
+	upsert(t, s, t0, a, b, c)
+	got := ground(t, s, graph.GroundingQuery{
+		ActiveIDs: []string{b.ID, "TAX:" + jur + ":MISSING", a.ID, b.ID},
+		Text:      "gamma levy versus alpha levy", Jurisdictions: []string{jur},
+	})
+	if found := only(ids(got), a.ID, b.ID, c.ID); !slices.Equal(found, []string{b.ID, a.ID, c.ID}) || len(got) < 3 {
+		t.Fatalf("grounded %v, want active %s, %s then mentioned %s", ids(got), b.ID, a.ID, c.ID)
+	}
+	if got[0].Mentioned || !got[1].Mentioned || !got[2].Mentioned {
+		t.Errorf("mentioned flags: %v %v %v, want false true true", got[0].Mentioned, got[1].Mentioned, got[2].Mentioned)
+	}
+	if none := ground(t, s, graph.GroundingQuery{}); len(none) != 0 {
+		t.Errorf("empty query grounded %v", ids(none))
+	}
 }
 
 func groundFacts(t *testing.T, s graph.Store) {

@@ -110,9 +110,13 @@ func (s *Store) UpsertConcepts(_ context.Context, concepts []concept.Concept, no
 		if d, _ := p["definition"].(string); d == "" && c.Definition != "" {
 			p["definition"] = c.Definition
 		}
-		p["domain"] = c.Domain
-		p["kind"] = c.Kind
-		p["jurisdiction"] = c.Jurisdiction
+		// The id parts are set once: a concept resolved to an existing node
+		// must not rewrite that node's parts.
+		for key, value := range map[string]string{"domain": c.Domain, "kind": c.Kind, "jurisdiction": c.Jurisdiction} {
+			if have, _ := p[key].(string); have == "" {
+				p[key] = value
+			}
+		}
 		// The pref label first, as the Bolt store merges them.
 		names := append([]string{c.PrefLabel}, c.AltLabels...)
 		pref, _ := p["pref_label"].(string)

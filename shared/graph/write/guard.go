@@ -240,7 +240,7 @@ func (g *Guard) checkID(id, label string) *Rejection {
 	if strings.TrimSpace(id) == "" || len(id) > MaxIDLen {
 		return &Rejection{Label: label, Field: "id", Reason: ReasonInvalidID}
 	}
-	if kind, found := pii.Contains(id, GuardedPIIKinds...); found {
+	if kind, found := findPII(id); found {
 		return &Rejection{Label: label, Field: "id", Reason: ReasonPIIValue, PIIKind: kind}
 	}
 	return nil
@@ -291,7 +291,7 @@ func (g *Guard) checkProp(key string, value any, allowed map[string]bool) *Rejec
 				return &Rejection{Field: key, Reason: ReasonInvalidSourceURL}
 			}
 		}
-		if kind, found := pii.Contains(s, GuardedPIIKinds...); found {
+		if kind, found := findPII(s); found {
 			return &Rejection{Field: key, Reason: ReasonPIIValue, PIIKind: kind}
 		}
 		return nil
@@ -347,7 +347,7 @@ func isHTTPURL(s string) bool {
 
 // safeID returns id when it holds no personal data, else "".
 func safeID(id string) string {
-	if _, found := pii.Contains(id, GuardedPIIKinds...); found || len(id) > MaxIDLen {
+	if _, found := findPII(id); found || len(id) > MaxIDLen {
 		return ""
 	}
 	return id
@@ -359,7 +359,7 @@ func safeKey(key string) string {
 	if len(key) > 64 {
 		return fmt.Sprintf("<key of %d bytes>", len(key))
 	}
-	if _, found := pii.Contains(key, GuardedPIIKinds...); found {
+	if _, found := findPII(key); found {
 		return "<key withheld>"
 	}
 	return key

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,6 +24,9 @@ const LogEvent = "graph_write_rejected"
 type Result struct {
 	Written  []string
 	Rejected []Rejection
+	// Resolved maps each written concept's canonical id to the id of the
+	// node it was written to: its own, or the existing node it resolved to.
+	Resolved map[string]string
 }
 
 // Stats is a snapshot of the service's counters since it was created.
@@ -35,9 +39,12 @@ type Stats struct {
 // Service is the graph write service. It is safe for concurrent use.
 type Service struct {
 	store graph.ConceptStore
-	guard *Guard
-	log   *slog.Logger
-	now   func() time.Time
+	// resolver finds the existing node a captured concept names; nil (a
+	// store that cannot resolve) keeps every concept at its canonical id.
+	resolver graph.ConceptResolver
+	guard    *Guard
+	log      *slog.Logger
+	now      func() time.Time
 
 	written  atomic.Uint64
 	rejected atomic.Uint64
@@ -58,9 +65,12 @@ func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = 
 // WithGuard replaces the default guard.
 func WithGuard(g *Guard) Option { return func(s *Service) { s.guard = g } }
 
-// NewService wraps store with the default guard.
+// NewService wraps store with the default guard. Both graph backends
+// (graph.Store) also resolve concepts and take generic writes; the service
+// uses those when store has them.
 func NewService(store graph.ConceptStore, opts ...Option) *Service {
 	s := &Service{store: store, guard: NewGuard(), log: slog.Default(), now: time.Now, byReason: map[Reason]uint64{}}
+	s.resolver, _ = store.(graph.ConceptResolver)
 	for _, o := range opts {
 		o(s)
 	}
@@ -71,9 +81,47 @@ func NewService(store graph.ConceptStore, opts ...Option) *Service {
 // pre-check items.
 func (s *Service) Guard() *Guard { return s.guard }
 
-// Store returns the wrapped store for reads (HasUsefulDetail and
-// MarkEnrichmentRequested); writes must go through the service.
-func (s *Service) Store() graph.ConceptStore { return s.store }
+// Reads returns the read side of the wrapped store. It is not the store
+// itself, so no caller can reach the store's unguarded writes through it.
+func (s *Service) Reads() graph.ConceptReader { return reads{s} }
+
+type reads struct{ s *Service }
+
+func (r reads) GetNodesByIDs(ctx context.Context, ids []string) ([]graph.Node, error) {
+	return r.s.store.GetNodesByIDs(ctx, ids)
+}
+
+func (r reads) HasUsefulDetail(ctx context.Context, id string, freshSince time.Time) (bool, error) {
+	return r.s.store.HasUsefulDetail(ctx, id, freshSince)
+}
+
+func (r reads) ResolveConcepts(ctx context.Context, concepts []concept.Concept) ([]string, error) {
+	return r.s.resolve(ctx, concepts)
+}
+
+// resolve returns the node each normalised concept resolves to.
+func (s *Service) resolve(ctx context.Context, concepts []concept.Concept) ([]string, error) {
+	if s.resolver != nil {
+		return s.resolver.ResolveConcepts(ctx, concepts)
+	}
+	ids := make([]string, len(concepts))
+	for i, c := range concepts {
+		ids[i] = concept.Normalize(c).ID
+	}
+	return ids, nil
+}
+
+// MarkEnrichmentRequested sets the concept's enrichment mark
+// (graph.ConceptStore); the mark is bookkeeping, not knowledge, so it
+// needs no guard.
+func (s *Service) MarkEnrichmentRequested(ctx context.Context, id string, now, notBefore time.Time) (bool, error) {
+	return s.store.MarkEnrichmentRequested(ctx, id, now, notBefore)
+}
+
+// ClearEnrichmentRequested undoes a mark (graph.ConceptStore).
+func (s *Service) ClearEnrichmentRequested(ctx context.Context, id string, markedAt time.Time) error {
+	return s.store.ClearEnrichmentRequested(ctx, id, markedAt)
+}
 
 // Stats returns the counters.
 func (s *Service) Stats() Stats {
@@ -86,29 +134,86 @@ func (s *Service) Stats() Stats {
 	return Stats{Written: s.written.Load(), Rejected: s.rejected.Load(), RejectedByReason: by}
 }
 
-// ResolveConcepts normalises each concept, checks it with the guard, and
-// writes all accepted concepts in one UpsertConcepts call (one transaction).
-// Concepts with the same id are merged first. A concept whose incoming id
-// differs from its canonical id is rejected: a producer that computes ids
-// differently would otherwise split one concept into two nodes. Rejections
-// are logged and counted and do not fail the batch; an error means the
-// store failed and nothing may have been written (retrying is safe: writes
-// MERGE by id).
+// ResolveConcepts checks each concept with the guard (its raw fields, then
+// as normalised), resolves the accepted ones read-only against the graph,
+// and writes them in one UpsertConcepts call (one transaction). A concept
+// that resolves to an existing node under another id is written to that
+// node, its captured names added as aliases, instead of creating a twin.
+// Concepts with the same id are merged first. An incoming id must be the
+// concept's canonical id or the id it resolves to: a producer that computes
+// ids differently would otherwise split one concept into two nodes.
+// Rejections are logged and counted and do not fail the batch; an error
+// means the store failed and nothing may have been written (retrying is
+// safe: writes MERGE by id).
 func (s *Service) ResolveConcepts(ctx context.Context, concepts []concept.Concept) (Result, error) {
 	var res Result
+	clean, claimed := s.acceptConcepts(ctx, concepts, &res)
+	if len(clean) == 0 {
+		return res, nil
+	}
+	targets, err := s.resolve(ctx, clean)
+	if err != nil {
+		return Result{Rejected: res.Rejected}, fmt.Errorf("resolve %d concepts: %w", len(clean), err)
+	}
+	resolved := map[string]string{}
+	byTarget := map[string]int{}
+	var writes []concept.Concept
+	for i, c := range clean {
+		if claim, ok := claimed[c.ID]; ok && claim != targets[i] {
+			s.rejectInto(ctx, &res, &Rejection{ConceptID: safeID(claim), Label: "Concept", Field: "id", Reason: ReasonIDMismatch})
+			continue
+		}
+		w := retarget(c, targets[i])
+		resolved[c.ID] = w.ID
+		if j, ok := byTarget[w.ID]; ok {
+			writes[j] = mergeConcepts(writes[j], w)
+			continue
+		}
+		byTarget[w.ID] = len(writes)
+		writes = append(writes, w)
+	}
+	if len(writes) == 0 {
+		return res, nil
+	}
+	if err := s.store.UpsertConcepts(ctx, writes, s.now().UTC()); err != nil {
+		return Result{Rejected: res.Rejected}, fmt.Errorf("upsert %d concepts: %w", len(writes), err)
+	}
+	for _, c := range writes {
+		res.Written = append(res.Written, c.ID)
+	}
+	res.Resolved = resolved
+	s.written.Add(uint64(len(writes)))
+	return res, nil
+}
+
+// acceptConcepts normalises the concepts, rejects those the guard refuses
+// and merges those with the same canonical id. claimed holds the incoming
+// id of a concept that arrived with one other than its canonical id.
+func (s *Service) acceptConcepts(ctx context.Context, concepts []concept.Concept, res *Result) (clean []concept.Concept, claimed map[string]string) {
+	claimed = map[string]string{}
 	byID := map[string]int{}
-	var clean []concept.Concept
 	for _, in := range concepts {
+		err := CheckCaptured(in)
 		c := concept.Normalize(in)
-		var err error
-		if in.ID != "" && in.ID != c.ID {
-			err = &Rejection{ConceptID: safeID(in.ID), Label: "Concept", Field: "id", Reason: ReasonIDMismatch}
-		} else {
+		if rej, ok := err.(*Rejection); ok && !idFields[rej.Field] {
+			// The data sits outside the fields the id is made of, so the id
+			// is safe to report (safeID still checks it).
+			rej.ConceptID = safeID(c.ID)
+		}
+		if err == nil {
 			err = s.guard.CheckConcept(c)
 		}
+		if err == nil && in.ID != "" && in.ID != c.ID {
+			if prev, ok := claimed[c.ID]; ok && prev != in.ID {
+				err = &Rejection{ConceptID: safeID(in.ID), Label: "Concept", Field: "id", Reason: ReasonIDMismatch}
+			} else if rej := s.guard.checkID(in.ID, "Concept"); rej != nil {
+				err = rej
+			} else {
+				claimed[c.ID] = in.ID
+			}
+		}
 		if err != nil {
-			s.reject(ctx, err)
-			res.Rejected = append(res.Rejected, *asRejection(err))
+			s.rejectInto(ctx, res, err)
 			continue
 		}
 		if i, ok := byID[c.ID]; ok {
@@ -118,17 +223,30 @@ func (s *Service) ResolveConcepts(ctx context.Context, concepts []concept.Concep
 		byID[c.ID] = len(clean)
 		clean = append(clean, c)
 	}
-	if len(clean) == 0 {
-		return res, nil
+	return clean, claimed
+}
+
+// idFields are the captured fields a concept's id is computed from.
+var idFields = map[string]bool{"id": true, "domain": true, "kind": true, "jurisdiction": true}
+
+// retarget points a concept at the node it resolved to. The node keeps its
+// own pref label and id parts (both are set once); the captured names
+// become its aliases.
+func retarget(c concept.Concept, target string) concept.Concept {
+	if target == c.ID || target == "" {
+		return c
 	}
-	if err := s.store.UpsertConcepts(ctx, clean, s.now().UTC()); err != nil {
-		return Result{Rejected: res.Rejected}, fmt.Errorf("upsert %d concepts: %w", len(clean), err)
+	out := c
+	out.ID = target
+	if parts := strings.Split(target, ":"); len(parts) == 3 {
+		out.Domain, out.Jurisdiction, out.Kind = parts[0], parts[1], parts[2]
 	}
-	for _, c := range clean {
-		res.Written = append(res.Written, c.ID)
-	}
-	s.written.Add(uint64(len(clean)))
-	return res, nil
+	return out
+}
+
+func (s *Service) rejectInto(ctx context.Context, res *Result, err error) {
+	s.reject(ctx, err)
+	res.Rejected = append(res.Rejected, *asRejection(err))
 }
 
 // ErrNoGenericWriter is returned by Write when the store does not implement
@@ -225,6 +343,8 @@ func mergeConcepts(a, b concept.Concept) concept.Concept {
 	merged.AltLabels = append(merged.AltLabels, b.AltLabels...)
 	merged.SourceURLs = append(append([]string{}, a.SourceURLs...), b.SourceURLs...)
 	// Normalize de-duplicates labels (dropping ones equal to the pref label)
-	// and URLs.
-	return concept.Normalize(merged)
+	// and URLs; the id stays a's, which may be a node resolved to.
+	out := concept.Normalize(merged)
+	out.ID, out.Domain, out.Jurisdiction, out.Kind = a.ID, a.Domain, a.Jurisdiction, a.Kind
+	return out
 }

@@ -1,0 +1,32 @@
+// Package jurisdiction knows the jurisdiction codes the assistant covers:
+// ISO country codes of the EU member states, the UK and its neighbours,
+// and the EU and GLOBAL scopes that concepts may carry.
+package jurisdiction
+
+import (
+	"slices"
+	"strings"
+)
+
+// euMemberStates are the codes whose questions EU law also governs.
+var euMemberStates = []string{
+	"AT", "BE", "BG", "HR", "CY", "CZ", "DK", "EE", "FI", "FR", "DE", "GR", "HU", "IE",
+	"IT", "LV", "LT", "LU", "MT", "NL", "PL", "PT", "RO", "SK", "SI", "ES", "SE",
+}
+
+// others are the codes covered beyond the member states: the UK (and GB,
+// NI for its parts), the crown dependencies, the EEA/EFTA states, and the
+// EU and GLOBAL scopes.
+var others = []string{"UK", "GB", "NI", "IM", "JE", "GG", "IS", "LI", "NO", "CH", "EU", "GLOBAL"}
+
+// Normalize upper-cases and trims a code.
+func Normalize(code string) string { return strings.ToUpper(strings.TrimSpace(code)) }
+
+// Known reports whether code (in any case) is a jurisdiction the assistant covers.
+func Known(code string) bool {
+	c := Normalize(code)
+	return slices.Contains(euMemberStates, c) || slices.Contains(others, c)
+}
+
+// IsEUMember reports whether code is an EU member state.
+func IsEUMember(code string) bool { return slices.Contains(euMemberStates, Normalize(code)) }

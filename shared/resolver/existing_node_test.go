@@ -1,0 +1,90 @@
+package resolver
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"slices"
+	"testing"
+
+	"regintel/shared/concept"
+	"regintel/shared/graph"
+	"regintel/shared/graph/bolt"
+	"regintel/shared/graph/graphtest"
+	graphmem "regintel/shared/graph/memory"
+	"regintel/shared/graph/write"
+	"regintel/shared/queue"
+	"regintel/shared/testenv"
+)
+
+func TestCapturedConceptJoinsTheExistingNodeInMemory(t *testing.T) {
+	capturedConceptJoinsTheExistingNode(t, graphmem.New())
+}
+
+func TestCapturedConceptJoinsTheExistingNodeOnNeo4j(t *testing.T) {
+	uri := testenv.Require(t, "TEST_BOLT_URI")
+	ctx := context.Background()
+	s, err := bolt.Open(ctx, bolt.Config{URI: uri})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close(ctx) })
+	if err := s.ApplySchema(ctx); err != nil {
+		t.Fatal(err)
+	}
+	capturedConceptJoinsTheExistingNode(t, s)
+}
+
+// capturedConceptJoinsTheExistingNode: a turn captures VEHICLE_REG:<j>:VRT
+// labelled "VRT" while the graph already holds TAX:<j>:VRT under that
+// label. The resolver adds the captured names to TAX:<j>:VRT instead of
+// creating a twin, and asks enrichment for that node.
+func capturedConceptJoinsTheExistingNode(t *testing.T, store graph.Store) {
+	ctx := context.Background()
+	jur := graphtest.UniqueJurisdiction()
+	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	writes := write.NewService(store, write.WithLogger(quiet))
+	existing := graphtest.Concept(jur, "VRT", "Vehicle Registration Tax", "VRT")
+	if _, err := writes.ResolveConcepts(ctx, []concept.Concept{existing}); err != nil {
+		t.Fatal(err)
+	}
+	jobs := &recordingPublisher{}
+	h := New(writes, jobs, WithLogger(quiet))
+
+	captured := concept.Normalize(concept.Concept{Domain: "vehicle reg", Jurisdiction: jur, Kind: "VRT", PrefLabel: "VRT",
+		AltLabels: []string{"vehicle tax"}, SourceURLs: []string{"https://www.revenue.ie/en/vrt/index.aspx"}})
+	// The chat engine may send the id it resolved the concept to.
+	resolvedByProducer := captured
+	resolvedByProducer.ID = existing.ID
+	resolvedByProducer.AltLabels = []string{"registration tax"}
+	for _, c := range []concept.Concept{captured, resolvedByProducer} {
+		env, err := queue.NewEnvelope(queue.TypeConceptsCaptured, queue.ConceptsCaptured{Concepts: []concept.Concept{c}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := h.HandleEnvelope(ctx, env); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	nodes, err := store.GetNodesByIDs(ctx, []string{captured.ID, existing.ID})
+	if err != nil || len(nodes) != 1 || nodes[0].ID != existing.ID {
+		t.Fatalf("graph holds %+v (%v), want %s only: no twin", nodes, err, existing.ID)
+	}
+	n := nodes[0]
+	alt, _ := n.Properties["alt_labels"].([]string)
+	if n.PrefLabel != "Vehicle Registration Tax" || n.Properties["domain"] != "TAX" ||
+		!slices.Contains(alt, "vehicle tax") || !slices.Contains(alt, "registration tax") {
+		t.Errorf("existing node after the captures: %+v", n)
+	}
+	if st := writes.Stats(); st.Rejected != 0 {
+		t.Errorf("%d captures rejected", st.Rejected)
+	}
+	if got := jobs.conceptIDs(t); !slices.Equal(got, []string{existing.ID}) {
+		t.Fatalf("enrichment requested for %v, want %s once", got, existing.ID)
+	}
+	req, _ := queue.DecodeEnrichmentRequested(jobs.msgs[0])
+	if req.Domain != "TAX" || req.Kind != "VRT" || req.Jurisdiction != jur {
+		t.Errorf("enrichment job %+v, want the existing node's parts", req)
+	}
+}
