@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"strings"
 
 	"regintel/shared/auth"
 	"regintel/shared/chat"
@@ -18,9 +17,7 @@ import (
 	"regintel/shared/conversation"
 	convmem "regintel/shared/conversation/memory"
 	convpg "regintel/shared/conversation/postgres"
-	"regintel/shared/conversationapi"
 	"regintel/shared/graph"
-	"regintel/shared/graphfeed"
 	"regintel/shared/httpapi"
 	"regintel/shared/llm"
 	"regintel/shared/pgpool"
@@ -93,25 +90,29 @@ func Build(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 	a.Engine = chat.New(chat.Deps{Store: store, Graph: graphStore, Provider: provider, Concepts: concepts, Log: log, Sheet: sheet},
 		chat.Config{Model: cfg.LLMModel, HistoryTurns: cfg.HistoryTurns, MaxActiveNodes: cfg.MaxActiveNodes,
 			TokenBudget: cfg.ContextTokenBudget, ContextRequestTTL: cfg.ContextRequestTTL, PIIRedaction: cfg.PIIRedaction})
-	var routes []func(*http.ServeMux, *httpapi.API)
-	if admin, ok := store.(conversation.Admin); ok {
-		routes = append(routes, conversationapi.Routes(conversationapi.Options{Store: admin, Graph: graphStore, Log: log}))
-	}
-	if changes, ok := graphStore.(graph.ChangeReader); ok {
-		routes = append(routes, graphfeed.New(changes, graphStore, graphfeed.Config{}, log).Routes)
-	}
-	a.Handler = withCORS(cfg.CORSOrigins, httpapi.New(httpapi.Options{
-		Auth: authenticator, Engine: a.Engine, Log: log,
-		Routes: func(mux *http.ServeMux, api *httpapi.API) {
-			for _, r := range routes {
-				r(mux, api)
-			}
-		},
+	routes := httpapi.Routes()
+	a.Handler = httpapi.CORS(cfg.CORSOrigins, routes)(httpapi.New(httpapi.Options{
+		Auth: authenticator, Engine: a.Engine, Conversations: store,
+		Graph: graphStore, GraphChanges: graphStore, Log: log,
 	}))
 	return a, nil
 }
 
-func (a *App) conversationStore(ctx context.Context, cfg config.Config, log *slog.Logger) (conversation.Store, error) {
+// conversationBackend is what the app needs of a conversation store: the
+// turns' storage and the conversation routes'.
+type conversationBackend interface {
+	conversation.Store
+	conversation.Admin
+}
+
+// Graph is what the app needs of a graph: concept resolution, node reads
+// and the change feed.
+type Graph interface {
+	graph.ConceptStore
+	graph.ChangeReader
+}
+
+func (a *App) conversationStore(ctx context.Context, cfg config.Config, log *slog.Logger) (conversationBackend, error) {
 	if cfg.DatabaseURL == "" && cfg.DBHost == "" {
 		log.Info("conversation store: embedded in-memory (set DATABASE_URL for Postgres)")
 		return convmem.New(), nil
@@ -172,32 +173,4 @@ func newAuthenticator(ctx context.Context, cfg config.Config, log *slog.Logger) 
 	}
 	log.Info("auth: jwt", "jwks", cfg.JWTJWKSURL != "", "tenant_claim", cfg.JWTTenantClaim)
 	return v, nil
-}
-
-// withCORS answers browser preflights for the configured origins. On AWS the
-// Function URL's CORS settings do this instead.
-func withCORS(origins []string, next http.Handler) http.Handler {
-	if len(origins) == 0 {
-		return next
-	}
-	allowed := map[string]bool{}
-	for _, o := range origins {
-		allowed[o] = true
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		origin := r.Header.Get("Origin")
-		if origin != "" && (allowed[origin] || allowed["*"]) {
-			h := w.Header()
-			h.Set("Access-Control-Allow-Origin", origin)
-			h.Set("Vary", "Origin")
-			h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, X-Request-Id, X-Tenant-Id, X-User-Id, Last-Event-ID")
-			h.Set("Access-Control-Allow-Methods", strings.Join([]string{"GET", "POST", "PATCH", "DELETE", "OPTIONS"}, ", "))
-			h.Set("Access-Control-Expose-Headers", "X-Request-Id")
-			if r.Method == http.MethodOptions {
-				w.WriteHeader(http.StatusNoContent)
-				return
-			}
-		}
-		next.ServeHTTP(w, r)
-	})
 }

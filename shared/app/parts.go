@@ -45,7 +45,7 @@ func QueueFunction(ctx context.Context) (config.Config, *slog.Logger, graph.Conc
 // OpenGraph opens Memgraph over Bolt (credentials from MEMGRAPH_SECRET_ARN
 // when set), or the seeded in-memory graph when MEMGRAPH_URI is unset. The
 // returned func closes it.
-func OpenGraph(ctx context.Context, cfg config.Config, log *slog.Logger) (graph.ConceptStore, func(), error) {
+func OpenGraph(ctx context.Context, cfg config.Config, log *slog.Logger) (Graph, func(), error) {
 	if cfg.MemgraphURI == "" {
 		g, err := graphmem.NewSeeded(time.Now())
 		if err != nil {
