@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strings"
 
 	"regintel/shared/auth"
 	"regintel/shared/chat"
@@ -17,9 +16,7 @@ import (
 	"regintel/shared/conversation"
 	convmem "regintel/shared/conversation/memory"
 	convpg "regintel/shared/conversation/postgres"
-	"regintel/shared/conversationapi"
 	"regintel/shared/graph"
-	"regintel/shared/graphfeed"
 	"regintel/shared/httpapi"
 	"regintel/shared/llm"
 	"regintel/shared/pgpool"
@@ -81,19 +78,10 @@ func Build(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 		chat.Config{Model: cfg.LLM.Model, HistoryTurns: cfg.Chat.HistoryTurns, MaxActiveNodes: cfg.Chat.MaxActiveNodes,
 			TokenBudget: cfg.Chat.TokenBudget, ContextRequestTTL: cfg.Chat.ContextRequestTTL, PIIRedaction: cfg.Chat.PIIRedaction,
 			Tools: cfg.LLM.Tools, MaxModelCalls: cfg.LLM.MaxCalls})
-	routes := []func(*http.ServeMux, *httpapi.API){
-		conversationapi.Routes(conversationapi.Options{Store: store, Graph: graphStore, Log: log}),
-	}
-	if changes, ok := graphStore.(graph.ChangeReader); ok {
-		routes = append(routes, graphfeed.New(changes, graphStore, graphfeed.Config{}, log).Routes)
-	}
-	a.Handler = withCORS(cfg.Chat.CORSOrigins, httpapi.New(httpapi.Options{
-		Auth: authenticator, Engine: a.Engine, Log: log,
-		Routes: func(mux *http.ServeMux, api *httpapi.API) {
-			for _, r := range routes {
-				r(mux, api)
-			}
-		},
+	routes := httpapi.Routes()
+	a.Handler = httpapi.CORS(cfg.Chat.CORSOrigins, routes)(httpapi.New(httpapi.Options{
+		Auth: authenticator, Engine: a.Engine, Conversations: store,
+		Graph: graphStore, GraphChanges: graphStore, Log: log,
 	}))
 	return a, nil
 }
@@ -156,32 +144,4 @@ func newAuthenticator(ctx context.Context, cfg config.Auth, log *slog.Logger) (a
 	}
 	log.Info("auth: jwt", "jwks", cfg.JWKSURL != "", "tenant_claim", cfg.TenantClaim)
 	return v, nil
-}
-
-// withCORS answers browser preflights for the configured origins. On AWS the
-// Function URL's CORS settings do this instead.
-func withCORS(origins []string, next http.Handler) http.Handler {
-	if len(origins) == 0 {
-		return next
-	}
-	allowed := map[string]bool{}
-	for _, o := range origins {
-		allowed[o] = true
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		origin := r.Header.Get("Origin")
-		if origin != "" && (allowed[origin] || allowed["*"]) {
-			h := w.Header()
-			h.Set("Access-Control-Allow-Origin", origin)
-			h.Set("Vary", "Origin")
-			h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, X-Request-Id, X-Tenant-Id, X-User-Id, Last-Event-ID")
-			h.Set("Access-Control-Allow-Methods", strings.Join([]string{"GET", "POST", "PATCH", "DELETE", "OPTIONS"}, ", "))
-			h.Set("Access-Control-Expose-Headers", "X-Request-Id")
-			if r.Method == http.MethodOptions {
-				w.WriteHeader(http.StatusNoContent)
-				return
-			}
-		}
-		next.ServeHTTP(w, r)
-	})
 }

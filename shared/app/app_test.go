@@ -78,3 +78,39 @@ func TestBadPromptSheetFailsStartUpWithFileAndLine(t *testing.T) {
 	}
 	t.Log(err)
 }
+
+// Every route of the table is wired on the embedded defaults (none answers
+// 501), and a browser on a configured origin may send X-Stream-Protocol.
+func TestEmbeddedDefaultsWireEveryRouteAndCORS(t *testing.T) {
+	cfg := localConfig(t)
+	cfg.Chat.CORSOrigins = []string{"https://app.example.com"}
+	a, err := Build(context.Background(), cfg, quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	srv := httptest.NewServer(a.Handler)
+	defer srv.Close()
+	for _, path := range []string{"/conversations", "/graph/nodes?ids=TAX:IE:VAT"} {
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s: %d", path, resp.StatusCode)
+		}
+	}
+	req, _ := http.NewRequest(http.MethodOptions, srv.URL+"/chat", nil)
+	req.Header.Set("Origin", "https://app.example.com")
+	req.Header.Set("Access-Control-Request-Method", "POST")
+	req.Header.Set("Access-Control-Request-Headers", "content-type,x-stream-protocol")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if allowed := resp.Header.Get("Access-Control-Allow-Headers"); resp.StatusCode != http.StatusNoContent || !strings.Contains(allowed, "X-Stream-Protocol") {
+		t.Fatalf("preflight: %d, allowed headers %q", resp.StatusCode, allowed)
+	}
+}

@@ -13,8 +13,8 @@ import (
 )
 
 type storedUsage struct {
-	QueryComposition string            `json:"queryComposition"`
-	Context          chat.ContextUsage `json:"context"`
+	QueryComposition string       `json:"queryComposition"`
+	Context          prompt.Usage `json:"context"`
 }
 
 func TestTwelveTurnsOverBudgetKeepNewestTurnsWhole(t *testing.T) {
@@ -74,8 +74,14 @@ func TestTwelveTurnsOverBudgetKeepNewestTurnsWhole(t *testing.T) {
 	}
 
 	// The stored metadata matches what was sent.
-	var raw []byte
-	e.query(`SELECT metadata FROM conversation_turns WHERE conversation_id = $1::uuid AND turn_number = 12`, []any{convID}, &raw)
+	turns := e.export(convID).Turns
+	if len(turns) != 12 || turns[11].Number != 12 {
+		t.Fatalf("%d turns stored", len(turns))
+	}
+	raw, err := json.Marshal(turns[11].Metadata)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var got storedUsage
 	if err := json.Unmarshal(raw, &got); err != nil {
 		t.Fatal(err)

@@ -112,11 +112,15 @@ func TestStreamShapes(t *testing.T) {
 						t.Fatalf("want error then done, got %v", names)
 					}
 					// The partial answer is stored, with status error.
-					var status, text string
-					if err := e.pool.QueryRow(context.Background(), "SELECT status, assistant_text FROM conversation_turns").Scan(&status, &text); err != nil {
-						t.Fatal(err)
+					ids := e.conversationIDs("tenant-a")
+					if len(ids) != 1 {
+						t.Fatalf("%d conversations stored, want 1", len(ids))
 					}
-					if status != string(conversation.TurnError) || text != tc.wantText {
+					turns := e.export(ids[0]).Turns
+					if len(turns) != 1 {
+						t.Fatalf("%d turns stored, want 1", len(turns))
+					}
+					if status, text := turns[0].Status, turns[0].AssistantText; status != conversation.TurnError || text != tc.wantText {
 						t.Fatalf("stored turn = %q %q", status, text)
 					}
 					return
@@ -140,7 +144,11 @@ func TestStreamShapes(t *testing.T) {
 }
 
 func TestFiftyConcurrentTurnsOnOneConversation(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	forEachStore(t, testFiftyConcurrentTurns)
+}
+
+func testFiftyConcurrentTurns(t *testing.T, postgres bool) {
+	e := newEnv(t, envOptions{postgres: postgres})
 	e.llm.SetResponder(func(req llmtest.RecordedRequest) llmtest.Script {
 		var n int
 		fmt.Sscanf(req.LastUserMessage(), "question %d", &n)
@@ -167,16 +175,10 @@ func TestFiftyConcurrentTurnsOnOneConversation(t *testing.T) {
 	for f := range failures {
 		t.Error(f)
 	}
-	ctx := context.Background()
-	rows, err := e.pool.Query(ctx, "SELECT turn_number FROM conversation_turns WHERE conversation_id = $1 ORDER BY turn_number", convID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	held := e.export(convID)
 	var numbers []int
-	for rows.Next() {
-		var n int
-		_ = rows.Scan(&n)
-		numbers = append(numbers, n)
+	for _, turn := range held.Turns {
+		numbers = append(numbers, turn.Number)
 	}
 	if len(numbers) != 50 || numbers[0] != 1 || numbers[49] != 50 {
 		t.Fatalf("turn numbers = %v", numbers)
@@ -186,10 +188,10 @@ func TestFiftyConcurrentTurnsOnOneConversation(t *testing.T) {
 			t.Fatalf("gap or duplicate in turn numbers: %v", numbers)
 		}
 	}
-	var raw []byte
-	if err := e.pool.QueryRow(ctx, "SELECT context_json FROM conversation_context WHERE conversation_id = $1", convID).Scan(&raw); err != nil {
-		t.Fatal(err)
+	if held.Context == nil {
+		t.Fatal("no context stored")
 	}
+	raw := held.Context.Data
 	var stored conversation.Context
 	_ = json.Unmarshal(raw, &stored)
 	var want []string

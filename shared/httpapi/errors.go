@@ -13,17 +13,17 @@ type errorBody struct {
 	} `json:"error"`
 }
 
-// WriteError sends {"error":{"code","message"}} with status; every route,
-// including those added through Options.Routes, fails in this shape.
-func WriteError(w http.ResponseWriter, status int, code, message string) {
+// writeError sends {"error":{"code","message"}} with status; every route
+// fails in this shape.
+func writeError(w http.ResponseWriter, status int, code, message string) {
 	var body errorBody
 	body.Error.Code = code
 	body.Error.Message = message
-	WriteJSON(w, status, body)
+	writeJSON(w, status, body)
 }
 
-// WriteJSON sends v as a JSON response that is never cached.
-func WriteJSON(w http.ResponseWriter, status int, v any) {
+// writeJSON sends v as a JSON response that is never cached.
+func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)

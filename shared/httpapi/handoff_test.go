@@ -65,7 +65,11 @@ func askForContext(t *testing.T, e *env, conversationID string) (string, context
 }
 
 func TestContextHandoffSupplyResumesDeferredQuestion(t *testing.T) {
-	e := newContextEnv(t, chat.Config{})
+	forEachStore(t, testContextHandoffSupply)
+}
+
+func testContextHandoffSupply(t *testing.T, postgres bool) {
+	e := newEnv(t, envOptions{postgres: postgres})
 	convID, ev := askForContext(t, e, "")
 
 	if len(ev.Items) != 3 || ev.Items[0].Key != "annual_income" || !ev.Items[1].Required || ev.Items[2].Required || ev.Items[1].Kind != "document" {
@@ -78,9 +82,8 @@ func TestContextHandoffSupplyResumesDeferredQuestion(t *testing.T) {
 	if !slices.Contains(first.ToolNames(), "request_context") || !strings.Contains(first.System, "call the `request_context` tool") {
 		t.Fatalf("request_context not offered: tools %v", first.ToolNames())
 	}
-	var status, question, turnStatus string
-	e.query(`SELECT status, question FROM context_requests WHERE id = $1::uuid`, []any{ev.RequestID}, &status, &question)
-	e.query(`SELECT status FROM conversation_turns WHERE conversation_id = $1::uuid AND turn_number = 1`, []any{convID}, &turnStatus)
+	status, question := e.contextRequest(convID, ev.RequestID)
+	turnStatus := e.export(convID).Turns[0].Status
 	if status != "pending" || question != deferredQuestion || turnStatus != "context_required" {
 		t.Fatalf("stored request %q %q, turn %q", status, question, turnStatus)
 	}
@@ -141,9 +144,12 @@ func TestContextHandoffSupplyResumesDeferredQuestion(t *testing.T) {
 	if m.QueryComposition != "doc" || m.ContextRequestID != ev.RequestID || *m.TurnNumber != 2 {
 		t.Fatalf("resumed metadata = %+v", m)
 	}
-	e.query(`SELECT status FROM context_requests WHERE id = $1::uuid`, []any{ev.RequestID}, &status)
-	var storedQuestion string
-	e.query(`SELECT user_text FROM conversation_turns WHERE conversation_id = $1::uuid AND turn_number = 2`, []any{convID}, &storedQuestion)
+	status, _ = e.contextRequest(convID, ev.RequestID)
+	turns := e.export(convID).Turns
+	if len(turns) != 2 {
+		t.Fatalf("%d turns stored, want 2", len(turns))
+	}
+	storedQuestion := turns[1].UserText
 	if status != "fulfilled" || storedQuestion != deferredQuestion {
 		t.Fatalf("after resume: request %q, turn 2 question %q", status, storedQuestion)
 	}
@@ -168,8 +174,10 @@ func TestContextHandoffSupplyResumesDeferredQuestion(t *testing.T) {
 	}
 }
 
+// Expiry is tested on Postgres, where a request's expiry can be moved into
+// the past without waiting.
 func TestContextRequestExpiryAndForceRun(t *testing.T) {
-	e := newContextEnv(t, chat.Config{})
+	e := newEnv(t, envOptions{postgres: true})
 	convID, ev := askForContext(t, e, "")
 
 	// Expired (moved into the past in the database, no waiting): the next
@@ -246,7 +254,14 @@ func TestSuppliedContextPersistsUntilDeleted(t *testing.T) {
 		}
 	}
 	var itemID string
-	e.query(`SELECT id::text FROM supplied_context_items WHERE conversation_id = $1::uuid AND key = 'occupation'`, []any{convID}, &itemID)
+	for _, it := range e.export(convID).SuppliedItems {
+		if it.Key == "occupation" {
+			itemID = it.ID
+		}
+	}
+	if itemID == "" {
+		t.Fatal("the supplied item is not stored")
+	}
 
 	if r := e.post("/conversations/"+convID+"/context-items/"+itemID, "application/json", "{}", nil); r.Status != 405 {
 		t.Fatalf("POST on an item: %d", r.Status)
@@ -288,4 +303,17 @@ func (e *env) doWithTenant(method, path, tenant string) int {
 	}
 	resp.Body.Close()
 	return resp.StatusCode
+}
+
+// contextRequest returns the status and question of a context request, as
+// the export route shows them.
+func (e *env) contextRequest(conversationID, requestID string) (status, question string) {
+	e.t.Helper()
+	for _, r := range e.export(conversationID).ContextRequests {
+		if r.ID == requestID {
+			return r.Status, r.Question
+		}
+	}
+	e.t.Fatalf("context request %s is not stored", requestID)
+	return "", ""
 }

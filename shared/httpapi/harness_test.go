@@ -19,8 +19,8 @@ import (
 	"regintel/shared/chat"
 	"regintel/shared/concept"
 	"regintel/shared/conversation"
+	convmem "regintel/shared/conversation/memory"
 	convpg "regintel/shared/conversation/postgres"
-	"regintel/shared/graph"
 	graphmem "regintel/shared/graph/memory"
 	"regintel/shared/httpapi"
 	"regintel/shared/llm"
@@ -65,16 +65,32 @@ type env struct {
 	t      testing.TB
 	server *httptest.Server
 	llm    *llmtest.Server
-	pool   *pgxpool.Pool
+	pool   *pgxpool.Pool // nil on the memory store
 	graph  *graphmem.Store
 	queue  *resolvingPublisher
 }
 
+// conversationStore is what both stores implement: the turn's storage and
+// the conversation routes'.
+type conversationStore interface {
+	conversation.Store
+	conversation.Admin
+}
+
 type envOptions struct {
-	store    conversation.Store // default: Postgres on a fresh database
-	graph    graph.Reader       // default: the seeded memory graph
-	protocol llmtest.Protocol   // default: Responses
-	engine   chat.Config        // token budget, history window, PII mode...
+	postgres  bool               // Postgres on a fresh database instead of the memory store
+	store     conversation.Store // overrides both
+	graph     testGraph          // default: the seeded memory graph
+	protocol  llmtest.Protocol   // default: Responses
+	engine    chat.Config        // token budget, history window, PII mode...
+	keepAlive time.Duration      // default: httpapi.DefaultKeepAlive
+}
+
+// forEachStore runs test on the memory store and, when the test servers
+// are up, on Postgres.
+func forEachStore(t *testing.T, test func(t *testing.T, postgres bool)) {
+	t.Run("memory", func(t *testing.T) { test(t, false) })
+	t.Run("postgres", func(t *testing.T) { test(t, true) })
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -86,12 +102,20 @@ func newEnv(t testing.TB, o envOptions) *env {
 	}
 	e.graph = mem
 	e.queue = &resolvingPublisher{graph: mem}
+	var admin conversation.Admin
 	store := o.store
-	if store == nil {
+	switch {
+	case store != nil:
+		admin, _ = store.(conversation.Admin)
+	case o.postgres:
 		e.pool = pgtest.NewMigratedPool(t, 60)
-		store = convpg.New(e.pool)
+		pg := convpg.New(e.pool)
+		store, admin = pg, pg
+	default:
+		mem := convmem.New()
+		store, admin = mem, mem
 	}
-	var reader graph.Reader = mem
+	var reader testGraph = mem
 	if o.graph != nil {
 		reader = o.graph
 	}
@@ -106,7 +130,8 @@ func newEnv(t testing.TB, o envOptions) *env {
 	engine := chat.New(chat.Deps{Store: store, Graph: reader, Provider: provider, Concepts: e.queue, Log: quiet}, cfg)
 	e.server = httptest.NewServer(httpapi.New(httpapi.Options{
 		Auth:   auth.Dev{DefaultTenant: "tenant-a", DefaultUser: "user-a"},
-		Engine: engine, Log: quiet,
+		Engine: engine, Conversations: admin, Graph: reader, GraphChanges: mem,
+		KeepAlive: o.keepAlive, Log: quiet,
 	}))
 	t.Cleanup(e.server.Close)
 	return e
@@ -233,4 +258,63 @@ func captureArgs(concepts ...map[string]any) map[string]any {
 func vrtConcept() map[string]any {
 	return map[string]any{"domain": "TAX", "kind": "VRT", "jurisdiction": "IE", "prefLabel": "Vehicle Registration Tax",
 		"altLabels": []string{"VRT"}, "definition": "tax levied on registration of vehicles in Ireland"}
+}
+
+// export is what the export route returns for tenant-a's conversation.
+func (e *env) export(conversationID string) conversation.Export {
+	e.t.Helper()
+	return e.exportAs(conversationID, "tenant-a")
+}
+
+func (e *env) exportAs(conversationID, tenant string) conversation.Export {
+	e.t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, e.server.URL+"/conversations/"+conversationID+"/export", nil)
+	req.Header.Set("X-Tenant-Id", tenant)
+	resp := e.send(req)
+	var out conversation.Export
+	if resp.Status != http.StatusOK {
+		e.t.Fatalf("export %s: %d %s", conversationID, resp.Status, resp.Body)
+	}
+	if err := json.Unmarshal([]byte(resp.Body), &out); err != nil {
+		e.t.Fatal(err)
+	}
+	return out
+}
+
+// conversationIDs lists the tenant's conversations (of user-a) through the
+// list route.
+func (e *env) conversationIDs(tenant string) []string {
+	e.t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, e.server.URL+"/conversations?limit=100", nil)
+	req.Header.Set("X-Tenant-Id", tenant)
+	resp := e.send(req)
+	var page struct{ Conversations []conversation.Conversation }
+	if resp.Status != http.StatusOK {
+		e.t.Fatalf("list: %d %s", resp.Status, resp.Body)
+	}
+	if err := json.Unmarshal([]byte(resp.Body), &page); err != nil {
+		e.t.Fatal(err)
+	}
+	var ids []string
+	for _, c := range page.Conversations {
+		ids = append(ids, c.ID)
+	}
+	return ids
+}
+
+// storedRecords counts what the tenants hold: conversations, turns and
+// contexts, as the export route shows them.
+func (e *env) storedRecords(tenants ...string) int {
+	e.t.Helper()
+	n := 0
+	for _, tenant := range tenants {
+		for _, id := range e.conversationIDs(tenant) {
+			x := e.exportAs(id, tenant)
+			n += 1 + len(x.Turns)
+			if x.Context != nil {
+				n++
+			}
+		}
+	}
+	return n
 }

@@ -26,7 +26,7 @@ import (
 func BenchmarkTurnOverhead(b *testing.B) {
 	// Keep the result line clean: the pool logs through the default logger.
 	slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
-	e := newEnv(b, envOptions{})
+	e := newEnv(b, envOptions{postgres: true})
 	e.llm.SetDefault(llmtest.Script{Steps: llmtest.Steps(llmtest.Words("VAT is 23%."),
 		llmtest.ToolCallJSON("capture_concepts", captureArgs(map[string]any{"domain": "TAX", "kind": "VAT", "jurisdiction": "IE", "prefLabel": "VAT"}), 1))})
 	convID := *e.chat(map[string]any{"message": "warm up"}, nil).metadata(b).ConversationID

@@ -9,6 +9,10 @@ import (
 )
 
 func TestPIIRedactionPerMode(t *testing.T) {
+	forEachStore(t, testPIIRedaction)
+}
+
+func testPIIRedaction(t *testing.T, postgres bool) {
 	const (
 		email    = "jane.doe@example.com"
 		phone    = "087 123 4567"
@@ -28,7 +32,7 @@ func TestPIIRedactionPerMode(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run("mode="+tc.mode, func(t *testing.T) {
-			e := newContextEnv(t, chat.Config{PIIRedaction: tc.mode})
+			e := newEnv(t, envOptions{postgres: postgres, engine: chat.Config{PIIRedaction: tc.mode}})
 			// The phone number arrives split across two deltas; only the
 			// accumulated answer shows it whole.
 			e.llm.Enqueue(llmtest.Script{Steps: []llmtest.Step{
@@ -45,10 +49,12 @@ func TestPIIRedactionPerMode(t *testing.T) {
 			}
 			convID := *first.metadata(t).ConversationID
 
-			var userText, answerText, itemContent string
-			var itemRedacted bool
-			e.query(`SELECT user_text, assistant_text FROM conversation_turns WHERE conversation_id = $1::uuid`, []any{convID}, &userText, &answerText)
-			e.query(`SELECT content, redacted FROM supplied_context_items WHERE conversation_id = $1::uuid`, []any{convID}, &itemContent, &itemRedacted)
+			held := e.export(convID)
+			if len(held.Turns) != 1 || len(held.SuppliedItems) != 1 {
+				t.Fatalf("stored %d turns and %d supplied items, want 1 and 1", len(held.Turns), len(held.SuppliedItems))
+			}
+			userText, answerText := held.Turns[0].UserText, held.Turns[0].AssistantText
+			itemContent, itemRedacted := held.SuppliedItems[0].Content, held.SuppliedItems[0].Redacted
 			stored := map[string]bool{
 				"message": !strings.Contains(userText, email) && strings.Contains(userText, "[REDACTED:EMAIL]"),
 				"answer":  !strings.Contains(answerText, phone) && strings.Contains(answerText, "[REDACTED:PHONE]"),
@@ -59,8 +65,7 @@ func TestPIIRedactionPerMode(t *testing.T) {
 					t.Errorf("stored %s redacted = %v, want %v", target, redacted, tc.store)
 				}
 			}
-			var titleHasEmail bool
-			e.query(`SELECT title LIKE '%' || $2 || '%' FROM conversations WHERE id = $1::uuid`, []any{convID, email}, &titleHasEmail)
+			titleHasEmail := strings.Contains(held.Conversation.Title, email)
 			if titleHasEmail == tc.store {
 				t.Errorf("title holds the email: %v (store redaction %v)", titleHasEmail, tc.store)
 			}

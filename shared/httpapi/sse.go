@@ -1,28 +1,44 @@
 package httpapi
 
 import (
-	"encoding/json"
+	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
+	"time"
 )
 
-// sseSink writes chat events as Server-Sent Events frames
-// ("event: NAME\ndata: JSON\n\n"), one flush per frame so each delta leaves
-// as soon as it arrives. Under lambdaurl every Write is already sent.
-type sseSink struct {
-	mu      sync.Mutex
-	w       http.ResponseWriter
-	flusher http.Flusher
-	started bool
+// DefaultKeepAlive is the longest silence on a stream before a keepalive
+// comment, so proxies and load balancers keep it open.
+const DefaultKeepAlive = 15 * time.Second
+
+// sseWriter writes Server-Sent Events for every stream of the API (chat
+// events, the UI message stream, the graph feed): one frame per call,
+// flushed at once, and a ": keepalive" comment after a silence. Under
+// lambdaurl every Write is already sent; the flush matters under net/http.
+type sseWriter struct {
+	mu        sync.Mutex
+	w         http.ResponseWriter
+	rc        *http.ResponseController
+	started   bool
+	lastWrite time.Time
+	err       error // the first failed write; later frames are not tried
 }
 
-func newSSESink(w http.ResponseWriter) *sseSink {
-	f, _ := w.(http.Flusher)
-	return &sseSink{w: w, flusher: f}
+func newSSEWriter(w http.ResponseWriter) *sseWriter {
+	return &sseWriter{w: w, rc: http.NewResponseController(w)}
 }
 
-func (s *sseSink) start() {
+// start commits the 200 and the stream headers; headers set on the
+// response before it are kept.
+func (s *sseWriter) start() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.startLocked()
+}
+
+func (s *sseWriter) startLocked() {
 	if s.started {
 		return
 	}
@@ -34,20 +50,81 @@ func (s *sseSink) start() {
 	s.w.WriteHeader(http.StatusOK)
 }
 
-// Event implements chat.Sink.
-func (s *sseSink) Event(name string, data any) error {
-	payload, err := json.Marshal(data)
-	if err != nil {
-		return fmt.Errorf("encode %s event: %w", name, err)
+// event writes one frame: an optional id line, an optional event line and
+// one data line (data is JSON, so it holds no newline).
+func (s *sseWriter) event(id, name string, data []byte) error {
+	var b strings.Builder
+	if id != "" {
+		b.WriteString("id: " + id + "\n")
 	}
+	if name != "" {
+		b.WriteString("event: " + name + "\n")
+	}
+	b.WriteString("data: ")
+	b.Write(data)
+	b.WriteString("\n\n")
+	return s.write(b.String())
+}
+
+// retry tells the client how soon to reconnect.
+func (s *sseWriter) retry(d time.Duration) error {
+	return s.write(fmt.Sprintf("retry: %d\n\n", d.Milliseconds()))
+}
+
+func (s *sseWriter) write(frame string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.start()
-	if _, err := fmt.Fprintf(s.w, "event: %s\ndata: %s\n\n", name, payload); err != nil {
+	return s.writeLocked(frame)
+}
+
+func (s *sseWriter) writeLocked(frame string) error {
+	if s.err != nil {
+		return s.err
+	}
+	s.startLocked()
+	if _, err := fmt.Fprint(s.w, frame); err != nil {
+		s.err = err
 		return err
 	}
-	if s.flusher != nil {
-		s.flusher.Flush()
-	}
+	_ = s.rc.Flush()
+	s.lastWrite = time.Now()
 	return nil
+}
+
+// keepAlive sends a comment whenever the stream has been silent for every,
+// until ctx ends or the returned stop is called. stop returns once the
+// writer is no longer used, so the handler may return after it.
+func (s *sseWriter) keepAlive(ctx context.Context, every time.Duration) (stop func()) {
+	done := make(chan struct{})
+	exited := make(chan struct{})
+	go func() {
+		defer close(exited)
+		timer := time.NewTimer(every)
+		defer timer.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-done:
+				return
+			case <-timer.C:
+			}
+			s.mu.Lock()
+			idle := time.Since(s.lastWrite)
+			if idle >= every {
+				if s.writeLocked(": keepalive\n\n") != nil {
+					s.mu.Unlock()
+					return
+				}
+				idle = 0
+			}
+			s.mu.Unlock()
+			timer.Reset(every - idle)
+		}
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() { close(done) })
+		<-exited
+	}
 }

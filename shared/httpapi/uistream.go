@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -28,32 +27,28 @@ func wantsUIMessageStream(r *http.Request) bool {
 // finish (with the metadata as messageMetadata) and [DONE].
 type uiStreamSink struct {
 	mu       sync.Mutex
-	w        http.ResponseWriter
-	flusher  http.Flusher
+	sse      *sseWriter
 	started  bool
 	textOpen bool
 	meta     any
 }
 
-func newUIStreamSink(w http.ResponseWriter) *uiStreamSink {
-	f, _ := w.(http.Flusher)
-	return &uiStreamSink{w: w, flusher: f}
+// newUIStreamSink marks the response as a UI message stream; the stream
+// starts with the first event.
+func newUIStreamSink(w http.ResponseWriter, sse *sseWriter) *uiStreamSink {
+	w.Header().Set("X-Vercel-AI-UI-Message-Stream", "v1")
+	return &uiStreamSink{sse: sse}
 }
 
 const uiTextID = "text-1"
 
+// write sends one chunk as a data-only frame.
 func (s *uiStreamSink) write(chunk any) error {
 	raw, err := json.Marshal(chunk)
 	if err != nil {
 		return err
 	}
-	if _, err := fmt.Fprintf(s.w, "data: %s\n\n", raw); err != nil {
-		return err
-	}
-	if s.flusher != nil {
-		s.flusher.Flush()
-	}
-	return nil
+	return s.sse.event("", "", raw)
 }
 
 func (s *uiStreamSink) Event(name string, data any) error {
@@ -61,12 +56,6 @@ func (s *uiStreamSink) Event(name string, data any) error {
 	defer s.mu.Unlock()
 	if !s.started {
 		s.started = true
-		h := s.w.Header()
-		h.Set("Content-Type", "text/event-stream; charset=utf-8")
-		h.Set("Cache-Control", "no-cache, no-transform")
-		h.Set("X-Vercel-AI-UI-Message-Stream", "v1")
-		h.Set("X-Accel-Buffering", "no")
-		s.w.WriteHeader(http.StatusOK)
 		if err := s.write(map[string]string{"type": "start", "messageId": uuid.NewString()}); err != nil {
 			return err
 		}
@@ -88,30 +77,28 @@ func (s *uiStreamSink) Event(name string, data any) error {
 		s.meta = data
 		return s.write(map[string]any{"type": "data-metadata", "data": data})
 	case chat.EventDone:
-		if s.textOpen {
-			s.textOpen = false
-			if err := s.write(map[string]string{"type": "text-end", "id": uiTextID}); err != nil {
-				return err
-			}
-		}
-		finish := map[string]any{"type": "finish"}
-		if s.meta != nil {
-			finish["messageMetadata"] = s.meta
-		}
-		if err := s.write(finish); err != nil {
-			return err
-		}
-		if _, err := fmt.Fprint(s.w, "data: [DONE]\n\n"); err != nil {
-			return err
-		}
-		if s.flusher != nil {
-			s.flusher.Flush()
-		}
-		return nil
+		return s.finish()
 	default:
 		// warning, disclaimer, context_request: custom data parts.
 		return s.write(map[string]any{"type": "data-" + strings.ReplaceAll(name, "_", "-"), "data": data})
 	}
+}
+
+func (s *uiStreamSink) finish() error {
+	if s.textOpen {
+		s.textOpen = false
+		if err := s.write(map[string]string{"type": "text-end", "id": uiTextID}); err != nil {
+			return err
+		}
+	}
+	finish := map[string]any{"type": "finish"}
+	if s.meta != nil {
+		finish["messageMetadata"] = s.meta
+	}
+	if err := s.write(finish); err != nil {
+		return err
+	}
+	return s.sse.event("", "", []byte("[DONE]"))
 }
 
 // chatMessages accepts history messages as {role, content} or as AI SDK

@@ -1,4 +1,4 @@
-package graphfeed_test
+package httpapi_test
 
 import (
 	"bufio"
@@ -22,7 +22,6 @@ import (
 	"regintel/shared/graph/bolt"
 	graphmem "regintel/shared/graph/memory"
 	"regintel/shared/graph/write"
-	"regintel/shared/graphfeed"
 	"regintel/shared/httpapi"
 	"regintel/shared/llm/llmtest"
 	"regintel/shared/llm/openai"
@@ -30,21 +29,21 @@ import (
 	"regintel/shared/testenv"
 )
 
-type store interface {
+type graphStore interface {
 	graph.ConceptStore
 	graph.Writer
 	graph.ChangeReader
 }
 
-// event is one SSE frame: a patch (with its id) or a comment.
-type event struct {
+// feedEvent is one SSE frame: a patch (with its id) or a comment.
+type feedEvent struct {
 	id      string
-	patch   graphfeed.Patch
+	patch   httpapi.Patch
 	comment string
 }
 
 // connect opens /graph/changes and streams its frames until ctx ends.
-func connect(t *testing.T, ctx context.Context, base, query, lastEventID string) <-chan event {
+func connect(t *testing.T, ctx context.Context, base, query, lastEventID string) <-chan feedEvent {
 	t.Helper()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/graph/changes"+query, nil)
 	if err != nil {
@@ -60,20 +59,20 @@ func connect(t *testing.T, ctx context.Context, base, query, lastEventID string)
 	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		t.Fatalf("status %d, content type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
-	out := make(chan event)
+	out := make(chan feedEvent)
 	go func() {
 		defer close(out)
 		defer resp.Body.Close()
 		sc := bufio.NewScanner(resp.Body)
 		sc.Buffer(make([]byte, 1<<20), 1<<22)
-		var ev event
+		var ev feedEvent
 		var data string
 		for sc.Scan() {
 			line := sc.Text()
 			switch {
 			case strings.HasPrefix(line, ":"):
 				select {
-				case out <- event{comment: strings.TrimSpace(line[1:])}:
+				case out <- feedEvent{comment: strings.TrimSpace(line[1:])}:
 				case <-ctx.Done():
 					return
 				}
@@ -91,7 +90,7 @@ func connect(t *testing.T, ctx context.Context, base, query, lastEventID string)
 				case <-ctx.Done():
 					return
 				}
-				ev, data = event{}, ""
+				ev, data = feedEvent{}, ""
 			}
 		}
 	}()
@@ -105,7 +104,7 @@ type received struct {
 	lastID string
 }
 
-func (r *received) add(ev event) {
+func (r *received) add(ev feedEvent) {
 	if ev.id != "" {
 		r.lastID = ev.id
 	}
@@ -114,7 +113,7 @@ func (r *received) add(ev event) {
 	for _, n := range append(append([]graph.Node{}, p.Nodes.Added...), p.Nodes.Updated...) {
 		record(graph.NodeChangeKey(n.ID), n.UpdatedAt)
 	}
-	for _, e := range append(append([]graphfeed.EdgeView{}, p.Edges.Added...), p.Edges.Updated...) {
+	for _, e := range append(append([]httpapi.EdgeView{}, p.Edges.Added...), p.Edges.Updated...) {
 		record(graph.EdgeChangeKey(e.FromID, e.Type, e.ToID), e.UpdatedAt)
 	}
 }
@@ -129,7 +128,7 @@ func (r *received) has(key string) bool {
 }
 
 // readUntil consumes patches until every key was received.
-func (r *received) readUntil(ctx context.Context, events <-chan event, keys []string, check func(event)) {
+func (r *received) readUntil(ctx context.Context, events <-chan feedEvent, keys []string, check func(feedEvent)) {
 	r.t.Helper()
 	for {
 		missing := slices.DeleteFunc(slices.Clone(keys), r.has)
@@ -191,7 +190,7 @@ func TestFeedBolt(t *testing.T) {
 // bounded patches, sees an enrichment's nodes and edges arrive as patches,
 // disconnects, and on reconnecting with Last-Event-ID receives what changed
 // meanwhile: nothing lost, nothing twice.
-func runFeedScenario(t *testing.T, s store) {
+func runFeedScenario(t *testing.T, s graphStore) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second) // a hang guard, not an assertion
 	defer cancel()
 	jur := uniqueJurisdiction()
@@ -215,12 +214,14 @@ func runFeedScenario(t *testing.T, s store) {
 	}
 
 	const maxItems = 5
-	feed := graphfeed.New(s, s, graphfeed.Config{PollInterval: 10 * time.Millisecond, KeepAlive: 25 * time.Millisecond, SettleDelay: -1, MaxPatchItems: maxItems}, nil)
-	srv := httptest.NewServer(httpapi.New(httpapi.Options{Auth: auth.Dev{DefaultTenant: "t1", DefaultUser: "u1"}, Routes: feed.Routes}))
+	srv := httptest.NewServer(httpapi.New(httpapi.Options{
+		Auth: auth.Dev{DefaultTenant: "t1", DefaultUser: "u1"}, Graph: s, GraphChanges: s, KeepAlive: 25 * time.Millisecond,
+		Feed: httpapi.FeedConfig{PollInterval: 10 * time.Millisecond, SettleDelay: -1, MaxPatchItems: maxItems},
+	}))
 	defer srv.Close()
 	query := "?jurisdictions=" + strings.ToLower(jur)
 
-	bounded := func(ev event) {
+	bounded := func(ev feedEvent) {
 		p := ev.patch
 		n := len(p.Nodes.Added) + len(p.Nodes.Updated) + len(p.Edges.Added) + len(p.Edges.Updated)
 		if p.Type != "graph_patch" || n > maxItems || n != p.Meta.Count || (n > 0 && ev.id != p.Meta.Cursor) {
@@ -232,7 +233,7 @@ func runFeedScenario(t *testing.T, s store) {
 	conn1Ctx, closeConn1 := context.WithCancel(ctx)
 	first := &received{t: t, seen: map[string]int{}}
 	events := connect(t, conn1Ctx, srv.URL, query, "")
-	first.readUntil(ctx, events, []string{graph.NodeChangeKey(vat.ID), graph.NodeChangeKey(benefit.ID)}, func(ev event) {
+	first.readUntil(ctx, events, []string{graph.NodeChangeKey(vat.ID), graph.NodeChangeKey(benefit.ID)}, func(ev feedEvent) {
 		bounded(ev)
 		if !ev.patch.Meta.Snapshot {
 			t.Errorf("first patches should be the snapshot")
@@ -245,7 +246,7 @@ func runFeedScenario(t *testing.T, s store) {
 		t.Fatal(err)
 	}
 	patches := 0
-	first.readUntil(ctx, events, keysOf(vat.ID, site.ExpectedVAT(vat.ID, jur)), func(ev event) {
+	first.readUntil(ctx, events, keysOf(vat.ID, site.ExpectedVAT(vat.ID, jur)), func(ev feedEvent) {
 		bounded(ev)
 		patches++
 		for _, n := range ev.patch.Nodes.Updated {
@@ -283,7 +284,7 @@ func runFeedScenario(t *testing.T, s store) {
 	conn2Ctx, closeConn2 := context.WithCancel(ctx)
 	defer closeConn2()
 	events = connect(t, conn2Ctx, srv.URL, query, first.lastID)
-	second.readUntil(ctx, events, keysOf(benefit.ID, site.ExpectedBenefit(benefit.ID)), func(ev event) {
+	second.readUntil(ctx, events, keysOf(benefit.ID, site.ExpectedBenefit(benefit.ID)), func(ev feedEvent) {
 		bounded(ev)
 		if ev.patch.Meta.Snapshot {
 			t.Errorf("a resumed stream sent a snapshot")
@@ -318,8 +319,7 @@ func runFeedScenario(t *testing.T, s store) {
 
 func TestFeedRequestErrors(t *testing.T) {
 	s := graphmem.New()
-	feed := graphfeed.New(s, s, graphfeed.Config{MaxLookupIDs: 2}, nil)
-	srv := httptest.NewServer(httpapi.New(httpapi.Options{Auth: auth.Dev{}, Routes: feed.Routes}))
+	srv := httptest.NewServer(httpapi.New(httpapi.Options{Auth: auth.Dev{}, Graph: s, GraphChanges: s, Feed: httpapi.FeedConfig{MaxLookupIDs: 2}}))
 	defer srv.Close()
 	for _, tc := range []struct {
 		path    string
@@ -353,8 +353,7 @@ func TestNodesLookup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	feed := graphfeed.New(s, s, graphfeed.Config{}, nil)
-	srv := httptest.NewServer(httpapi.New(httpapi.Options{Auth: auth.Dev{DefaultTenant: "t", DefaultUser: "u"}, Routes: feed.Routes}))
+	srv := httptest.NewServer(httpapi.New(httpapi.Options{Auth: auth.Dev{DefaultTenant: "t", DefaultUser: "u"}, Graph: s, GraphChanges: s}))
 	defer srv.Close()
 	resp, err := http.Get(srv.URL + "/graph/nodes?ids=TAX:IE:VAT,NOPE,TAX:IE:VRT")
 	if err != nil {
@@ -372,16 +371,16 @@ func TestNodesLookup(t *testing.T) {
 
 func TestCursorRoundTrip(t *testing.T) {
 	c := graph.ChangeCursor{UpdatedAt: 1764110000123, Key: "e:TAX:IE:VAT|HAS_RATE|TAX:IE:VAT:RATE:standard\nrate"}
-	enc := graphfeed.EncodeCursor(c)
+	enc := httpapi.EncodeCursor(c)
 	if strings.ContainsAny(enc, "\r\n") {
 		t.Fatal("cursor is not one line")
 	}
-	got, err := graphfeed.DecodeCursor(enc)
+	got, err := httpapi.DecodeCursor(enc)
 	if err != nil || got != c {
 		t.Fatalf("round trip: %+v %v", got, err)
 	}
 	for _, bad := range []string{"", "12", "x.abc", "-1.YQ", "12.***"} {
-		if _, err := graphfeed.DecodeCursor(bad); err == nil {
+		if _, err := httpapi.DecodeCursor(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
 	}

@@ -1,13 +1,13 @@
-// Package graphfeed is the graph change feed (seed 001 §6.3): GET
-// /graph/changes streams the graph's changes as Server-Sent Events patches,
-// computed from updated_at, for the graph UI; GET /graph/nodes looks nodes
-// up by id.
+package httpapi
+
+// The graph routes: GET /graph/changes streams the graph's changes as
+// graph_patch events, computed from updated_at, for the graph UI; GET
+// /graph/nodes looks nodes up by id.
 //
 // A stream starts with a snapshot (every node and edge, as "added", in
 // bounded patches) or, when the client sends Last-Event-ID, right after the
 // patch with that id. Each patch's id is the cursor of its last item, so a
 // client that reconnects with it misses nothing and receives nothing twice.
-package graphfeed
 
 import (
 	"context"
@@ -15,7 +15,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"slices"
 	"strconv"
@@ -23,16 +22,12 @@ import (
 	"time"
 
 	"regintel/shared/graph"
-	"regintel/shared/httpapi"
 )
 
-// Config tunes the feed; zero values mean the defaults.
-type Config struct {
+// FeedConfig tunes the graph change feed; zero values mean the defaults.
+type FeedConfig struct {
 	// PollInterval is how often the graph is asked for changes (default 2s).
 	PollInterval time.Duration
-	// KeepAlive is the longest silence before a ": keepalive" comment
-	// (default 15s), so proxies keep the stream open.
-	KeepAlive time.Duration
 	// MaxPatchItems bounds the nodes plus edges of one patch (default 200).
 	// More changes go in the next patch, sent at once.
 	MaxPatchItems int
@@ -47,21 +42,18 @@ type Config struct {
 	MaxStreamDuration time.Duration
 	// MaxLookupIDs caps the ids of one GET /graph/nodes (default 100).
 	MaxLookupIDs int
-	// Now is the clock (default time.Now).
-	Now func() time.Time
 }
 
 // streamEndMargin is how long before the request's deadline a stream ends.
 const streamEndMargin = 5 * time.Second
 
-func (c Config) withDefaults() Config {
+func (c FeedConfig) withDefaults() FeedConfig {
 	def := func(d *time.Duration, v time.Duration) {
 		if *d == 0 {
 			*d = v
 		}
 	}
 	def(&c.PollInterval, 2*time.Second)
-	def(&c.KeepAlive, 15*time.Second)
 	def(&c.SettleDelay, 2*time.Second)
 	def(&c.MaxStreamDuration, 10*time.Minute)
 	if c.MaxPatchItems <= 0 {
@@ -70,52 +62,7 @@ func (c Config) withDefaults() Config {
 	if c.MaxLookupIDs <= 0 {
 		c.MaxLookupIDs = 100
 	}
-	if c.Now == nil {
-		c.Now = time.Now
-	}
 	return c
-}
-
-// Feed serves the graph routes.
-type Feed struct {
-	changes graph.ChangeReader
-	nodes   graph.Reader
-	cfg     Config
-	log     *slog.Logger
-}
-
-// New returns a feed reading changes and nodes from the graph (the memory
-// and Bolt stores implement both).
-func New(changes graph.ChangeReader, nodes graph.Reader, cfg Config, log *slog.Logger) *Feed {
-	if log == nil {
-		log = slog.Default()
-	}
-	return &Feed{changes: changes, nodes: nodes, cfg: cfg.withDefaults(), log: log}
-}
-
-// Routes registers GET /graph/changes and GET /graph/nodes; it matches
-// httpapi.Options.Routes.
-func (f *Feed) Routes(mux *http.ServeMux, a *httpapi.API) {
-	mux.HandleFunc("/graph/changes", func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet {
-			httpapi.MethodNotAllowed(w, http.MethodGet)
-			return
-		}
-		if _, ok := a.Authenticate(w, r); !ok {
-			return
-		}
-		f.ServeChanges(w, r)
-	})
-	mux.HandleFunc("/graph/nodes", func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet {
-			httpapi.MethodNotAllowed(w, http.MethodGet)
-			return
-		}
-		if _, ok := a.Authenticate(w, r); !ok {
-			return
-		}
-		f.ServeNodes(w, r)
-	})
 }
 
 // Patch is one SSE event of the feed.
@@ -179,118 +126,107 @@ func DecodeCursor(s string) (graph.ChangeCursor, error) {
 	return graph.ChangeCursor{UpdatedAt: ms, Key: string(raw)}, nil
 }
 
-// ServeChanges streams patches until the client goes away or the stream's
-// maximum duration passes. Query: jurisdictions=IE,UK and labels=Concept,Rate
-// filter; the resume point is the Last-Event-ID header (or lastEventId
-// query parameter, for clients that cannot set headers).
-func (f *Feed) ServeChanges(w http.ResponseWriter, r *http.Request) {
-	q := graph.ChangeQuery{
-		Jurisdictions: splitList(r.URL.Query().Get("jurisdictions"), strings.ToUpper),
-		Labels:        splitList(r.URL.Query().Get("labels"), nil),
-		Limit:         f.cfg.MaxPatchItems,
-	}
-	for _, l := range q.Labels {
-		if !graph.IsNodeLabel(l) {
-			httpapi.WriteError(w, http.StatusBadRequest, "invalid_request", "unknown label in labels")
-			return
-		}
-	}
-	snapshot := true
-	resume := r.Header.Get("Last-Event-ID")
-	if resume == "" {
-		resume = r.URL.Query().Get("lastEventId")
-	}
-	if resume != "" {
-		c, err := DecodeCursor(resume)
-		if err != nil {
-			httpapi.WriteError(w, http.StatusBadRequest, "invalid_request", "Last-Event-ID is not a cursor of this feed")
-			return
-		}
-		q.After, snapshot = c, false
-	}
-
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream; charset=utf-8")
-	h.Set("Cache-Control", "no-cache, no-transform")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
-	ctx := r.Context()
-	limit := f.cfg.MaxStreamDuration
-	// Under Lambda the invocation has a deadline: end the stream cleanly a
-	// little before it, so the client reconnects instead of being cut off.
-	if deadline, ok := ctx.Deadline(); ok {
-		if left := time.Until(deadline) - streamEndMargin; limit <= 0 || left < limit {
-			limit = max(left, time.Second)
-		}
-	}
-	if limit > 0 {
-		var cancel func()
-		ctx, cancel = context.WithTimeout(ctx, limit)
-		defer cancel()
-	}
-	send := func(frame string) bool {
-		if _, err := fmt.Fprint(w, frame); err != nil {
-			return false
-		}
-		_ = rc.Flush()
-		return true
-	}
-	// Reconnect quickly; the cursor makes it lossless.
-	if !send(fmt.Sprintf("retry: %d\n\n", max(f.cfg.PollInterval.Milliseconds(), 500))) {
+// graphChanges serves GET /graph/changes: patches until the client goes
+// away or the stream's maximum duration passes. Query: jurisdictions=IE,UK
+// and labels=Concept,Rate filter; the resume point is the Last-Event-ID
+// header (or lastEventId query parameter, for clients that cannot set
+// headers).
+func (a *API) graphChanges(w http.ResponseWriter, r *http.Request) {
+	q, snapshot, problem := changeQuery(r, a.feed.MaxPatchItems)
+	if problem != "" {
+		writeError(w, http.StatusBadRequest, "invalid_request", problem)
 		return
 	}
+	ctx, cancel := a.streamContext(r.Context())
+	defer cancel()
+	sse := newSSEWriter(w)
+	// Reconnect quickly; the cursor makes it lossless.
+	if sse.retry(max(a.feed.PollInterval, 500*time.Millisecond)) != nil {
+		return
+	}
+	stop := sse.keepAlive(ctx, a.keepAlive)
+	defer stop()
 
 	poll := time.NewTimer(0)
 	defer poll.Stop()
-	keepAlive := time.NewTicker(f.cfg.KeepAlive)
-	defer keepAlive.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-keepAlive.C:
-			if !send(": keepalive\n\n") {
-				return
-			}
-			continue
 		case <-poll.C:
 		}
-		if f.cfg.SettleDelay > 0 {
-			q.Until = graph.Timestamp(f.cfg.Now().Add(-f.cfg.SettleDelay))
+		if a.feed.SettleDelay > 0 {
+			q.Until = graph.Timestamp(a.now().Add(-a.feed.SettleDelay))
 		}
-		changes, err := f.changes.Changes(ctx, q)
+		changes, err := a.changes.Changes(ctx, q)
 		if err != nil {
 			if ctx.Err() != nil {
 				return
 			}
-			f.log.WarnContext(ctx, "graph change feed: read failed; retrying", "request_id", httpapi.RequestID(ctx), "err", err)
-			poll.Reset(f.cfg.PollInterval)
+			a.log.Warn("graph change feed: read failed; retrying", "request_id", RequestID(ctx), "err", err)
+			poll.Reset(a.feed.PollInterval)
 			continue
 		}
 		hasMore := len(changes) == q.Limit
 		if len(changes) > 0 || snapshot {
-			patch := buildPatch(changes, q.After, snapshot, hasMore, f.cfg.Now().UTC())
-			frame, err := encodeFrame(patch)
-			if err != nil {
-				f.log.ErrorContext(ctx, "graph change feed: encode patch", "err", err)
+			if err := sendPatch(sse, buildPatch(changes, q.After, snapshot, hasMore, a.now().UTC())); err != nil {
 				return
 			}
-			if !send(frame) {
-				return
-			}
-			keepAlive.Reset(f.cfg.KeepAlive)
 			if len(changes) > 0 {
 				q.After = changes[len(changes)-1].Cursor
 			}
 		}
 		if !hasMore {
 			snapshot = false
-			poll.Reset(f.cfg.PollInterval)
+			poll.Reset(a.feed.PollInterval)
 		} else {
 			poll.Reset(0)
 		}
 	}
+}
+
+// changeQuery reads the feed's filters and resume point; snapshot is true
+// without one. problem says what is wrong with the request.
+func changeQuery(r *http.Request, limit int) (q graph.ChangeQuery, snapshot bool, problem string) {
+	q = graph.ChangeQuery{
+		Jurisdictions: splitList(r.URL.Query().Get("jurisdictions"), strings.ToUpper),
+		Labels:        splitList(r.URL.Query().Get("labels"), nil),
+		Limit:         limit,
+	}
+	for _, l := range q.Labels {
+		if !graph.IsNodeLabel(l) {
+			return q, false, "unknown label in labels"
+		}
+	}
+	resume := r.Header.Get(HeaderLastEventID)
+	if resume == "" {
+		resume = r.URL.Query().Get("lastEventId")
+	}
+	if resume == "" {
+		return q, true, ""
+	}
+	c, err := DecodeCursor(resume)
+	if err != nil {
+		return q, false, "Last-Event-ID is not a cursor of this feed"
+	}
+	q.After = c
+	return q, false, ""
+}
+
+// streamContext bounds a feed stream by its maximum duration and, under
+// Lambda, ends it a little before the invocation's deadline, so the client
+// reconnects instead of being cut off.
+func (a *API) streamContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	limit := a.feed.MaxStreamDuration
+	if deadline, ok := ctx.Deadline(); ok {
+		if left := time.Until(deadline) - streamEndMargin; limit <= 0 || left < limit {
+			limit = max(left, time.Second)
+		}
+	}
+	if limit <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, limit)
 }
 
 // buildPatch sorts changes into added and updated. An item first appeared in
@@ -325,45 +261,39 @@ func buildPatch(changes []graph.Change, after graph.ChangeCursor, snapshot, hasM
 	return p
 }
 
-// encodeFrame writes the SSE frame; a patch without a cursor (an empty
-// snapshot) carries no id, so it does not reset the client's resume point.
-func encodeFrame(p Patch) (string, error) {
+// sendPatch writes the patch as a graph_patch frame; a patch without a
+// cursor (an empty snapshot) carries no id, so it does not reset the
+// client's resume point.
+func sendPatch(sse *sseWriter, p Patch) error {
 	data, err := json.Marshal(p)
 	if err != nil {
-		return "", err
+		return err
 	}
-	var b strings.Builder
-	if p.Meta.Cursor != "" {
-		b.WriteString("id: " + p.Meta.Cursor + "\n")
-	}
-	b.WriteString("event: graph_patch\ndata: ")
-	b.Write(data)
-	b.WriteString("\n\n")
-	return b.String(), nil
+	return sse.event(p.Meta.Cursor, "graph_patch", data)
 }
 
-// ServeNodes answers GET /graph/nodes?ids=a,b with {"nodes":[...]}, in the
+// graphNodes answers GET /graph/nodes?ids=a,b with {"nodes":[...]}, in the
 // order asked; unknown ids are absent.
-func (f *Feed) ServeNodes(w http.ResponseWriter, r *http.Request) {
+func (a *API) graphNodes(w http.ResponseWriter, r *http.Request) {
 	ids := splitList(r.URL.Query().Get("ids"), nil)
 	if len(ids) == 0 {
-		httpapi.WriteError(w, http.StatusBadRequest, "invalid_request", "ids is required")
+		writeError(w, http.StatusBadRequest, "invalid_request", "ids is required")
 		return
 	}
-	if len(ids) > f.cfg.MaxLookupIDs {
-		httpapi.WriteError(w, http.StatusBadRequest, "invalid_request", fmt.Sprintf("at most %d ids", f.cfg.MaxLookupIDs))
+	if len(ids) > a.feed.MaxLookupIDs {
+		writeError(w, http.StatusBadRequest, "invalid_request", fmt.Sprintf("at most %d ids", a.feed.MaxLookupIDs))
 		return
 	}
-	nodes, err := f.nodes.GetNodesByIDs(r.Context(), ids)
+	nodes, err := a.graph.GetNodesByIDs(r.Context(), ids)
 	if err != nil {
-		f.log.ErrorContext(r.Context(), "graph node lookup failed", "request_id", httpapi.RequestID(r.Context()), "ids", len(ids), "err", err)
-		httpapi.WriteError(w, http.StatusServiceUnavailable, "graph_unavailable", "the graph could not be read")
+		a.log.Error("graph node lookup failed", "request_id", RequestID(r.Context()), "ids", len(ids), "err", err)
+		writeError(w, http.StatusServiceUnavailable, "graph_unavailable", "the graph could not be read")
 		return
 	}
 	if nodes == nil {
 		nodes = []graph.Node{}
 	}
-	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"nodes": nodes})
+	writeJSON(w, http.StatusOK, map[string]any{"nodes": nodes})
 }
 
 // splitList splits a comma-separated parameter, trimmed, without empties or

@@ -1,9 +1,8 @@
-package conversationapi_test
+package httpapi_test
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -17,9 +16,8 @@ import (
 
 	"regintel/shared/auth"
 	"regintel/shared/conversation"
+	convmem "regintel/shared/conversation/memory"
 	convpg "regintel/shared/conversation/postgres"
-	"regintel/shared/conversationapi"
-	"regintel/shared/graph"
 	graphmem "regintel/shared/graph/memory"
 	"regintel/shared/httpapi"
 	"regintel/shared/pgpool/pgtest"
@@ -31,21 +29,27 @@ const (
 	userA   = "user-a"
 )
 
+// fixture serves the conversation routes over a store the test seeds; on
+// Postgres the test also reads and writes rows directly.
 type fixture struct {
 	t      *testing.T
-	pool   *pgxpool.Pool
-	store  *convpg.Store
+	pool   *pgxpool.Pool // nil on the memory store
+	store  conversationStore
 	server *httptest.Server
 }
 
 type fixtureOptions struct {
-	graph graph.Reader // default: the seeded memory graph
+	graph  testGraph // default: the seeded memory graph
+	memory bool      // the memory store instead of Postgres
 }
 
 func newFixture(t *testing.T, o fixtureOptions) *fixture {
 	t.Helper()
-	pool := pgtest.NewMigratedPool(t, 8)
-	f := &fixture{t: t, pool: pool, store: convpg.New(pool)}
+	f := &fixture{t: t, store: convmem.New()}
+	if !o.memory {
+		f.pool = pgtest.NewMigratedPool(t, 8)
+		f.store = convpg.New(f.pool)
+	}
 	reader := o.graph
 	if reader == nil {
 		seeded, err := graphmem.NewSeeded(time.Now())
@@ -55,12 +59,12 @@ func newFixture(t *testing.T, o fixtureOptions) *fixture {
 		reader = seeded
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	routes := conversationapi.Routes(conversationapi.Options{Store: f.store, Graph: reader, Log: quiet})
 	f.server = httptest.NewServer(httpapi.New(httpapi.Options{
 		// No default identity: a request without headers is unauthenticated.
-		Auth:   auth.Dev{},
-		Log:    quiet,
-		Routes: routes,
+		Auth:          auth.Dev{},
+		Log:           quiet,
+		Conversations: f.store,
+		Graph:         reader,
 	}))
 	t.Cleanup(f.server.Close)
 	return f
@@ -310,12 +314,12 @@ func TestListIsPaginatedNewestFirst(t *testing.T) {
 }
 
 type detailBody struct {
-	Conversation           conversation.Conversation       `json:"conversation"`
-	Turns                  []conversation.Turn             `json:"turns"`
-	PendingContextRequests []conversation.ContextRequest   `json:"pendingContextRequests"`
-	SuppliedContextItems   []conversation.SuppliedItem     `json:"suppliedContextItems"`
-	ActiveConcepts         []conversationapi.ActiveConcept `json:"activeConcepts"`
-	Warnings               []conversationapi.Warning       `json:"warnings"`
+	Conversation           conversation.Conversation     `json:"conversation"`
+	Turns                  []conversation.Turn           `json:"turns"`
+	PendingContextRequests []conversation.ContextRequest `json:"pendingContextRequests"`
+	SuppliedContextItems   []conversation.SuppliedItem   `json:"suppliedContextItems"`
+	ActiveConcepts         []httpapi.ActiveConcept       `json:"activeConcepts"`
+	Warnings               []httpapi.Warning             `json:"warnings"`
 }
 
 func TestGetShowsTurnsRequestsItemsAndLabelledConcepts(t *testing.T) {
@@ -348,7 +352,7 @@ func TestGetShowsTurnsRequestsItemsAndLabelledConcepts(t *testing.T) {
 	if len(d.SuppliedContextItems) != 2 {
 		t.Errorf("supplied items = %+v, want 2", d.SuppliedContextItems)
 	}
-	wantConcepts := []conversationapi.ActiveConcept{
+	wantConcepts := []httpapi.ActiveConcept{
 		{ID: "TAX:IE:VAT", Label: "Value-Added Tax", Jurisdiction: "IE"},
 		{ID: "TAX:IE:NOT_IN_GRAPH"},
 	}
@@ -366,12 +370,6 @@ func TestGetShowsTurnsRequestsItemsAndLabelledConcepts(t *testing.T) {
 			t.Errorf("GET %s: %d %s", id, resp.status, resp.body)
 		}
 	}
-}
-
-type failingGraph struct{}
-
-func (failingGraph) GetNodesByIDs(context.Context, []string) ([]graph.Node, error) {
-	return nil, errors.New("graph unreachable")
 }
 
 // A graph failure costs the labels only (failures are additive).
@@ -547,7 +545,7 @@ func TestExportReturnsWhatTheDatabaseHolds(t *testing.T) {
 	}
 	var got exportBody
 	resp.decode(t, &got)
-	if got.Format != conversationapi.ExportFormat || got.ExportedAt.IsZero() || got.TenantID != auth.TenantUUID(tenantA) {
+	if got.Format != httpapi.ExportFormat || got.ExportedAt.IsZero() || got.TenantID != auth.TenantUUID(tenantA) {
 		t.Errorf("envelope = %q %v %q", got.Format, got.ExportedAt, got.TenantID)
 	}
 
@@ -709,10 +707,10 @@ func TestOtherTenantSeesNothing(t *testing.T) {
 	}
 }
 
-// httpapi registers the context handoff routes under /conversations/{id}/
-// itself; ours must coexist with them.
+// The context handoff routes live under /conversations/{id}/ too; the
+// conversation routes must coexist with them.
 func TestMethodsAuthAndNeighbourRoutes(t *testing.T) {
-	f := newFixture(t, fixtureOptions{})
+	f := newFixture(t, fixtureOptions{memory: true})
 	c := f.create(tenantA, userA, "x")
 	for _, r := range []struct{ method, path, allow string }{
 		{http.MethodPost, "/conversations", "GET, HEAD"},

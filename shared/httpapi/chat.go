@@ -1,0 +1,113 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"regintel/shared/chat"
+)
+
+// chatBody is the POST /chat request body. Identity never comes from it.
+type chatBody struct {
+	ConversationID string        `json:"conversationId"`
+	Message        *string       `json:"message"`
+	Profile        *chat.Profile `json:"profile"`
+	Stateless      bool          `json:"stateless"`
+	Messages       chatMessages  `json:"messages"`
+	// ContextSupply supplies context inline; with its requestId and no
+	// message, the deferred question is answered.
+	ContextSupply *chat.Supply `json:"contextSupply"`
+	// ForceRun answers without the context a pending request asked for.
+	ForceRun bool `json:"forceRun"`
+}
+
+// chat serves POST /chat: one turn, streamed.
+func (a *API) chat(w http.ResponseWriter, r *http.Request) {
+	var body chatBody
+	if !decodeJSON(w, r, &body) {
+		return
+	}
+	if wantsUIMessageStream(r) {
+		fromUIMessages(&body)
+	}
+	if body.Message == nil && (body.ContextSupply == nil || body.ContextSupply.RequestID == "") {
+		writeError(w, http.StatusBadRequest, "invalid_request", "message is required")
+		return
+	}
+	c := caller(r)
+	req := chat.Request{
+		TenantID: c.TenantID, UserID: c.UserID, ConversationID: strings.TrimSpace(body.ConversationID),
+		Stateless: body.Stateless, Messages: body.Messages,
+		RequestID: RequestID(r.Context()), Supply: body.ContextSupply, ForceRun: body.ForceRun,
+	}
+	if body.Message != nil {
+		req.Message = *body.Message
+	}
+	if body.Profile != nil {
+		req.Profile = *body.Profile
+	}
+	a.prepareAndStream(w, r, req)
+}
+
+// prepareAndStream prepares the turn, answering handoff outcomes and
+// errors as JSON before any byte is streamed, then streams it.
+func (a *API) prepareAndStream(w http.ResponseWriter, r *http.Request, req chat.Request) {
+	turn, err := a.engine.Prepare(r.Context(), req)
+	if err != nil {
+		a.prepareFailed(w, req.RequestID, err)
+		return
+	}
+	sse := newSSEWriter(w)
+	var sink chat.Sink = chatSink{sse}
+	if wantsUIMessageStream(r) {
+		sink = newUIStreamSink(w, sse)
+	}
+	sse.start()
+	stop := sse.keepAlive(r.Context(), a.keepAlive)
+	defer stop()
+	turn.Stream(r.Context(), sink)
+}
+
+// prepareFailed answers a turn that could not start.
+func (a *API) prepareFailed(w http.ResponseWriter, requestID string, err error) {
+	var partial *chat.PartialSupplyError
+	var pending *chat.PendingRequestError
+	var closed *chat.RequestClosedError
+	switch {
+	case errors.Is(err, chat.ErrInvalid):
+		writeError(w, http.StatusBadRequest, "invalid_request", strings.TrimPrefix(err.Error(), chat.ErrInvalid.Error()+": "))
+	case errors.Is(err, chat.ErrNotFound):
+		writeError(w, http.StatusNotFound, "conversation_not_found", "no such conversation")
+	case errors.Is(err, chat.ErrRequestNotFound):
+		writeError(w, http.StatusNotFound, "context_request_not_found", "no such context request in this conversation")
+	case errors.Is(err, chat.ErrRequestExpired):
+		writeError(w, http.StatusGone, "context_request_expired", "the context request expired; send the question again")
+	case errors.As(err, &closed):
+		writeError(w, http.StatusConflict, "context_request_closed", "the context request is already "+closed.Status)
+	case errors.As(err, &partial):
+		writeJSON(w, http.StatusAccepted, newPartialSupply(partial))
+	case errors.As(err, &pending):
+		writeJSON(w, http.StatusConflict, newPendingError(pending))
+	case errors.Is(err, chat.ErrHandoffUnavailable):
+		writeError(w, http.StatusNotImplemented, "handoff_unavailable", "context handoff is not available on this deployment")
+	default:
+		a.log.Error("prepare chat turn failed", "request_id", requestID, "err", err)
+		writeError(w, http.StatusInternalServerError, "internal", "the turn could not be started")
+	}
+}
+
+// chatSink writes chat events as named SSE frames ("event: NAME\ndata:
+// JSON\n\n").
+type chatSink struct{ sse *sseWriter }
+
+// Event implements chat.Sink.
+func (s chatSink) Event(name string, data any) error {
+	payload, err := json.Marshal(data)
+	if err != nil {
+		return fmt.Errorf("encode %s event: %w", name, err)
+	}
+	return s.sse.event("", name, payload)
+}

@@ -1,0 +1,85 @@
+package httpapi
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+)
+
+//go:generate go test -run TestCORSFileMatchesRoutes -update-cors .
+
+// commonRequestHeaders are read on every route: identity, body type and
+// the request id.
+var commonRequestHeaders = []string{"Authorization", "Content-Type", "X-Request-Id", "X-Tenant-Id", "X-User-Id"}
+
+// CORSPolicy is what a browser may do with the API, derived from the
+// routes table. infra/cors.json holds it for the Function URL's CORS
+// settings, which take no OPTIONS among the methods (the URL answers
+// preflights itself); the CORS middleware adds it.
+type CORSPolicy struct {
+	AllowMethods  []string `json:"allowMethods"`
+	AllowHeaders  []string `json:"allowHeaders"`
+	ExposeHeaders []string `json:"exposeHeaders"`
+}
+
+// NewCORSPolicy derives the policy from routes: their methods, the common
+// request headers plus each route's RequestHeaders, and X-Request-Id plus
+// each route's ExposeHeaders.
+func NewCORSPolicy(routes []Route) CORSPolicy {
+	p := CORSPolicy{AllowMethods: routeMethods(routes)}
+	p.AllowHeaders = addHeaders(nil, commonRequestHeaders...)
+	p.ExposeHeaders = addHeaders(nil, "X-Request-Id")
+	for _, rt := range routes {
+		p.AllowHeaders = addHeaders(p.AllowHeaders, rt.RequestHeaders...)
+		p.ExposeHeaders = addHeaders(p.ExposeHeaders, rt.ExposeHeaders...)
+	}
+	return p
+}
+
+// addHeaders appends the headers not yet in list (names compare without
+// case).
+func addHeaders(list []string, headers ...string) []string {
+	for _, h := range headers {
+		if !slices.ContainsFunc(list, func(have string) bool { return strings.EqualFold(have, h) }) {
+			list = append(list, h)
+		}
+	}
+	return list
+}
+
+// CORS answers browser preflights and marks responses readable for the
+// configured origins ("*" allows any), with the policy of routes. On AWS
+// the Function URL's CORS settings do this instead.
+func CORS(origins []string, routes []Route) func(http.Handler) http.Handler {
+	policy := NewCORSPolicy(routes)
+	methods := strings.Join(append(slices.Clone(policy.AllowMethods), http.MethodOptions), ", ")
+	headers := strings.Join(policy.AllowHeaders, ", ")
+	exposed := strings.Join(policy.ExposeHeaders, ", ")
+	allowed := map[string]bool{}
+	for _, o := range origins {
+		allowed[o] = true
+	}
+	return func(next http.Handler) http.Handler {
+		if len(origins) == 0 {
+			return next
+		}
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			origin := r.Header.Get("Origin")
+			if origin == "" || !(allowed[origin] || allowed["*"]) {
+				next.ServeHTTP(w, r)
+				return
+			}
+			h := w.Header()
+			h.Set("Access-Control-Allow-Origin", origin)
+			h.Add("Vary", "Origin")
+			h.Set("Access-Control-Expose-Headers", exposed)
+			if r.Method != http.MethodOptions {
+				next.ServeHTTP(w, r)
+				return
+			}
+			h.Set("Access-Control-Allow-Methods", methods)
+			h.Set("Access-Control-Allow-Headers", headers)
+			w.WriteHeader(http.StatusNoContent)
+		})
+	}
+}

@@ -1,0 +1,53 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+)
+
+// MaxBodyBytes bounds a request body (256 KiB).
+const MaxBodyBytes = 256 << 10
+
+// decodeJSON reads a JSON body of at most MaxBodyBytes into v, writing the
+// matching error (415, 413, 400) and returning false when it cannot.
+func decodeJSON(w http.ResponseWriter, r *http.Request, v any) bool {
+	mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mediaType != "application/json" {
+		writeError(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "send the body as application/json")
+		return false
+	}
+	if r.ContentLength > MaxBodyBytes {
+		writeError(w, http.StatusRequestEntityTooLarge, "body_too_large", "the body is over 256 KiB")
+		return false
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			writeError(w, http.StatusRequestEntityTooLarge, "body_too_large", "the body is over 256 KiB")
+			return false
+		}
+		writeError(w, http.StatusBadRequest, "bad_request", "the body could not be read")
+		return false
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		writeError(w, http.StatusBadRequest, "malformed_json", "the body is not valid JSON for this endpoint: "+jsonErrorText(err))
+		return false
+	}
+	return true
+}
+
+func jsonErrorText(err error) string {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		return "field " + typeErr.Field + " has the wrong type"
+	}
+	var syntaxErr *json.SyntaxError
+	if errors.As(err, &syntaxErr) {
+		return "syntax error"
+	}
+	return "unexpected content"
+}

@@ -1,0 +1,183 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+
+	"regintel/shared/auth"
+)
+
+// Route is one row of the routes table.
+type Route struct {
+	// Method is GET, POST, PATCH or DELETE; a GET route also answers HEAD.
+	Method string
+	// Pattern is the ServeMux path pattern, with {wildcards}.
+	Pattern string
+	// Auth: the caller must authenticate; the handler reads the identity
+	// with CallerFrom.
+	Auth bool
+	// Name names the handler.
+	Name string
+	// RequestHeaders are the headers the route reads beyond the common ones
+	// (Authorization, Content-Type, X-Request-Id and the dev identity).
+	RequestHeaders []string
+	// ExposeHeaders are response headers a browser script may read.
+	ExposeHeaders []string
+	// Handler serves the route.
+	Handler func(a *API, w http.ResponseWriter, r *http.Request)
+
+	needs dependency
+}
+
+// dependency is the part of Options a route cannot answer without.
+type dependency int
+
+const (
+	needsNothing dependency = iota
+	needsEngine
+	needsConversations
+	needsGraph
+	needsGraphChanges
+)
+
+// Header names the routes read or expose.
+const (
+	HeaderStreamProtocol  = "X-Stream-Protocol"
+	HeaderLastEventID     = "Last-Event-ID"
+	HeaderUIMessageStream = "X-Vercel-AI-UI-Message-Stream"
+)
+
+// Routes is the routes table: every route of the API.
+func Routes() []Route {
+	streamed := []string{HeaderStreamProtocol}
+	uiStream := []string{HeaderUIMessageStream}
+	return []Route{
+		{Method: http.MethodGet, Pattern: "/healthz", Name: "health", Handler: (*API).health},
+		{Method: http.MethodPost, Pattern: "/chat", Auth: true, Name: "chat", Handler: (*API).chat,
+			RequestHeaders: streamed, ExposeHeaders: uiStream, needs: needsEngine},
+		{Method: http.MethodPost, Pattern: "/conversations/{id}/context-requests/{requestId}", Auth: true, Name: "supplyContext",
+			Handler: (*API).supplyContext, RequestHeaders: streamed, ExposeHeaders: uiStream, needs: needsEngine},
+		{Method: http.MethodDelete, Pattern: "/conversations/{id}/context-items/{itemId}", Auth: true, Name: "deleteContextItem",
+			Handler: (*API).deleteContextItem, needs: needsEngine},
+		{Method: http.MethodGet, Pattern: "/conversations", Auth: true, Name: "listConversations",
+			Handler: (*API).listConversations, needs: needsConversations},
+		{Method: http.MethodGet, Pattern: "/conversations/{id}", Auth: true, Name: "getConversation",
+			Handler: (*API).getConversation, needs: needsConversations},
+		{Method: http.MethodPatch, Pattern: "/conversations/{id}", Auth: true, Name: "updateConversation",
+			Handler: (*API).updateConversation, needs: needsConversations},
+		{Method: http.MethodDelete, Pattern: "/conversations/{id}", Auth: true, Name: "deleteConversation",
+			Handler: (*API).deleteConversation, needs: needsConversations},
+		{Method: http.MethodGet, Pattern: "/conversations/{id}/export", Auth: true, Name: "exportConversation",
+			Handler: (*API).exportConversation, ExposeHeaders: []string{"Content-Disposition"}, needs: needsConversations},
+		{Method: http.MethodGet, Pattern: "/graph/changes", Auth: true, Name: "graphChanges",
+			Handler: (*API).graphChanges, RequestHeaders: []string{HeaderLastEventID}, needs: needsGraphChanges},
+		{Method: http.MethodGet, Pattern: "/graph/nodes", Auth: true, Name: "graphNodes",
+			Handler: (*API).graphNodes, needs: needsGraph},
+	}
+}
+
+// mux registers every route under "METHOD PATTERN". Each path also gets a
+// catch-all answering a JSON 405 with Allow (ServeMux's own is plain
+// text), and any other path is a JSON 404.
+func (a *API) mux(routes []Route) *http.ServeMux {
+	mux := http.NewServeMux()
+	var paths []string
+	allowed := map[string][]string{}
+	for _, rt := range routes {
+		mux.Handle(rt.Method+" "+rt.Pattern, a.handler(rt))
+		if _, seen := allowed[rt.Pattern]; !seen {
+			paths = append(paths, rt.Pattern)
+		}
+		allowed[rt.Pattern] = append(allowed[rt.Pattern], rt.Method)
+		if rt.Method == http.MethodGet {
+			allowed[rt.Pattern] = append(allowed[rt.Pattern], http.MethodHead)
+		}
+	}
+	for _, p := range paths {
+		methods := allowed[p]
+		mux.HandleFunc(p, func(w http.ResponseWriter, _ *http.Request) { methodNotAllowed(w, methods...) })
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "not_found", "no such route: "+r.URL.Path)
+	})
+	return mux
+}
+
+// handler wraps the route's handler in authentication (Auth routes) and
+// answers 501 when its dependency is not configured.
+func (a *API) handler(rt Route) http.Handler {
+	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { rt.Handler(a, w, r) })
+	if !a.provides(rt.needs) {
+		h = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			writeError(w, http.StatusNotImplemented, "not_configured", "this route is not available on this deployment")
+		})
+	}
+	if rt.Auth {
+		h = a.authenticated(h)
+	}
+	return h
+}
+
+func (a *API) provides(d dependency) bool {
+	switch d {
+	case needsEngine:
+		return a.engine != nil
+	case needsConversations:
+		return a.conversations != nil
+	case needsGraph:
+		return a.graph != nil
+	case needsGraphChanges:
+		return a.changes != nil
+	}
+	return true
+}
+
+type callerKey struct{}
+
+// CallerFrom returns the authenticated caller of an Auth route's request.
+func CallerFrom(ctx context.Context) (auth.Caller, bool) {
+	c, ok := ctx.Value(callerKey{}).(auth.Caller)
+	return c, ok
+}
+
+// caller is CallerFrom for handlers, which run only behind authenticated.
+func caller(r *http.Request) auth.Caller {
+	c, _ := CallerFrom(r.Context())
+	return c
+}
+
+// authenticated verifies the caller, or answers 401, before next runs.
+func (a *API) authenticated(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := a.auth.Authenticate(r)
+		if err != nil {
+			if !errors.Is(err, auth.ErrUnauthenticated) {
+				a.log.Error("authentication error", "request_id", RequestID(r.Context()), "err", err)
+			}
+			w.Header().Set("WWW-Authenticate", `Bearer realm="regintel"`)
+			writeError(w, http.StatusUnauthorized, "unauthorized", "a valid bearer token is required")
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, c)))
+	})
+}
+
+// methodNotAllowed sends a JSON 405 naming the allowed methods.
+func methodNotAllowed(w http.ResponseWriter, allowed ...string) {
+	w.Header().Set("Allow", strings.Join(allowed, ", "))
+	writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "use "+strings.Join(allowed, " or "))
+}
+
+// routeMethods is the union of the table's methods, in table order.
+func routeMethods(routes []Route) []string {
+	var out []string
+	for _, rt := range routes {
+		if !slices.Contains(out, rt.Method) {
+			out = append(out, rt.Method)
+		}
+	}
+	return out
+}
