@@ -68,10 +68,7 @@ func TestTwelveTurnsOverBudgetKeepNewestTurnsWhole(t *testing.T) {
 	for _, m := range msgs[:len(msgs)-1] {
 		history += tok.Count(m.Content)
 	}
-	total := sent + history + tok.Count(question(12))
-	if total > budget {
-		t.Fatalf("sent %d tokens, budget %d", total, budget)
-	}
+	prompted := sent + history + tok.Count(question(12))
 
 	// The stored metadata matches what was sent.
 	turns := e.export(convID).Turns
@@ -87,6 +84,11 @@ func TestTwelveTurnsOverBudgetKeepNewestTurnsWhole(t *testing.T) {
 		t.Fatal(err)
 	}
 	u := got.Context
+	// The offered tools' schemas count against the budget too.
+	total := prompted + u.ToolTokens
+	if u.ToolTokens == 0 || total > budget {
+		t.Fatalf("sent %d tokens with %d for tools, budget %d", total, u.ToolTokens, budget)
+	}
 	if !slices.Equal(u.TurnsIncluded, wantTurns) {
 		t.Errorf("turnsIncluded = %v, want %v", u.TurnsIncluded, wantTurns)
 	}
@@ -96,7 +98,8 @@ func TestTwelveTurnsOverBudgetKeepNewestTurnsWhole(t *testing.T) {
 	if u.SystemTokens != sent || u.HistoryTokens != history || u.TotalTokens != total || u.Budget != budget || u.Encoding != "o200k_base" {
 		t.Errorf("recorded tokens %+v; sent system %d history %d total %d", u, sent, history, total)
 	}
-	if u.SectionTokens["base_role"] == 0 || u.HistoryWindow != 12 || u.TruncationApplied || got.QueryComposition != "chat" {
+	// The question names PAYE and USC, so the graph's facts ground it.
+	if u.SectionTokens["base_role"] == 0 || u.HistoryWindow != 12 || u.TruncationApplied || got.QueryComposition != "kb" || u.FactsIncluded == 0 {
 		t.Errorf("recorded usage = %+v, composition %q", u, got.QueryComposition)
 	}
 	// The newest turns are never dropped while older ones are kept.
@@ -119,11 +122,13 @@ func TestOverlongSuppliedItemIsTruncatedWithMarker(t *testing.T) {
 		t.Fatalf("%d %s", resp.Status, resp.Body)
 	}
 	req, _ := e.llm.LastRequest()
-	if !strings.Contains(req.System, "[… truncated:") || strings.Contains(req.System, document) {
+	// Supplied context is a user message of its own, before the question.
+	supplied := req.Messages[0].Content
+	if !strings.Contains(supplied, "<supplied_context>") || !strings.Contains(supplied, "[… truncated:") || strings.Contains(supplied, document) {
 		t.Fatal("over-long item not truncated with a marker")
 	}
 	tok := prompt.TokenizerForModel("gpt-test")
-	if total := tok.Count(req.System) + tok.Count(req.LastUserMessage()); total > budget {
+	if total := tok.Count(req.System) + tok.Count(supplied) + tok.Count(req.LastUserMessage()); total > budget {
 		t.Fatalf("sent %d tokens over budget %d", total, budget)
 	}
 	m := resp.metadata(t)

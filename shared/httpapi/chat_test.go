@@ -69,28 +69,34 @@ func TestStreamShapes(t *testing.T) {
 	cases := []struct {
 		name       string
 		script     llmtest.Script
+		next       *llmtest.Script // the call after a response of tool calls only
 		wantText   string
 		wantNodes  []string
 		wantStatus string
 		wantWarn   bool
 	}{
-		{"text then tool", llmtest.Script{Steps: llmtest.Steps(llmtest.Words("Standard rate is 23%."), llmtest.ToolCallJSON("capture_concepts", captureArgs(vat), 1))},
+		{"text then tool", llmtest.Script{Steps: llmtest.Steps(llmtest.Words("Standard rate is 23%."), llmtest.ToolCallJSON("capture_concepts", captureArgs(vat), 1))}, nil,
 			"Standard rate is 23%.", []string{"TAX:IE:VAT"}, "ok", false},
-		{"tool then text", llmtest.Script{Steps: llmtest.Steps(llmtest.ToolCallJSON("capture_concepts", captureArgs(vat, vrtConcept()), 3), llmtest.Words("Both apply."))},
+		// A real endpoint ends the response at the call: the answer comes in the next call.
+		{"tool then text", llmtest.Script{Steps: llmtest.Steps(llmtest.ToolCallJSON("capture_concepts", captureArgs(vat, vrtConcept()), 3))},
+			&llmtest.Script{Steps: llmtest.Words("Both apply.")},
 			"Both apply.", []string{"TAX:IE:VAT", "TAX:IE:VRT"}, "ok", false},
-		{"tool mid text, args in 40 deltas", llmtest.Script{Steps: llmtest.Steps(llmtest.Words("VAT "), llmtest.ToolCallJSON("capture_concepts", captureArgs(vat), 40), llmtest.Words("applies."))},
+		{"text then tool, args in 40 deltas", llmtest.Script{Steps: llmtest.Steps(llmtest.Words("VAT applies."), llmtest.ToolCallJSON("capture_concepts", captureArgs(vat), 40))}, nil,
 			"VAT applies.", []string{"TAX:IE:VAT"}, "ok", false},
-		{"malformed tool json", llmtest.Script{Steps: llmtest.Steps(llmtest.Words("Answer still completes."), llmtest.ToolCall("capture_concepts", `{"concepts":[{"domain":"TAX"`, 3))},
+		{"malformed tool json", llmtest.Script{Steps: llmtest.Steps(llmtest.Words("Answer still completes."), llmtest.ToolCall("capture_concepts", `{"concepts":[{"domain":"TAX"`, 3))}, nil,
 			"Answer still completes.", nil, "ok", true},
-		{"error event mid-stream", llmtest.Script{Steps: llmtest.Steps(llmtest.Words("Partial answer"), llmtest.StreamError("server_error", "boom"))},
+		{"error event mid-stream", llmtest.Script{Steps: llmtest.Steps(llmtest.Words("Partial answer"), llmtest.StreamError("server_error", "boom"))}, nil,
 			"Partial answer", nil, "error", false},
-		{"500 before streaming", llmtest.HTTPError(500, "upstream down"), "", nil, "error", false},
+		{"500 before streaming", llmtest.HTTPError(500, "upstream down"), nil, "", nil, "error", false},
 	}
 	for _, protocol := range []llmtest.Protocol{llmtest.ProtocolResponses, llmtest.ProtocolChat} {
 		for _, tc := range cases {
 			t.Run(string(protocol)+"/"+tc.name, func(t *testing.T) {
 				e := newEnv(t, envOptions{protocol: protocol})
 				e.llm.Enqueue(tc.script)
+				if tc.next != nil {
+					e.llm.Enqueue(*tc.next)
+				}
 				resp := e.chat(map[string]any{"message": "What VAT applies?"}, nil)
 				if resp.Status != 200 {
 					t.Fatalf("status %d: %s", resp.Status, resp.Body)

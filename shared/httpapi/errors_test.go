@@ -11,6 +11,7 @@ import (
 	"regintel/shared/chat"
 	"regintel/shared/concept"
 	"regintel/shared/graph"
+	"regintel/shared/llm"
 	"regintel/shared/llm/llmtest"
 )
 
@@ -113,8 +114,10 @@ func TestStatelessModeStoresNothingAndUsesClientHistory(t *testing.T) {
 	if m.ConversationID != nil || m.TurnNumber != nil || !m.Stateless {
 		t.Fatalf("stateless metadata: %+v", m)
 	}
+	// The client's history is data: one fenced user message, so the
+	// client's "assistant" lines carry no assistant role.
 	msgs := e.llm.Requests()[0].Messages
-	if len(msgs) != 3 || msgs[0].Content != "earlier q" || msgs[1].Content != "earlier a" {
+	if len(msgs) != 2 || msgs[0].Role != llm.RoleUser || !strings.Contains(msgs[0].Content, "<client_history>\nuser: earlier q\nassistant: earlier a\n</client_history>") {
 		t.Fatalf("history sent = %+v", msgs)
 	}
 	if n := len(e.conversationIDs("tenant-a")); n != 0 {

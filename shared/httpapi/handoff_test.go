@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"regintel/shared/chat"
+	"regintel/shared/llm"
 	"regintel/shared/llm/llmtest"
 )
 
@@ -128,9 +129,10 @@ func testContextHandoffSupply(t *testing.T, postgres bool) {
 	if req.LastUserMessage() != deferredQuestion {
 		t.Fatalf("resumed turn asked %q, want the deferred question", req.LastUserMessage())
 	}
-	if !strings.Contains(req.System, "## Supplied context") || !strings.Contains(req.System, "### p60 (document)\nP60 2024: gross pay EUR 52,000; tax deducted EUR 11,900") ||
-		!strings.Contains(req.System, "### annual_income (profile_fact)\nEUR 52,000") {
-		t.Fatalf("supplied context not in its own section:\n%s", req.System)
+	supplied := suppliedContext(req)
+	if !strings.Contains(supplied, "<supplied_context>") || !strings.Contains(supplied, "### p60 (document)\nP60 2024: gross pay EUR 52,000; tax deducted EUR 11,900") ||
+		!strings.Contains(supplied, "### annual_income (profile_fact)\nEUR 52,000") || strings.Contains(req.System, "EUR 52,000") {
+		t.Fatalf("supplied context not in its own fenced user message:\n%s\nsystem:\n%s", supplied, req.System)
 	}
 	if slices.Contains(req.ToolNames(), "request_context") {
 		t.Fatal("request_context offered again on the resumed turn")
@@ -227,7 +229,7 @@ func TestContextRequestExpiryAndForceRun(t *testing.T) {
 		t.Fatalf("inline supply: %d %s", inline.Status, inline.Body)
 	}
 	last, _ := e.llm.LastRequest()
-	if last.LastUserMessage() != deferredQuestion || !strings.Contains(last.System, "Inline P60 text") {
+	if last.LastUserMessage() != deferredQuestion || !strings.Contains(suppliedContext(last), "Inline P60 text") {
 		t.Fatalf("inline supply did not resume the deferred question: %q", last.LastUserMessage())
 	}
 }
@@ -249,8 +251,8 @@ func TestSuppliedContextPersistsUntilDeleted(t *testing.T) {
 	}
 	reqs := e.llm.Requests()
 	for i, req := range reqs {
-		if !strings.Contains(req.System, note) {
-			t.Fatalf("turn %d prompt lacks the supplied context", i+1)
+		if !strings.Contains(suppliedContext(req), note) || strings.Contains(req.System, note) {
+			t.Fatalf("turn %d prompt lacks the supplied context, or has it in the system prompt", i+1)
 		}
 	}
 	var itemID string
@@ -281,7 +283,7 @@ func TestSuppliedContextPersistsUntilDeleted(t *testing.T) {
 		t.Fatal(after.Body)
 	}
 	last, _ := e.llm.LastRequest()
-	if strings.Contains(last.System, note) || strings.Contains(last.System, "## Supplied context") {
+	if strings.Contains(last.System, note) || suppliedContext(last) != "" {
 		t.Fatal("deleted context still in the prompt")
 	}
 	if m := after.metadata(t); m.QueryComposition != "chat" {
@@ -316,4 +318,15 @@ func (e *env) contextRequest(conversationID, requestID string) (status, question
 	}
 	e.t.Fatalf("context request %s is not stored", requestID)
 	return "", ""
+}
+
+// suppliedContext is the user message that carries the supplied context
+// ("" when the request has none).
+func suppliedContext(req llmtest.RecordedRequest) string {
+	for _, m := range req.Messages {
+		if m.Role == llm.RoleUser && strings.Contains(m.Content, "<supplied_context>") {
+			return m.Content
+		}
+	}
+	return ""
 }
