@@ -100,7 +100,6 @@ type Engine struct {
 	log      *slog.Logger
 	cfg      Config
 	now      func() time.Time
-	handoff  conversation.ContextRequests // nil: no context handoff
 	sheet    *prompt.Sheet
 	tokens   *prompt.Tokenizer
 	redact   redactor
@@ -122,9 +121,6 @@ type Deps struct {
 	Provider llm.Provider
 	Concepts queue.Publisher
 	Log      *slog.Logger
-	// Handoff keeps context requests and supplied context; nil uses Store
-	// when it implements conversation.ContextRequests (both stores do).
-	Handoff conversation.ContextRequests
 	// Sheet is the prompt sheet (nil: the embedded default).
 	Sheet *prompt.Sheet
 }
@@ -137,22 +133,18 @@ func New(d Deps, cfg Config) *Engine {
 	}
 	cfg = cfg.withDefaults()
 	e := &Engine{store: d.Store, graph: d.Graph, provider: d.Provider, concepts: d.Concepts,
-		log: log, cfg: cfg, now: time.Now, handoff: d.Handoff, sheet: d.Sheet,
+		log: log, cfg: cfg, now: time.Now, sheet: d.Sheet,
 		tokens: prompt.TokenizerForModel(cfg.Model), redact: newRedactor(cfg.PIIRedaction), guard: write.NewGuard()}
-	if e.handoff == nil {
-		e.handoff, _ = d.Store.(conversation.ContextRequests)
-	}
 	if e.sheet == nil {
 		e.sheet = prompt.DefaultSheet()
 	}
 	return e
 }
 
-// Profile is the optional user profile of a request.
-type Profile struct {
-	PersonaType   string   `json:"personaType"`
-	Jurisdictions []string `json:"jurisdictions"`
-}
+// Profile is the user profile a request may carry: the persona the answer
+// addresses and the jurisdictions it applies to. The conversation remembers
+// the last one sent.
+type Profile = conversation.Profile
 
 // Request is a validated chat request with its caller's identity.
 type Request struct {
@@ -224,10 +216,8 @@ func (r Request) Validate() error {
 			return fmt.Errorf("%w: messages[%d] is over %d characters", ErrInvalid, i, MaxMessageChars)
 		}
 	}
-	for _, j := range r.Profile.Jurisdictions {
-		if len(j) == 0 || len(j) > 16 {
-			return fmt.Errorf("%w: profile.jurisdictions must be short codes such as \"IE\"", ErrInvalid)
-		}
+	if _, err := r.Profile.Validate(); err != nil {
+		return fmt.Errorf("%w: profile: %w", ErrInvalid, errors.Unwrap(err))
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"regintel/shared/concept"
 	"regintel/shared/conversation"
+	"regintel/shared/graph/write"
 	"regintel/shared/llm"
 	"regintel/shared/prompt"
 )
@@ -143,14 +144,16 @@ func (t *Turn) readToolCall(ch llm.Chunk, out *conversed, log *slog.Logger) {
 		}
 		out.requested = items
 	case ch.ToolName == concept.CaptureToolName:
-		concepts, skipped, err := concept.ParseCapture(ch.ArgsJSON)
+		// Each entry is checked as the model wrote it, before an id is
+		// computed from it: a rejected one leaves no trace but a count.
+		concepts, skipped, rejected, err := concept.ParseCaptureChecked(ch.ArgsJSON, write.CheckCaptured)
 		if err != nil {
 			log.Warn("capture_concepts arguments malformed; skipping concept capture", "err", err, "bytes", len(ch.ArgsJSON))
 			t.warn("Concept capture was skipped for part of this answer (the model's tool output was malformed).")
 			return
 		}
-		if skipped > 0 {
-			log.Warn("capture_concepts entries skipped", "skipped", skipped)
+		if skipped > 0 || len(rejected) > 0 {
+			log.Warn("capture_concepts entries left out", "skipped", skipped, "rejected", len(rejected))
 		}
 		out.captured = append(out.captured, concepts...)
 	default:

@@ -326,8 +326,12 @@ func TestLaterTurnsCarryEarlierConcepts(t *testing.T) {
 // from it: no id in metadata, context or queue.
 func TestGuardRejectedConceptAppearsNowhere(t *testing.T) {
 	h := newHarness(t, "chat")
-	leaky := map[string]any{"domain": "jane.roe@example.com", "kind": "VAT", "jurisdiction": "IE", "prefLabel": "VAT for jane.roe@example.com"}
-	h.srv.Enqueue(llmtest.Script{Steps: []llmtest.Step{capture(leaky, vrt())}}, llmtest.TextScript("Answer."))
+	leaky := []map[string]any{
+		{"domain": "jane.roe@example.com", "kind": "VAT", "jurisdiction": "IE", "prefLabel": "VAT"},
+		{"domain": "TAX", "kind": "IE29 AIBK 9311 5212 3456 78", "jurisdiction": "IE", "prefLabel": "Jane's account"},
+		{"domain": "TAX", "kind": "callback 087 123 4567", "jurisdiction": "IE", "prefLabel": "Callback"},
+	}
+	h.srv.Enqueue(llmtest.Script{Steps: []llmtest.Step{capture(append(leaky, vrt())...)}}, llmtest.TextScript("Answer."))
 	_, res := h.turn(chat.Request{Message: "VAT?"})
 	if !slices.Equal(res.Metadata.ReferencedNodes, []string{"TAX:IE:VRT"}) {
 		t.Fatalf("referencedNodes %v", res.Metadata.ReferencedNodes)
@@ -342,7 +346,8 @@ func TestGuardRejectedConceptAppearsNowhere(t *testing.T) {
 	queued, _ := json.Marshal(h.queued)
 	h.mu.Unlock()
 	for what, text := range map[string]string{"metadata": string(blob), "store": string(stored), "queue": string(queued)} {
-		if strings.Contains(strings.ToLower(text), "jane") || strings.Contains(text, "EXAMPLE_COM") {
+		lower := strings.ToLower(text)
+		if strings.Contains(lower, "jane") || strings.Contains(lower, "example_com") || strings.Contains(lower, "aibk") || strings.Contains(lower, "callback") {
 			t.Errorf("personal data reached the %s: %s", what, text)
 		}
 	}
@@ -410,5 +415,74 @@ func TestModelFailureKeepsThePartialAnswer(t *testing.T) {
 	state, _ := h.store.LoadTurnState(context.Background(), tenantA, convs.Conversations[0].ID, 5)
 	if len(state.History) != 1 || state.History[0].AssistantText != "The rate is " || state.History[0].Status == conversation.TurnOK {
 		t.Fatalf("stored %+v", state.History)
+	}
+}
+
+// The profile is remembered with the conversation: a later turn without one
+// uses it, a turn with one replaces it.
+func TestProfileIsRemembered(t *testing.T) {
+	h := newHarness(t, "responses")
+	h.srv.SetDefault(llmtest.TextScript("Answer."))
+	_, first := h.turn(chat.Request{Message: "Can I claim the rent credit?", Profile: chat.Profile{PersonaType: "a tenant in Cork", Jurisdictions: []string{"ie"}}})
+	conv := *first.Metadata.ConversationID
+	_, second := h.turn(chat.Request{ConversationID: conv, Message: "And next year?"})
+	system := h.srv.Requests()[1].System
+	if !strings.Contains(system, "The user's jurisdictions: IE.") || !strings.Contains(system, "a tenant in Cork") {
+		t.Fatalf("turn 2 forgot the profile:\n%s", system)
+	}
+	if !slices.Equal(second.Metadata.Jurisdictions, []string{"IE"}) {
+		t.Errorf("turn 2 jurisdictions %v", second.Metadata.Jurisdictions)
+	}
+	_, third := h.turn(chat.Request{ConversationID: conv, Message: "And in the UK?", Profile: chat.Profile{Jurisdictions: []string{"UK"}}})
+	h.turn(chat.Request{ConversationID: conv, Message: "And now?"})
+	if system := h.srv.Requests()[3].System; !strings.Contains(system, "The user's jurisdictions: UK.") || strings.Contains(system, "Cork") {
+		t.Fatalf("turn 4 does not use the replaced profile:\n%s", system)
+	}
+	if !slices.Equal(third.Metadata.Jurisdictions, []string{"UK"}) {
+		t.Errorf("turn 3 jurisdictions %v", third.Metadata.Jurisdictions)
+	}
+}
+
+// A profile beyond the limits is refused before anything is stored, with
+// an error that names the field.
+func TestProfileLimits(t *testing.T) {
+	h := newHarness(t, "responses")
+	for name, p := range map[string]chat.Profile{
+		"persona over 200":  {PersonaType: strings.Repeat("x", 201)},
+		"eleven codes":      {Jurisdictions: []string{"IE", "UK", "FR", "DE", "ES", "IT", "NL", "BE", "AT", "PT", "SE"}},
+		"unknown code":      {Jurisdictions: []string{"XX"}},
+		"control character": {PersonaType: "a\x00b"},
+	} {
+		_, err := h.engine.Prepare(context.Background(), chat.Request{TenantID: tenantA, UserID: "u", Message: "q", Profile: p})
+		if !errors.Is(err, chat.ErrInvalid) || !strings.Contains(err.Error(), "profile") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if len(h.srv.Requests()) != 0 {
+		t.Error("a refused request reached the model")
+	}
+}
+
+func TestCaptureConceptsToolSchema(t *testing.T) {
+	tool := chat.CaptureConceptsTool()
+	raw, _ := json.Marshal(tool.Parameters)
+	var schema struct {
+		Required   []string `json:"required"`
+		Properties struct {
+			Concepts struct {
+				Items struct {
+					Required   []string                   `json:"required"`
+					Properties map[string]json.RawMessage `json:"properties"`
+				} `json:"items"`
+			} `json:"concepts"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(raw, &schema); err != nil {
+		t.Fatal(err)
+	}
+	if tool.Name != "capture_concepts" || !slices.Equal(schema.Required, []string{"concepts"}) ||
+		!slices.Equal(schema.Properties.Concepts.Items.Required, []string{"domain", "kind", "jurisdiction", "prefLabel"}) ||
+		len(schema.Properties.Concepts.Items.Properties) != 7 {
+		t.Fatalf("schema = %s", raw)
 	}
 }

@@ -201,8 +201,6 @@ var (
 	ErrRequestExpired = errors.New("context request expired")
 	// ErrItemNotFound: no such supplied item in this conversation (404).
 	ErrItemNotFound = conversation.ErrItemNotFound
-	// ErrHandoffUnavailable: the store keeps no context requests.
-	ErrHandoffUnavailable = errors.New("context handoff is not available with this store")
 )
 
 // PartialSupplyError is a supply that left required items missing: the
@@ -278,24 +276,16 @@ func mergeSupplied(existing, added []conversation.SuppliedItem) []conversation.S
 // settleHandoff loads supplied context and the pending request, applies the
 // request's supply, and decides what a pending request means for this turn.
 func (t *Turn) settleHandoff(ctx context.Context, log *slog.Logger) error {
-	e := t.e
-	if e.handoff == nil {
-		return nil
-	}
-	tenant, conv := t.req.TenantID, t.state.Conversation.ID
-	sctx, cancel := e.storeCtx(ctx)
+	sctx, cancel := t.e.storeCtx(ctx)
 	defer cancel()
-	// The Postgres store reads the handoff state with the conversation, in
-	// the same round trip; other stores are asked separately.
+	// The store reads the handoff state with the conversation, in the same
+	// round trip.
 	var hs conversation.HandoffState
-	var err error
-	switch {
-	case t.state.Handoff != nil:
+	err := t.state.HandoffErr
+	if t.state.Handoff != nil {
 		hs = *t.state.Handoff
-	case t.state.HandoffErr != nil:
-		err = t.state.HandoffErr
-	default:
-		hs, err = e.handoff.LoadHandoffState(sctx, tenant, conv)
+	} else if err == nil {
+		err = errors.New("handoff state not loaded")
 	}
 	if err != nil {
 		if t.req.Supply != nil {
@@ -333,12 +323,12 @@ func (t *Turn) settlePending(sctx context.Context, pending *conversation.Context
 	}
 	switch {
 	case pending.Expired(e.now()):
-		if _, err := e.handoff.ResolveContextRequest(sctx, tenant, conv, pending.ID, conversation.RequestExpired); err != nil && !errors.Is(err, conversation.ErrRequestNotPending) {
+		if _, err := e.store.ResolveContextRequest(sctx, tenant, conv, pending.ID, conversation.RequestExpired); err != nil && !errors.Is(err, conversation.ErrRequestNotPending) {
 			log.Error("expire context request failed", "err", err)
 		}
 		t.warn("The context requested earlier was not supplied in time; this answer runs without it.")
 	case t.req.ForceRun:
-		if _, err := e.handoff.ResolveContextRequest(sctx, tenant, conv, pending.ID, conversation.RequestSkipped); err != nil && !errors.Is(err, conversation.ErrRequestNotPending) {
+		if _, err := e.store.ResolveContextRequest(sctx, tenant, conv, pending.ID, conversation.RequestSkipped); err != nil && !errors.Is(err, conversation.ErrRequestNotPending) {
 			return err
 		}
 		t.warn("The context requested earlier was skipped; this answer runs without it.")
@@ -354,7 +344,7 @@ func (t *Turn) settlePending(sctx context.Context, pending *conversation.Context
 func (t *Turn) supplyRequest(ctx context.Context, supply *Supply) error {
 	e := t.e
 	tenant, conv := t.req.TenantID, t.state.Conversation.ID
-	r, err := e.handoff.GetContextRequest(ctx, tenant, conv, supply.RequestID)
+	r, err := e.store.GetContextRequest(ctx, tenant, conv, supply.RequestID)
 	if err != nil {
 		return err
 	}
@@ -362,7 +352,7 @@ func (t *Turn) supplyRequest(ctx context.Context, supply *Supply) error {
 		return &RequestClosedError{Status: r.Status}
 	}
 	if r.Expired(e.now()) {
-		if _, err := e.handoff.ResolveContextRequest(ctx, tenant, conv, r.ID, conversation.RequestExpired); err != nil && !errors.Is(err, conversation.ErrRequestNotPending) {
+		if _, err := e.store.ResolveContextRequest(ctx, tenant, conv, r.ID, conversation.RequestExpired); err != nil && !errors.Is(err, conversation.ErrRequestNotPending) {
 			return err
 		}
 		return ErrRequestExpired
@@ -371,7 +361,7 @@ func (t *Turn) supplyRequest(ctx context.Context, supply *Supply) error {
 	for _, it := range r.Items {
 		kinds[it.Key] = it.Kind
 	}
-	stored, err := e.handoff.SupplyItems(ctx, tenant, conv, t.itemsToStore(supply.Items, r.ID, kinds))
+	stored, err := e.store.SupplyItems(ctx, tenant, conv, t.itemsToStore(supply.Items, r.ID, kinds))
 	if err != nil {
 		return err
 	}
@@ -379,10 +369,10 @@ func (t *Turn) supplyRequest(ctx context.Context, supply *Supply) error {
 	if missing := missingRequired(r, t.supplied); len(missing) > 0 {
 		return &PartialSupplyError{Request: r, Missing: missing, Supplied: stored}
 	}
-	fulfilled, err := e.handoff.ResolveContextRequest(ctx, tenant, conv, r.ID, conversation.RequestFulfilled)
+	fulfilled, err := e.store.ResolveContextRequest(ctx, tenant, conv, r.ID, conversation.RequestFulfilled)
 	if errors.Is(err, conversation.ErrRequestNotPending) {
 		// A concurrent supply fulfilled (or a turn skipped) it first.
-		current, getErr := e.handoff.GetContextRequest(ctx, tenant, conv, r.ID)
+		current, getErr := e.store.GetContextRequest(ctx, tenant, conv, r.ID)
 		if getErr != nil {
 			return getErr
 		}
@@ -403,7 +393,7 @@ func (t *Turn) supplyUnasked(ctx context.Context, log *slog.Logger) error {
 	e := t.e
 	sctx, cancel := e.storeCtx(ctx)
 	defer cancel()
-	stored, err := e.handoff.SupplyItems(sctx, t.req.TenantID, t.state.Conversation.ID, t.itemsToStore(t.req.Supply.Items, "", nil))
+	stored, err := e.store.SupplyItems(sctx, t.req.TenantID, t.state.Conversation.ID, t.itemsToStore(t.req.Supply.Items, "", nil))
 	if err != nil {
 		log.Error("store supplied context failed", "err", err)
 		return err
@@ -432,7 +422,7 @@ func (t *Turn) itemsToStore(in []SuppliedInput, requestID string, kinds map[stri
 // offerRequestContext: the model may ask for context only when the request
 // can be stored and this turn is not already the answer to one (no loops).
 func (t *Turn) offerRequestContext() bool {
-	return t.e.provider.SupportsTools() && t.persist && t.e.handoff != nil && t.resumed == nil
+	return t.e.provider.SupportsTools() && t.persist && t.resumed == nil
 }
 
 // createRequest stores the model's context request. A failure is a
@@ -441,7 +431,7 @@ func (t *Turn) createRequest(ctx context.Context, items []conversation.Requested
 	e := t.e
 	sctx, cancel := e.storeCtx(ctx)
 	defer cancel()
-	r, err := e.handoff.CreateContextRequest(sctx, conversation.ContextRequest{
+	r, err := e.store.CreateContextRequest(sctx, conversation.ContextRequest{
 		TenantID: t.req.TenantID, ConversationID: t.state.Conversation.ID,
 		Items: items, Question: question, ExpiresAt: e.now().Add(e.cfg.ContextRequestTTL),
 	})
@@ -454,12 +444,12 @@ func (t *Turn) createRequest(ctx context.Context, items []conversation.Requested
 }
 
 func (t *Turn) touchSupplied(ctx context.Context, ids []string, log *slog.Logger) {
-	if len(ids) == 0 || !t.persist || t.e.handoff == nil {
+	if len(ids) == 0 || !t.persist {
 		return
 	}
 	sctx, cancel := t.e.storeCtx(ctx)
 	defer cancel()
-	if err := t.e.handoff.TouchSuppliedItems(sctx, t.req.TenantID, t.state.Conversation.ID, ids); err != nil {
+	if err := t.e.store.TouchSuppliedItems(sctx, t.req.TenantID, t.state.Conversation.ID, ids); err != nil {
 		log.Warn("mark supplied context used failed", "err", err)
 	}
 }
@@ -467,10 +457,7 @@ func (t *Turn) touchSupplied(ctx context.Context, ids []string, log *slog.Logger
 // DeleteSuppliedItem removes a supplied item from a conversation of the
 // caller's tenant: later turns no longer include it.
 func (e *Engine) DeleteSuppliedItem(ctx context.Context, tenantID, conversationID, itemID string) error {
-	if e.handoff == nil {
-		return ErrHandoffUnavailable
-	}
 	sctx, cancel := e.storeCtx(ctx)
 	defer cancel()
-	return e.handoff.DeleteSuppliedItem(sctx, tenantID, conversationID, itemID)
+	return e.store.DeleteSuppliedItem(sctx, tenantID, conversationID, itemID)
 }

@@ -67,6 +67,7 @@ func (t *Turn) save(ctx context.Context, out *conversed, fitted prompt.Fitted, l
 		Provider: e.provider.Name(), Model: e.cfg.Model,
 		Usage:     out.usage,
 		LatencyMS: s.metadata.LatencyMS, ReferencedNodes: ids, Metadata: storedMetadata(s.metadata),
+		Profile: t.sentProfile(),
 	}, ids, log)
 	if s.number > 0 {
 		s.metadata.TurnNumber = &s.number
@@ -209,8 +210,30 @@ func (t *Turn) close(sink Sink, out *conversed, s saved, sentWarnings int) Resul
 	return Result{Status: status, Answer: out.answer.String(), Metadata: s.metadata}
 }
 
-// profile is the turn's profile: the request's, else the conversation's.
-func (t *Turn) profile() Profile { return t.req.Profile }
+// profileSent is whether the request carries a profile; one that does
+// replaces the conversation's remembered profile.
+func (t *Turn) profileSent() bool {
+	return t.req.Profile.PersonaType != "" || len(t.req.Profile.Jurisdictions) > 0
+}
+
+// sentProfile is the profile to remember with the turn (nil: keep the
+// conversation's).
+func (t *Turn) sentProfile() *Profile {
+	if !t.profileSent() {
+		return nil
+	}
+	p := t.req.Profile
+	return &p
+}
+
+// profile is the turn's profile: the request's, else the one the
+// conversation remembers.
+func (t *Turn) profile() Profile {
+	if !t.profileSent() && t.state.Conversation.Profile != nil {
+		return *t.state.Conversation.Profile
+	}
+	return t.req.Profile
+}
 
 func (t *Turn) profileJurisdictions() []string {
 	profile := t.profile()

@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -102,34 +103,14 @@ func (e *Engine) Prepare(ctx context.Context, req Request) (*Turn, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
+	req.Profile, _ = req.Profile.Validate() // normalised: upper-case codes, no repeats
 	t := &Turn{e: e, req: req, started: time.Now(), question: req.Message}
 	if req.Stateless {
 		return t, nil
 	}
 	log := e.log.With("request_id", req.RequestID)
-	if req.Supply != nil && e.handoff == nil {
-		return nil, ErrHandoffUnavailable
-	}
 	if req.ConversationID == "" {
-		sctx, cancel := e.storeCtx(ctx)
-		defer cancel()
-		conv, err := e.store.CreateConversation(sctx, conversation.Conversation{
-			TenantID: req.TenantID, OwnerID: req.UserID, Title: titleFrom(e.storedText(req.Message)),
-			Jurisdictions: req.Profile.Jurisdictions,
-		})
-		if err != nil {
-			log.Error("create conversation failed; answering without saving", "err", err)
-			t.warn("This conversation could not be saved; the answer will not be remembered.")
-			return t, nil
-		}
-		t.state.Conversation = conv
-		t.persist = true
-		if req.Supply != nil {
-			if err := t.supplyUnasked(ctx, log); err != nil {
-				return nil, err
-			}
-		}
-		return t, nil
+		return t, t.create(ctx, log)
 	}
 	sctx, cancel := e.storeCtx(ctx)
 	defer cancel()
@@ -159,6 +140,31 @@ func (e *Engine) Prepare(ctx context.Context, req Request) (*Turn, error) {
 		return nil, err
 	}
 	return t, nil
+}
+
+// create starts the conversation, remembering the request's profile. A
+// storage outage does not fail the turn: it answers without saving.
+func (t *Turn) create(ctx context.Context, log *slog.Logger) error {
+	e, req := t.e, t.req
+	sctx, cancel := e.storeCtx(ctx)
+	defer cancel()
+	c := conversation.Conversation{TenantID: req.TenantID, OwnerID: req.UserID,
+		Title: titleFrom(e.storedText(req.Message)), Jurisdictions: req.Profile.Jurisdictions}
+	if t.profileSent() {
+		c.Profile = &req.Profile
+	}
+	conv, err := e.store.CreateConversation(sctx, c)
+	if err != nil {
+		log.Error("create conversation failed; answering without saving", "err", err)
+		t.warn("This conversation could not be saved; the answer will not be remembered.")
+		return nil
+	}
+	t.state.Conversation = conv
+	t.persist = true
+	if req.Supply != nil {
+		return t.supplyUnasked(ctx, log)
+	}
+	return nil
 }
 
 // storedText is text as it may be stored under the PII mode.

@@ -5,43 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"regintel/shared/llm"
 )
 
-// CaptureToolName is the tool the main chat call offers (seed 001 §4).
+// CaptureToolName is the tool through which the chat model names the
+// regulatory concepts of a turn.
 const CaptureToolName = "capture_concepts"
-
-// CaptureTool is the capture_concepts tool with the exact schema of seed 001 §4.2.
-func CaptureTool() llm.Tool {
-	str := func() map[string]any { return map[string]any{"type": "string"} }
-	return llm.Tool{
-		Name:        CaptureToolName,
-		Description: "Capture SKOS-like regulatory concepts mentioned in this turn.",
-		Parameters: map[string]any{
-			"type": "object",
-			"properties": map[string]any{
-				"concepts": map[string]any{
-					"type": "array",
-					"items": map[string]any{
-						"type": "object",
-						"properties": map[string]any{
-							"domain":       str(),
-							"kind":         str(),
-							"jurisdiction": str(),
-							"prefLabel":    str(),
-							"altLabels":    map[string]any{"type": "array", "items": str()},
-							"definition":   str(),
-							"sourceUrls":   map[string]any{"type": "array", "items": map[string]any{"type": "string", "format": "uri"}},
-						},
-						"required": []string{"domain", "kind", "jurisdiction", "prefLabel"},
-					},
-				},
-			},
-			"required": []string{"concepts"},
-		},
-	}
-}
 
 // MaxConceptsPerTurn bounds what one tool call can make the engine write.
 const MaxConceptsPerTurn = 20

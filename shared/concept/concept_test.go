@@ -52,27 +52,3 @@ func TestParseCapture(t *testing.T) {
 		}
 	}
 }
-
-func TestCaptureToolSchemaMatchesSeed(t *testing.T) {
-	tool := CaptureTool()
-	raw, _ := json.Marshal(tool.Parameters)
-	var schema struct {
-		Required   []string `json:"required"`
-		Properties struct {
-			Concepts struct {
-				Items struct {
-					Required   []string                   `json:"required"`
-					Properties map[string]json.RawMessage `json:"properties"`
-				} `json:"items"`
-			} `json:"concepts"`
-		} `json:"properties"`
-	}
-	if err := json.Unmarshal(raw, &schema); err != nil {
-		t.Fatal(err)
-	}
-	if tool.Name != "capture_concepts" || !reflect.DeepEqual(schema.Required, []string{"concepts"}) ||
-		!reflect.DeepEqual(schema.Properties.Concepts.Items.Required, []string{"domain", "kind", "jurisdiction", "prefLabel"}) ||
-		len(schema.Properties.Concepts.Items.Properties) != 7 {
-		t.Fatalf("schema drifted from seed 001 §4.2: %s", raw)
-	}
-}

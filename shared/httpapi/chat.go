@@ -91,8 +91,6 @@ func (a *API) prepareFailed(w http.ResponseWriter, requestID string, err error) 
 		writeJSON(w, http.StatusAccepted, newPartialSupply(partial))
 	case errors.As(err, &pending):
 		writeJSON(w, http.StatusConflict, newPendingError(pending))
-	case errors.Is(err, chat.ErrHandoffUnavailable):
-		writeError(w, http.StatusNotImplemented, "handoff_unavailable", "context handoff is not available on this deployment")
 	default:
 		a.log.Error("prepare chat turn failed", "request_id", requestID, "err", err)
 		writeError(w, http.StatusInternalServerError, "internal", "the turn could not be started")

@@ -5,6 +5,7 @@ package httpapi
 // scoped to the caller's tenant; another tenant's conversation is a 404.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -136,7 +137,7 @@ func (a *API) labelConcepts(ctx context.Context, ids []string) ([]ActiveConcept,
 }
 
 // updateConversation serves PATCH /conversations/{id} with {"title"?: string,
-// "archived"?: bool}. Unknown fields and nulls are refused rather than
+// "archived"?: bool, "profile"?: {"personaType", "jurisdictions"}}. Unknown fields and nulls are refused rather than
 // ignored, so a client typo never looks like success.
 func (a *API) updateConversation(w http.ResponseWriter, r *http.Request) {
 	var fields map[string]json.RawMessage
@@ -177,8 +178,16 @@ func parseUpdate(fields map[string]json.RawMessage) (conversation.Update, string
 				return u, "archived must be true or false"
 			}
 			u.Archived = archived
+		case "profile":
+			var profile *conversation.Profile
+			dec := json.NewDecoder(bytes.NewReader(raw))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&profile); err != nil || profile == nil {
+				return u, `profile must be {"personaType": string, "jurisdictions": [codes]}`
+			}
+			u.Profile = profile
 		default:
-			return u, fmt.Sprintf("unknown field %q: only title and archived can be changed", name)
+			return u, fmt.Sprintf("unknown field %q: only title, archived and profile can be changed", name)
 		}
 	}
 	u, err := u.Validate()

@@ -100,8 +100,6 @@ func (a *API) deleteContextItem(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 	case errors.Is(err, chat.ErrItemNotFound), errors.Is(err, conversation.ErrNotFound):
 		writeError(w, http.StatusNotFound, "context_item_not_found", "no such context item in this conversation")
-	case errors.Is(err, chat.ErrHandoffUnavailable):
-		writeError(w, http.StatusNotImplemented, "handoff_unavailable", "context handoff is not available on this deployment")
 	default:
 		a.log.Error("delete context item failed", "request_id", RequestID(r.Context()), "err", err)
 		writeError(w, http.StatusInternalServerError, "internal", "the item could not be deleted")
