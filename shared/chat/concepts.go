@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"regintel/shared/concept"
+	"regintel/shared/conversation"
 )
 
 // resolveConcepts checks each captured concept with the write guard (pure
@@ -14,7 +15,7 @@ import (
 // rejected concept leaves no trace: no id, no metadata, no queue message,
 // and only a count in the logs. It returns the concepts to queue and the
 // resolved references, one per node.
-func (t *Turn) resolveConcepts(ctx context.Context, captured []concept.Concept, log *slog.Logger) ([]concept.Concept, []ConceptRef) {
+func (t *Turn) resolveConcepts(ctx context.Context, captured []concept.Concept, log *slog.Logger) ([]concept.Concept, []conversation.ConceptRef) {
 	clean := make([]concept.Concept, 0, len(captured))
 	rejected := 0
 	for _, c := range captured {
@@ -28,10 +29,10 @@ func (t *Turn) resolveConcepts(ctx context.Context, captured []concept.Concept, 
 		log.Warn("captured concepts rejected by the write guard", "rejected", rejected)
 	}
 	if len(clean) == 0 {
-		return nil, []ConceptRef{}
+		return nil, []conversation.ConceptRef{}
 	}
 	ids := t.resolveIDs(ctx, clean, log)
-	refs := make([]ConceptRef, 0, len(clean))
+	refs := make([]conversation.ConceptRef, 0, len(clean))
 	seen := map[string]bool{}
 	var queued []concept.Concept
 	for i, c := range clean {
@@ -39,7 +40,7 @@ func (t *Turn) resolveConcepts(ctx context.Context, captured []concept.Concept, 
 			continue
 		}
 		seen[ids[i]] = true
-		refs = append(refs, ConceptRef{ID: ids[i], Label: c.PrefLabel})
+		refs = append(refs, conversation.ConceptRef{ID: ids[i], Label: c.PrefLabel})
 		queued = append(queued, c)
 	}
 	return queued, refs

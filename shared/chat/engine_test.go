@@ -287,7 +287,7 @@ func TestAnswerIsGroundedInGraphFactsWithCitations(t *testing.T) {
 			t.Errorf("system prompt lacks %q:\n%s", want, system)
 		}
 	}
-	var standard *chat.Citation
+	var standard *conversation.Citation
 	for i, c := range res.Metadata.Citations {
 		if c.NodeID == "TAX:IE:VAT:RATE:STANDARD" {
 			standard = &res.Metadata.Citations[i]

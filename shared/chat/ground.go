@@ -72,28 +72,11 @@ func (t *Turn) conceptLines(active []string, found []graph.GroundedConcept) []pr
 func (t *Turn) capturedLabels() map[string]string {
 	out := map[string]string{}
 	for _, turn := range t.state.History {
-		for _, c := range storedConcepts(turn.Metadata) {
+		for _, c := range turn.Metadata.Concepts {
 			out[c.ID] = c.Label
 		}
 	}
 	return out
-}
-
-// storedConcepts reads metadata.concepts of a stored turn.
-func storedConcepts(metadata map[string]any) []ConceptRef {
-	raw, ok := metadata["concepts"]
-	if !ok {
-		return nil
-	}
-	b, err := json.Marshal(raw)
-	if err != nil {
-		return nil
-	}
-	var refs []ConceptRef
-	if json.Unmarshal(b, &refs) != nil {
-		return nil
-	}
-	return refs
 }
 
 func jurisdictionOf(id string) string {

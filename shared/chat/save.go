@@ -12,21 +12,6 @@ import (
 	"regintel/shared/queue"
 )
 
-// ConceptRef is a concept of a turn: its resolved id and the label it was
-// captured with, so later turns can name it before the graph holds it.
-type ConceptRef struct {
-	ID    string `json:"id"`
-	Label string `json:"label"`
-}
-
-// Citation is a fact of the rules graph given to the model for this answer.
-type Citation struct {
-	NodeID         string     `json:"nodeId"`
-	Label          string     `json:"label"`
-	URL            string     `json:"url,omitempty"`
-	LastVerifiedAt *time.Time `json:"lastVerifiedAt"`
-}
-
 // saved is the turn as stored, ready for the closing events.
 type saved struct {
 	status   conversation.TurnStatus
@@ -66,7 +51,7 @@ func (t *Turn) save(ctx context.Context, out *conversed, fitted prompt.Fitted, l
 		UserText: storedQuestion, AssistantText: storedAnswer, Status: s.status,
 		Provider: e.provider.Name(), Model: e.cfg.Model,
 		Usage:     out.usage,
-		LatencyMS: s.metadata.LatencyMS, ReferencedNodes: ids, Metadata: storedMetadata(s.metadata),
+		LatencyMS: s.metadata.LatencyMS, ReferencedNodes: ids, Metadata: s.metadata.TurnMetadata,
 		Profile: t.sentProfile(),
 	}, ids, log)
 	if s.number > 0 {
@@ -77,7 +62,7 @@ func (t *Turn) save(ctx context.Context, out *conversed, fitted prompt.Fitted, l
 }
 
 // metadata is the final metadata of the turn (its turn number is set once stored).
-func (t *Turn) metadata(out *conversed, fitted prompt.Fitted, refs []ConceptRef, request *conversation.ContextRequest) Metadata {
+func (t *Turn) metadata(out *conversed, fitted prompt.Fitted, refs []conversation.ConceptRef, request *conversation.ContextRequest) Metadata {
 	e := t.e
 	usage := fitted.Usage
 	ids := make([]string, len(refs))
@@ -86,11 +71,13 @@ func (t *Turn) metadata(out *conversed, fitted prompt.Fitted, refs []ConceptRef,
 	}
 	m := Metadata{
 		ReferencedNodes: ids, Jurisdictions: t.jurisdictions(refs), UncertaintyLevel: t.uncertainty(ids),
-		DisclaimerKey: DisclaimerKey, AgentID: e.cfg.AgentID, Warnings: slices.Clone(t.warnings),
+		DisclaimerKey: DisclaimerKey, AgentID: e.cfg.AgentID,
 		Usage: out.usage, Provider: e.provider.Name(), Model: e.cfg.Model,
 		LatencyMS: time.Since(t.started).Milliseconds(), Stateless: t.req.Stateless,
-		QueryComposition: fitted.Composition, Context: &usage, ModelCalls: out.calls,
-		Concepts: refs, Citations: citations(fitted.Facts),
+		TurnMetadata: conversation.TurnMetadata{
+			QueryComposition: fitted.Composition, Context: &usage, ModelCalls: out.calls, Warnings: slices.Clone(t.warnings),
+			Concepts: refs, Citations: citations(fitted.Facts),
+		},
 	}
 	if m.Warnings == nil {
 		m.Warnings = []string{}
@@ -108,10 +95,10 @@ func (t *Turn) metadata(out *conversed, fitted prompt.Fitted, refs []ConceptRef,
 }
 
 // citations name every fact given to the model, with its official source.
-func citations(facts []prompt.FactLine) []Citation {
-	out := make([]Citation, 0, len(facts))
+func citations(facts []prompt.FactLine) []conversation.Citation {
+	out := make([]conversation.Citation, 0, len(facts))
 	for _, f := range facts {
-		c := Citation{NodeID: f.NodeID, Label: f.Label}
+		c := conversation.Citation{NodeID: f.NodeID, Label: f.Label}
 		if len(f.Sources) > 0 {
 			c.URL = f.Sources[0]
 		}
@@ -119,25 +106,6 @@ func citations(facts []prompt.FactLine) []Citation {
 			c.LastVerifiedAt = &when
 		}
 		out = append(out, c)
-	}
-	return out
-}
-
-// storedMetadata is what the turn keeps of its metadata: how the prompt
-// was made and what the answer rests on.
-func storedMetadata(m Metadata) map[string]any {
-	out := map[string]any{"queryComposition": m.QueryComposition, "context": m.Context, "modelCalls": m.ModelCalls}
-	if m.ContextRequestID != "" {
-		out["contextRequestId"] = m.ContextRequestID
-	}
-	if len(m.Warnings) > 0 {
-		out["warnings"] = m.Warnings
-	}
-	if len(m.Concepts) > 0 {
-		out["concepts"] = m.Concepts
-	}
-	if len(m.Citations) > 0 {
-		out["citations"] = m.Citations
 	}
 	return out
 }
@@ -245,7 +213,7 @@ func (t *Turn) profileJurisdictions() []string {
 }
 
 // jurisdictions of the answer: the profile's, then those of the concepts.
-func (t *Turn) jurisdictions(refs []ConceptRef) []string {
+func (t *Turn) jurisdictions(refs []conversation.ConceptRef) []string {
 	out := t.profileJurisdictions()
 	for _, r := range refs {
 		if j := jurisdictionOf(r.ID); j != "" && j != "GLOBAL" && !slices.Contains(out, j) {

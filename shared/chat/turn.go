@@ -9,7 +9,6 @@ import (
 
 	"regintel/shared/conversation"
 	"regintel/shared/llm"
-	"regintel/shared/prompt"
 )
 
 // Sink receives the turn's events in order. The HTTP layer writes each one
@@ -63,24 +62,14 @@ type Metadata struct {
 	UncertaintyLevel string    `json:"uncertaintyLevel"`
 	DisclaimerKey    string    `json:"disclaimerKey"`
 	AgentID          string    `json:"agentId"`
-	Warnings         []string  `json:"warnings"`
 	Usage            llm.Usage `json:"usage"`
 	Provider         string    `json:"provider"`
 	Model            string    `json:"model"`
 	LatencyMS        int64     `json:"latencyMs"`
 	Stateless        bool      `json:"stateless"`
-	// QueryComposition is chat, kb, doc or hybrid.
-	QueryComposition string        `json:"queryComposition"`
-	Context          *prompt.Usage `json:"context,omitempty"`
-	// ModelCalls is the number of model calls the tool loop made.
-	ModelCalls int `json:"modelCalls"`
-	// Concepts are the turn's concepts with the labels they were captured with.
-	Concepts []ConceptRef `json:"concepts"`
-	// Citations are the graph's facts given to the model, with their sources.
-	Citations []Citation `json:"citations"`
-	// ContextRequestID is the request this turn raised (status
-	// context_required) or resumed.
-	ContextRequestID string `json:"contextRequestId,omitempty"`
+	// The part the turn keeps: composition, budget, warnings, model calls,
+	// concepts, citations and the context request.
+	conversation.TurnMetadata
 }
 
 // Result summarises a finished turn for the caller (tests, logs).

@@ -125,17 +125,17 @@ type Usage = llm.Usage
 
 // Turn is one numbered user question and assistant answer with its metadata.
 type Turn struct {
-	Number          int            `json:"turnNumber"`
-	UserText        string         `json:"userText"`
-	AssistantText   string         `json:"assistantText"`
-	Status          TurnStatus     `json:"status"`
-	Provider        string         `json:"provider"`
-	Model           string         `json:"model"`
-	Usage           Usage          `json:"usage"`
-	LatencyMS       int64          `json:"latencyMs"`
-	ReferencedNodes []string       `json:"referencedNodes"`
-	Metadata        map[string]any `json:"metadata,omitempty"`
-	CreatedAt       time.Time      `json:"createdAt"`
+	Number          int          `json:"turnNumber"`
+	UserText        string       `json:"userText"`
+	AssistantText   string       `json:"assistantText"`
+	Status          TurnStatus   `json:"status"`
+	Provider        string       `json:"provider"`
+	Model           string       `json:"model"`
+	Usage           Usage        `json:"usage"`
+	LatencyMS       int64        `json:"latencyMs"`
+	ReferencedNodes []string     `json:"referencedNodes"`
+	Metadata        TurnMetadata `json:"metadata"`
+	CreatedAt       time.Time    `json:"createdAt"`
 	// Profile, when set, replaces the conversation's remembered profile in
 	// the same write that stores the turn. It is not read back with the turn.
 	Profile *Profile `json:"-"`

@@ -172,7 +172,7 @@ func (f *fixture) seedFull(tenant, title string) seeded {
 			Usage:           conversation.Usage{InputTokens: 10 + i, OutputTokens: 5, TotalTokens: 15 + i},
 			LatencyMS:       int64(100 + i),
 			ReferencedNodes: []string{"TAX:IE:VAT"},
-			Metadata:        map[string]any{"queryComposition": "chat", "turnsIncluded": float64(i)},
+			Metadata:        conversation.TurnMetadata{QueryComposition: "chat", Context: &conversation.ContextUsage{TurnsIncluded: []int{i}}},
 		})
 		if err != nil {
 			f.t.Fatal(err)
@@ -341,7 +341,7 @@ func TestGetShowsTurnsRequestsItemsAndLabelledConcepts(t *testing.T) {
 	second := d.Turns[1]
 	if second.UserText != "And for food?" || second.Model != "gpt-test" || second.Usage.InputTokens != 11 ||
 		second.LatencyMS != 101 || !slices.Equal(second.ReferencedNodes, []string{"TAX:IE:VAT"}) ||
-		second.Metadata["queryComposition"] != "chat" || second.Metadata["turnsIncluded"] != float64(1) {
+		second.Metadata.QueryComposition != "chat" || second.Metadata.Context == nil || !slices.Equal(second.Metadata.Context.TurnsIncluded, []int{1}) {
 		t.Errorf("turn 2 = %+v", second)
 	}
 	// Only the pending request that has not expired is still waiting.

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"regintel/shared/conversation"
 	"regintel/shared/llm"
 )
 
@@ -65,33 +66,9 @@ type Fitted struct {
 	Facts       []FactLine
 }
 
-// Usage records how the prompt was fitted into the token budget. It is
-// stored with the turn and sent in the metadata event. Counts are of the
-// text sent.
-type Usage struct {
-	Budget         int            `json:"budget"`
-	Encoding       string         `json:"encoding"`
-	SystemTokens   int            `json:"systemTokens"`
-	SectionTokens  map[string]int `json:"sectionTokens"`
-	SuppliedTokens int            `json:"suppliedContextTokens"`
-	HistoryTokens  int            `json:"historyTokens"`
-	QuestionTokens int            `json:"questionTokens"`
-	ToolTokens     int            `json:"toolTokens"`
-	TotalTokens    int            `json:"totalTokens"`
-	HistoryWindow  int            `json:"historyWindow"`
-	FactsIncluded  int            `json:"factsIncluded"`
-	FactsDropped   int            `json:"factsDropped"`
-	// Turn numbers of the history sent, and of loaded turns left out for
-	// the budget (older turns outside the window are never loaded).
-	TurnsIncluded []int `json:"turnsIncluded"`
-	TurnsDropped  []int `json:"turnsDropped"`
-	// Keys of supplied items sent and left out.
-	SuppliedIncluded []string `json:"suppliedItemsIncluded"`
-	SuppliedDropped  []string `json:"suppliedItemsDropped"`
-	// What was cut with a marker: "question", "turn:<n>", "supplied:<key>".
-	Truncated         []string `json:"truncated"`
-	TruncationApplied bool     `json:"truncationApplied"`
-}
+// Usage records how the prompt was fitted into the token budget; it is
+// stored with the turn and sent in the metadata event.
+type Usage = conversation.ContextUsage
 
 // CutShortMarker follows a failed or interrupted answer in later prompts.
 const CutShortMarker = "[this answer was cut short]"

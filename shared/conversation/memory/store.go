@@ -146,9 +146,7 @@ func (s *Store) AppendTurn(_ context.Context, tenantID, conversationID string, t
 	if err != nil {
 		return 0, err
 	}
-	// Round-trip metadata through JSON as the database does, so callers see
-	// the same value types (numbers as float64) from either store, and a
-	// value that cannot be stored fails here too.
+	// Round-trip metadata through JSON as the database does.
 	metadata, err := roundTripMetadata(t.Metadata)
 	if err != nil {
 		return 0, fmt.Errorf("append turn: metadata: %w", err)
@@ -225,19 +223,16 @@ func mergeByRecency(previous, incoming []string, maxNodes int) []string {
 	return newestFirst
 }
 
-func roundTripMetadata(m map[string]any) (map[string]any, error) {
-	if len(m) == 0 {
-		return nil, nil
-	}
+// roundTripMetadata copies metadata through JSON, as the database stores
+// it, so nothing the caller keeps is shared with the store.
+func roundTripMetadata(m conversation.TurnMetadata) (conversation.TurnMetadata, error) {
 	b, err := json.Marshal(m)
 	if err != nil {
-		return nil, err
+		return conversation.TurnMetadata{}, err
 	}
-	var out map[string]any
-	if err := json.Unmarshal(b, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	var out conversation.TurnMetadata
+	err = json.Unmarshal(b, &out)
+	return out, err
 }
 
 func copyConversation(c conversation.Conversation) conversation.Conversation {
@@ -262,11 +257,8 @@ func copyTurn(t conversation.Turn) conversation.Turn {
 	t.ReferencedNodes = cloneStrings(t.ReferencedNodes)
 	// The profile belongs to the conversation, not to the stored turn.
 	t.Profile = nil
-	if t.Metadata != nil {
-		copied, err := roundTripMetadata(t.Metadata)
-		if err == nil {
-			t.Metadata = copied
-		}
+	if copied, err := roundTripMetadata(t.Metadata); err == nil {
+		t.Metadata = copied
 	}
 	return t
 }

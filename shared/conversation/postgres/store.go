@@ -220,9 +220,6 @@ func scanTurn(row pgx.CollectableRow) (conversation.Turn, error) {
 	if err := json.Unmarshal(metadata, &t.Metadata); err != nil {
 		return t, fmt.Errorf("turn %d metadata: %w", t.Number, err)
 	}
-	if len(t.Metadata) == 0 {
-		t.Metadata = nil
-	}
 	return t, nil
 }
 
@@ -294,10 +291,7 @@ func (s *Store) AppendTurn(ctx context.Context, tenantID, conversationID string,
 	return number, nil
 }
 
-func encodeMetadata(m map[string]any) (string, error) {
-	if len(m) == 0 {
-		return "{}", nil
-	}
+func encodeMetadata(m conversation.TurnMetadata) (string, error) {
 	b, err := json.Marshal(m)
 	if err != nil {
 		return "", fmt.Errorf("append turn: metadata: %w", err)

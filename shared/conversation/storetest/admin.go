@@ -128,7 +128,7 @@ func testAdminLifecycle(t *testing.T, s conversation.Store) {
 	tenant := newTenant()
 	c := adminCreate(t, s, tenant, "me")
 	for _, q := range []string{"first", "second"} {
-		if _, err := s.AppendTurn(ctx, tenant, c.ID, conversation.Turn{UserText: q, Metadata: map[string]any{"queryComposition": "chat"}}); err != nil {
+		if _, err := s.AppendTurn(ctx, tenant, c.ID, conversation.Turn{UserText: q, Metadata: conversation.TurnMetadata{QueryComposition: "chat"}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -153,7 +153,7 @@ func testAdminLifecycle(t *testing.T, s conversation.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d.Turns) != 2 || d.Turns[0].UserText != "first" || d.Turns[1].Metadata["queryComposition"] != "chat" {
+	if len(d.Turns) != 2 || d.Turns[0].UserText != "first" || d.Turns[1].Metadata.QueryComposition != "chat" {
 		t.Errorf("turns = %+v", d.Turns)
 	}
 	if !slices.Equal(d.ActiveNodeIDs, []string{"TAX:IE:VAT"}) {

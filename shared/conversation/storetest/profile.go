@@ -114,7 +114,7 @@ func testRefusedTurnLeavesProfile(t *testing.T, s conversation.Store) {
 	other := conversation.Profile{PersonaType: "pensioner", Jurisdictions: []string{"UK"}}
 	refused := []conversation.Turn{
 		{UserText: "bad status", Status: "failed", Profile: &other},
-		{UserText: "bad metadata", Metadata: map[string]any{"c": make(chan int)}, Profile: &other},
+		{UserText: "unknown status", Status: "done", Profile: &other},
 	}
 	for _, turn := range refused {
 		if _, err := s.AppendTurn(context.Background(), tenant, c.ID, turn); err == nil {

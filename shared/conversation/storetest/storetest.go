@@ -210,7 +210,10 @@ func testTurnNumbering(t *testing.T, s conversation.Store) {
 		Provider: "openai", Model: "gpt-test",
 		Usage:     conversation.Usage{InputTokens: 120, OutputTokens: 30, TotalTokens: 150},
 		LatencyMS: 842, ReferencedNodes: []string{"TAX:IE:VAT"},
-		Metadata: map[string]any{"contextBudgetUsed": 512, "composition": map[string]any{"aspects": []any{"jurisdiction"}}},
+		Metadata: conversation.TurnMetadata{QueryComposition: "kb", ModelCalls: 2, Warnings: []string{"w"},
+			Context:   &conversation.ContextUsage{Budget: 512, SectionTokens: map[string]int{"jurisdiction": 12}, TurnsIncluded: []int{1}},
+			Concepts:  []conversation.ConceptRef{{ID: "TAX:IE:VAT", Label: "VAT"}},
+			Citations: []conversation.Citation{{NodeID: "TAX:IE:VAT:RATE:STANDARD", Label: "standard rate", URL: "https://www.revenue.ie/"}}},
 	}
 	later := []conversation.TurnStatus{conversation.TurnError, conversation.TurnContextRequired}
 	for want := 1; want <= 3; want++ {
@@ -240,14 +243,13 @@ func testTurnNumbering(t *testing.T, s conversation.Store) {
 		got.CreatedAt.IsZero() {
 		t.Errorf("turn 1 stored as %+v", got)
 	}
-	if got.Metadata["contextBudgetUsed"] != float64(512) {
-		t.Errorf("metadata contextBudgetUsed = %#v, want 512 (as a JSON number)", got.Metadata["contextBudgetUsed"])
+	if m := got.Metadata; m.QueryComposition != "kb" || m.ModelCalls != 2 || m.Context == nil || m.Context.Budget != 512 ||
+		m.Context.SectionTokens["jurisdiction"] != 12 || len(m.Concepts) != 1 || m.Concepts[0].Label != "VAT" ||
+		len(m.Citations) != 1 || m.Citations[0].URL != "https://www.revenue.ie/" || !slices.Equal(m.Warnings, []string{"w"}) {
+		t.Errorf("metadata stored as %+v", m)
 	}
-	if comp, _ := got.Metadata["composition"].(map[string]any); comp == nil || !slices.Equal(toStrings(comp["aspects"]), []string{"jurisdiction"}) {
-		t.Errorf("metadata composition = %#v", got.Metadata["composition"])
-	}
-	if second := st.History[1]; second.Status != conversation.TurnError || second.ReferencedNodes == nil || second.Metadata != nil {
-		t.Errorf("turn 2 = %+v: want status error, empty non-nil referencedNodes, nil metadata", second)
+	if second := st.History[1]; second.Status != conversation.TurnError || second.ReferencedNodes == nil || second.Metadata.Context != nil || second.Metadata.Concepts != nil {
+		t.Errorf("turn 2 = %+v: want status error, empty non-nil referencedNodes, empty metadata", second)
 	}
 	if third := st.History[2]; third.Status != conversation.TurnContextRequired {
 		t.Errorf("turn 3 status = %q, want %q", third.Status, conversation.TurnContextRequired)
@@ -267,16 +269,6 @@ func testUnknownTurnStatus(t *testing.T, s conversation.Store) {
 	if st := mustLoad(t, s, tenant, c.ID, 5); st.Conversation.LastTurnNumber != 0 || len(st.History) != 0 {
 		t.Errorf("refused turns left last=%d history=%+v", st.Conversation.LastTurnNumber, st.History)
 	}
-}
-
-func toStrings(v any) []string {
-	list, _ := v.([]any)
-	out := make([]string, 0, len(list))
-	for _, x := range list {
-		s, _ := x.(string)
-		out = append(out, s)
-	}
-	return out
 }
 
 func testHistoryOrderAndLimit(t *testing.T, s conversation.Store) {
