@@ -115,18 +115,18 @@ func factGroups(found []graph.GroundedConcept) []prompt.FactGroup {
 }
 
 func factLine(f graph.Fact) prompt.FactLine {
-	line := prompt.FactLine{NodeID: f.NodeID, Kind: f.Kind, Label: cmp(f.Label, f.NodeID), Value: renderValues(f.Properties), Sources: f.SourceURLs}
-	if !f.LastVerifiedAt.IsZero() {
-		line.LastVerified = f.LastVerifiedAt.UTC().Format("2006-01-02")
-	}
-	return line
+	return prompt.FactLine{NodeID: f.NodeID, Kind: f.Kind, Label: cmp(f.Label, f.NodeID), Value: renderValues(f.Properties),
+		Sources: f.SourceURLs, LastVerified: f.LastVerifiedAt}
 }
 
-// renderValues writes a fact's values as "key: value" pairs in key order.
+// renderValues writes a fact's values as "key: value" pairs in key order;
+// its domain and jurisdiction are its concept's and go unsaid.
 func renderValues(props map[string]any) string {
 	keys := make([]string, 0, len(props))
 	for k := range props {
-		keys = append(keys, k)
+		if k != "domain" && k != "jurisdiction" {
+			keys = append(keys, k)
+		}
 	}
 	sort.Strings(keys)
 	parts := make([]string, 0, len(keys))

@@ -102,7 +102,7 @@ func citations(facts []prompt.FactLine) []conversation.Citation {
 		if len(f.Sources) > 0 {
 			c.URL = f.Sources[0]
 		}
-		if when, err := time.Parse("2006-01-02", f.LastVerified); err == nil {
+		if when := f.LastVerified; !when.IsZero() {
 			c.LastVerifiedAt = &when
 		}
 		out = append(out, c)

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -18,6 +19,7 @@ import (
 	"regintel/shared/auth"
 	"regintel/shared/chat"
 	convpg "regintel/shared/conversation/postgres"
+	"regintel/shared/graph"
 	"regintel/shared/graph/bolt"
 	"regintel/shared/graph/write"
 	"regintel/shared/httpapi"
@@ -149,10 +151,28 @@ func TestChatToSQSToResolverToBoltAndBackIntoThePrompt(t *testing.T) {
 		t.Fatalf("enrichment jobs: %+v", jobs)
 	}
 
-	// Turn 2's system prompt renders the concept from the Bolt graph.
-	turn(`{"conversationId":"` + convID + `","message":"Does it apply to me?"}`)
+	// Enrichment writes a rate through the guarded write service, as the
+	// enrich function does, and marks the concept verified.
+	rateID := conceptID + ":RATE:STANDARD"
+	verified := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	source := "https://www.revenue.ie/en/tax-relief-charts/index.aspx"
+	if _, err := write.NewService(graphStore, write.WithLogger(quiet)).Write(ctx, []graph.NodeWrite{
+		{Label: "Rate", ID: rateID, Props: map[string]any{"pref_label": label + " rate", "percent": 12.5, "source_url": source,
+			"quote": "relief at 12.5%", "jurisdiction": "IE", "domain": "TAX"}},
+		{Label: "Concept", ID: conceptID, Props: map[string]any{"last_verified_at": verified}},
+	}, []graph.EdgeWrite{{FromID: conceptID, Type: "HAS_RATE", ToID: rateID, Props: map[string]any{"source_urls": []string{source}}}}); err != nil {
+		t.Fatal(err)
+	}
+
+	// Turn 2's system prompt renders the concept and its fact from the Bolt
+	// graph, and the metadata cites the fact with its source.
+	second := turn(`{"conversationId":"` + convID + `","message":"Does it apply to me?"}`)
 	reqs := fake.Requests()
-	if len(reqs) != 2 || !strings.Contains(reqs[1].System, "- "+label+" (IE) – a test relief on qualifying expenditure") {
-		t.Fatalf("turn 2 system prompt lacks the Bolt concept:\n%s", reqs[len(reqs)-1].System)
+	if len(reqs) != 2 || !strings.Contains(reqs[1].System, "- "+label+" (IE) – a test relief on qualifying expenditure") ||
+		!strings.Contains(reqs[1].System, "percent: 12.5") || !strings.Contains(reqs[1].System, source) {
+		t.Fatalf("turn 2 system prompt lacks the Bolt concept or its fact:\n%s", reqs[len(reqs)-1].System)
+	}
+	if !strings.Contains(second, `{"nodeId":"`+rateID+`","label":"`+label+` rate","url":"`+source+`","lastVerifiedAt":"2026-11-02T09:00:00Z"}`) {
+		t.Fatalf("turn 2 metadata does not cite the fact:\n%s", second)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"regintel/shared/llm"
 	"regintel/shared/prompt"
@@ -73,7 +74,7 @@ func facts(concept string, n int) prompt.FactGroup {
 	for i := range n {
 		g.Facts = append(g.Facts, prompt.FactLine{NodeID: fmt.Sprintf("TAX:IE:%s:RATE:%d", concept, i), Kind: "Rate",
 			Label: fmt.Sprintf("%s rate %d", concept, i), Value: fmt.Sprintf("percent: %d", i),
-			Sources: []string{"https://www.revenue.ie/en/" + strings.ToLower(concept)}, LastVerified: "2026-01-05"})
+			Sources: []string{"https://www.revenue.ie/en/" + strings.ToLower(concept)}, LastVerified: time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC)})
 	}
 	return g
 }

@@ -11,6 +11,7 @@ package prompt
 import (
 	"regexp"
 	"strings"
+	"time"
 )
 
 // Section names. The system prompt is made of our own text only: the
@@ -111,7 +112,7 @@ type FactLine struct {
 	Label        string
 	Value        string // its values, rendered ("percent: 23; band: standard")
 	Sources      []string
-	LastVerified string // a date, or "" when unknown
+	LastVerified time.Time // zero when unknown
 }
 
 // Text is the fact as one prompt line; its length is what the budget counts.
@@ -130,9 +131,9 @@ func (f FactLine) Text() string {
 		b.WriteString("; source: ")
 		b.WriteString(strings.Join(f.Sources, ", "))
 	}
-	if f.LastVerified != "" {
+	if !f.LastVerified.IsZero() {
 		b.WriteString("; last verified ")
-		b.WriteString(f.LastVerified)
+		b.WriteString(f.LastVerified.UTC().Format("2006-01-02"))
 	}
 	b.WriteString(" [")
 	b.WriteString(f.NodeID)

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"text/template"
+	"time"
 )
 
 //go:embed sheets/default/*.tmpl
@@ -142,7 +143,7 @@ func (s *Sheet) validate() error {
 		AgentID: "agent", Jurisdictions: []string{"IE"}, PersonaType: "persona",
 		Concepts: []ConceptLine{{ID: "TAX:IE:VAT", Label: "VAT", Jurisdiction: "IE", Definition: "d"}},
 		Facts: []FactGroup{{ConceptID: "TAX:IE:VAT", Concept: "VAT", Facts: []FactLine{{NodeID: "n", Kind: "Rate", Label: "l",
-			Value: "percent: 23", Sources: []string{"https://example.org"}, LastVerified: "2026-01-01"}}}},
+			Value: "percent: 23", Sources: []string{"https://example.org"}, LastVerified: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}}}},
 		CaptureConcepts: true, RequestContext: true,
 	}
 	messages := map[string]any{

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"regintel/shared/prompt"
 )
@@ -44,7 +45,7 @@ func TestDefaultSheetRendersSeedWording(t *testing.T) {
 		Concepts: []prompt.ConceptLine{{Label: "Value-Added Tax", Jurisdiction: "IE", Definition: "a consumption tax"}},
 		Facts: []prompt.FactGroup{{ConceptID: "TAX:IE:VAT", Concept: "Value-Added Tax", Facts: []prompt.FactLine{{
 			NodeID: "TAX:IE:VAT:RATE:STANDARD", Kind: "Rate", Label: "Irish VAT standard rate", Value: "percent: 23",
-			Sources: []string{"https://www.revenue.ie/en/vat/vat-rates/index.aspx"}, LastVerified: "2026-01-05"}}}},
+			Sources: []string{"https://www.revenue.ie/en/vat/vat-rates/index.aspx"}, LastVerified: time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC)}}}},
 		CaptureConcepts: true,
 	})
 	if err != nil {
