@@ -182,7 +182,7 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) (<-chan llm.Chun
 			}
 			outputTokens = len(concepts) * 20
 		} else {
-			words := strings.SplitAfter(Answer(concepts), " ")
+			words := strings.SplitAfter(Answer(concepts)+groundedFacts(req.System), " ")
 			for _, word := range words {
 				if !s.send(llm.Chunk{Type: llm.ChunkText, Delta: word}) {
 					s.cancelled()
@@ -273,6 +273,30 @@ func Answer(concepts []Concept) string {
 	}
 	b.WriteString("For a real answer, configure an OpenAI or OpenAI-compatible model, and check official sources such as Revenue, gov.ie or GOV.UK before acting.")
 	return b.String()
+}
+
+// maxQuotedFacts bounds the graph facts the offline answer repeats.
+const maxQuotedFacts = 6
+
+// groundedFacts repeats the rules graph's facts that the prompt gave the
+// model (the lines of the facts section), so a local run shows what a real
+// model would have been grounded in.
+func groundedFacts(system string) string {
+	_, section, found := strings.Cut(system, "Facts from the rules graph")
+	if !found {
+		return ""
+	}
+	section, _, _ = strings.Cut(section, "\n\n")
+	var facts []string
+	for _, line := range strings.Split(section, "\n") {
+		if strings.HasPrefix(line, "- ") && len(facts) < maxQuotedFacts {
+			facts = append(facts, strings.TrimPrefix(line, "- "))
+		}
+	}
+	if len(facts) == 0 {
+		return ""
+	}
+	return " The rules graph holds: " + strings.Join(facts, " | ") + "."
 }
 
 func lastUserMessage(messages []llm.Message) string {

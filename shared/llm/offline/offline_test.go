@@ -211,3 +211,22 @@ func mustStreamCtx(t *testing.T, ctx context.Context, p *Provider, req llm.Reque
 	}
 	return ch
 }
+
+// The offline answer repeats the graph's facts that the prompt carried.
+func TestAnswerQuotesTheGraphFactsOfThePrompt(t *testing.T) {
+	system := "You are...\n\nFacts from the rules graph (official sources):\nValue-Added Tax:\n- Rate: Irish VAT standard rate (percent: 23); source: https://www.revenue.ie/ [TAX:IE:VAT:RATE:STANDARD]\n\nIn addition..."
+	chunks, err := New(Config{}).Stream(context.Background(), llm.Request{System: system, Messages: []llm.Message{{Role: llm.RoleUser, Content: "What is the VAT rate?"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	for ch := range chunks {
+		text.WriteString(ch.Delta)
+	}
+	if !strings.Contains(text.String(), "The rules graph holds: Rate: Irish VAT standard rate (percent: 23); source: https://www.revenue.ie/ [TAX:IE:VAT:RATE:STANDARD].") {
+		t.Fatalf("answer: %s", text.String())
+	}
+	if strings.Contains(text.String(), "In addition") {
+		t.Fatal("quoted past the facts section")
+	}
+}
