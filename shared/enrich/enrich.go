@@ -284,29 +284,14 @@ func (h *Handler) Enrich(ctx context.Context, job queue.EnrichmentRequested) (re
 			"rejected", res.Rejected, "duration_ms", time.Since(start).Milliseconds())
 	}()
 	now := h.cfg.Now().UTC()
-	reads := h.d.Writes.Reads()
-
-	var useful bool
-	var nodes []graph.Node
-	res.Timings.timed(PhaseGraphRead, func() {
-		if !h.cfg.IgnoreExistingDetail {
-			useful, err = reads.HasUsefulDetail(ctx, job.ConceptID, now.Add(-h.cfg.Freshness))
-		}
-		if err == nil && !useful {
-			nodes, err = reads.GetNodesByIDs(ctx, []string{job.ConceptID})
-		}
-	})
+	conceptNode, fresh, err := h.readConcept(ctx, &res, job, now)
 	if err != nil {
-		return res, fmt.Errorf("read concept %s: %w", job.ConceptID, err)
+		return res, err
 	}
-	if useful {
+	if fresh {
 		res.Outcome = OutcomeFresh
 		return res, nil
 	}
-	if len(nodes) == 0 {
-		return res, fmt.Errorf("%w: %s", ErrUnknownConcept, job.ConceptID)
-	}
-	processed := stringSet(nodes[0].Properties[write.SourceContentHashesKey])
 
 	urls := h.d.Sources.Select(sources.Request(job))
 	res.Sources = len(urls)
@@ -315,23 +300,8 @@ func (h *Handler) Enrich(ctx context.Context, job queue.EnrichmentRequested) (re
 		return res, h.writeStatus(ctx, &res, job, StatusNoSources, nil, time.Time{})
 	}
 
-	docs := h.fetchAll(ctx, &res, urls)
-	var changed []source
-	unchanged := 0
-	res.Timings.timed(PhaseExtract, func() {
-		for _, doc := range docs {
-			ex, err := h.d.Extractor.Extract(doc)
-			if err != nil {
-				h.log.WarnContext(ctx, "source text extraction failed", "concept_id", job.ConceptID, "host", hostOf(doc.URL), "bytes", len(doc.Body), "err", err)
-				continue
-			}
-			if processed[ex.SHA256] {
-				unchanged++
-				continue
-			}
-			changed = append(changed, source{url: doc.URL, text: ex.Text, hash: ex.SHA256})
-		}
-	})
+	processed := stringSet(conceptNode.Properties[write.SourceContentHashesKey])
+	changed, unchanged := h.readSources(ctx, &res, job, urls, processed)
 	res.Changed = len(changed)
 	if len(changed) == 0 {
 		if unchanged == 0 {
@@ -349,17 +319,70 @@ func (h *Handler) Enrich(ctx context.Context, job queue.EnrichmentRequested) (re
 		return res, err
 	}
 
-	texts := make(map[string]string, len(changed))
-	for _, s := range changed {
-		texts[s.url] = s.text
-	}
-	p := buildPlan(job, facts, texts, h.d.ContainsQuote)
+	p := buildPlan(job, facts, sourceTexts(changed), h.d.ContainsQuote)
 	res.Kept, res.Dropped = p.kept, p.dropped
-	if err := h.writePlan(ctx, &res, job, p, h.keepHashes(nodes[0], changed), now); err != nil {
+	if err := h.writePlan(ctx, &res, job, p, h.keepHashes(conceptNode, changed), now); err != nil {
 		return res, err
 	}
 	res.Outcome = OutcomeEnriched
 	return res, nil
+}
+
+// readConcept returns the job's concept node, or fresh when it already has
+// detail (or was verified within Freshness) and the job has nothing to do.
+func (h *Handler) readConcept(ctx context.Context, res *Result, job queue.EnrichmentRequested, now time.Time) (conceptNode graph.Node, fresh bool, err error) {
+	reads := h.d.Writes.Reads()
+	var nodes []graph.Node
+	res.Timings.timed(PhaseGraphRead, func() {
+		if !h.cfg.IgnoreExistingDetail {
+			fresh, err = reads.HasUsefulDetail(ctx, job.ConceptID, now.Add(-h.cfg.Freshness))
+		}
+		if err == nil && !fresh {
+			nodes, err = reads.GetNodesByIDs(ctx, []string{job.ConceptID})
+		}
+	})
+	if err != nil {
+		return graph.Node{}, false, fmt.Errorf("read concept %s: %w", job.ConceptID, err)
+	}
+	if fresh {
+		return graph.Node{}, true, nil
+	}
+	if len(nodes) == 0 {
+		return graph.Node{}, false, fmt.Errorf("%w: %s", ErrUnknownConcept, job.ConceptID)
+	}
+	return nodes[0], false, nil
+}
+
+// readSources fetches the URLs and extracts their text. It returns the
+// sources whose content hash is not in processed, and how many were skipped
+// because it was; a source that cannot be read counts as neither.
+func (h *Handler) readSources(ctx context.Context, res *Result, job queue.EnrichmentRequested, urls []string, processed map[string]bool) (changed []source, unchanged int) {
+	docs := h.fetchAll(ctx, res, urls)
+	res.Timings.timed(PhaseExtract, func() {
+		for _, doc := range docs {
+			ex, err := h.d.Extractor.Extract(doc)
+			if err != nil {
+				h.log.WarnContext(ctx, "source text extraction failed", "concept_id", job.ConceptID, "host", hostOf(doc.URL), "bytes", len(doc.Body), "err", err)
+				continue
+			}
+			if processed[ex.SHA256] {
+				unchanged++
+				continue
+			}
+			changed = append(changed, source{url: doc.URL, text: ex.Text, hash: ex.SHA256})
+		}
+	})
+	return changed, unchanged
+}
+
+// sourceTexts maps each source's URL to its text: the evidence facts are
+// checked against.
+func sourceTexts(changed []source) map[string]string {
+	texts := make(map[string]string, len(changed))
+	for _, s := range changed {
+		texts[s.url] = s.text
+	}
+	return texts
 }
 
 // fetchAll fetches the URLs concurrently and returns the documents that
