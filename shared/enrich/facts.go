@@ -97,88 +97,132 @@ type plan struct {
 // concept. Facts that fail are dropped: nothing the pages do not say is
 // written.
 func buildPlan(job queue.EnrichmentRequested, facts Facts, texts map[string]string, contains func(text, quote string) bool) plan {
-	var p plan
-	seen := map[string]bool{}
-	cited := map[string]bool{}
-	base := func(name string, ev Evidence) map[string]any {
-		props := map[string]any{"source_url": ev.SourceURL, "quote": strings.TrimSpace(ev.Quote), "jurisdiction": job.Jurisdiction, "domain": job.Domain}
-		if name != "" {
-			props["pref_label"] = strings.TrimSpace(name)
-		}
-		return props
+	b := &planBuilder{job: job, texts: texts, contains: contains, seen: map[string]bool{}, cited: map[string]bool{}}
+	b.addRates(facts.Rates)
+	b.addThresholds(facts.Thresholds)
+	b.addTimelines(facts.Timelines)
+	b.addSections(facts.Sections)
+	b.addRelatedConcepts(facts.RelatedConcepts)
+	b.addGuidance()
+	return b.p
+}
+
+// planBuilder accumulates one plan; seen catches a fact that repeats an id,
+// cited the pages that yielded a fact.
+type planBuilder struct {
+	job      queue.EnrichmentRequested
+	texts    map[string]string
+	contains func(text, quote string) bool
+	p        plan
+	seen     map[string]bool
+	cited    map[string]bool
+}
+
+// baseProps are the properties every fact node carries.
+func (b *planBuilder) baseProps(name string, ev Evidence) map[string]any {
+	props := map[string]any{"source_url": ev.SourceURL, "quote": strings.TrimSpace(ev.Quote), "jurisdiction": b.job.Jurisdiction, "domain": b.job.Domain}
+	if name != "" {
+		props["pref_label"] = strings.TrimSpace(name)
 	}
-	add := func(label, id, relType string, ev Evidence, props map[string]any) {
-		text, known := texts[ev.SourceURL]
-		if !known || !contains(text, ev.Quote) || strings.HasSuffix(id, ":") || seen[id] {
-			p.dropped++
-			return
-		}
-		seen[id] = true
-		cited[ev.SourceURL] = true
-		p.kept++
-		p.nodes = append(p.nodes, graph.NodeWrite{Label: label, ID: id, Props: props})
-		p.edges = append(p.edges, graph.EdgeWrite{FromID: job.ConceptID, Type: relType, ToID: id, Props: map[string]any{"source_urls": []string{ev.SourceURL}}})
+	return props
+}
+
+// quoted says whether the quote is in the text of a document the model was
+// shown.
+func (b *planBuilder) quoted(sourceURL, quote string) bool {
+	text, known := b.texts[sourceURL]
+	return known && b.contains(text, quote)
+}
+
+// add keeps a fact node and its edge from the concept, or drops the fact.
+func (b *planBuilder) add(label, id, relType string, ev Evidence, props map[string]any) {
+	if !b.quoted(ev.SourceURL, ev.Quote) || strings.HasSuffix(id, ":") || b.seen[id] {
+		b.p.dropped++
+		return
 	}
-	for _, r := range facts.Rates {
-		props := base(r.Name, r.Evidence)
+	b.seen[id] = true
+	b.cited[ev.SourceURL] = true
+	b.p.kept++
+	b.p.nodes = append(b.p.nodes, graph.NodeWrite{Label: label, ID: id, Props: props})
+	b.p.edges = append(b.p.edges, graph.EdgeWrite{FromID: b.job.ConceptID, Type: relType, ToID: id, Props: map[string]any{"source_urls": []string{ev.SourceURL}}})
+}
+
+func (b *planBuilder) addRates(rates []Rate) {
+	for _, r := range rates {
+		props := b.baseProps(r.Name, r.Evidence)
 		props["percent"] = r.Percent
 		setIf(props, "applies_to", r.AppliesTo)
-		add("Rate", RateID(job.ConceptID, r.Name), "HAS_RATE", r.Evidence, props)
+		b.add("Rate", RateID(b.job.ConceptID, r.Name), "HAS_RATE", r.Evidence, props)
 	}
-	for _, t := range facts.Thresholds {
-		props := base(t.Name, t.Evidence)
+}
+
+func (b *planBuilder) addThresholds(thresholds []Threshold) {
+	for _, t := range thresholds {
+		props := b.baseProps(t.Name, t.Evidence)
 		props["amount"] = t.Amount
 		setIf(props, "currency", t.Currency)
 		setIf(props, "period", t.Period)
 		setIf(props, "applies_to", t.AppliesTo)
-		add("Threshold", ThresholdID(job.ConceptID, t.Name), "HAS_THRESHOLD", t.Evidence, props)
+		b.add("Threshold", ThresholdID(b.job.ConceptID, t.Name), "HAS_THRESHOLD", t.Evidence, props)
 	}
-	for _, t := range facts.Timelines {
-		props := base(t.Name, t.Evidence)
+}
+
+func (b *planBuilder) addTimelines(timelines []Timeline) {
+	for _, t := range timelines {
+		props := b.baseProps(t.Name, t.Evidence)
 		props["kind"], props["window"], props["unit"] = t.Kind, int64(t.Window), t.Unit
 		switch t.Unit {
 		case "days", "months", "years":
 			props["window_"+t.Unit] = int64(t.Window)
 		}
-		add("Timeline", TimelineID(job.ConceptID, t.Kind, t.Name), TimelineRelationship(t.Kind), t.Evidence, props)
+		b.add("Timeline", TimelineID(b.job.ConceptID, t.Kind, t.Name), TimelineRelationship(t.Kind), t.Evidence, props)
 	}
-	for _, s := range facts.Sections {
-		props := base(s.Title, s.Evidence)
+}
+
+func (b *planBuilder) addSections(sections []Section) {
+	for _, s := range sections {
+		props := b.baseProps(s.Title, s.Evidence)
 		props["section_number"] = s.ID
 		setIf(props, "title", s.Title)
 		setIf(props, "act", s.Act)
 		setIf(props, "excerpt", s.Excerpt)
-		add("Section", SectionID(job.ConceptID, s.Act, s.ID), "CITES", s.Evidence, props)
+		b.add("Section", SectionID(b.job.ConceptID, s.Act, s.ID), "CITES", s.Evidence, props)
 	}
-	for _, r := range facts.RelatedConcepts {
+}
+
+// addRelatedConcepts keeps related concepts to resolve before the write; a
+// concept without a jurisdiction is taken to share the job's.
+func (b *planBuilder) addRelatedConcepts(related []RelatedConcept) {
+	for _, r := range related {
 		jurisdiction := r.Jurisdiction
 		if strings.TrimSpace(jurisdiction) == "" {
-			jurisdiction = job.Jurisdiction
+			jurisdiction = b.job.Jurisdiction
 		}
 		c := concept.Normalize(concept.Concept{Domain: r.Domain, Kind: r.Kind, Jurisdiction: jurisdiction, PrefLabel: r.Name})
-		text, known := texts[r.SourceURL]
-		if c.ID == job.ConceptID || seen[c.ID] || !known || !contains(text, r.Quote) {
-			p.dropped++
+		if c.ID == b.job.ConceptID || b.seen[c.ID] || !b.quoted(r.SourceURL, r.Quote) {
+			b.p.dropped++
 			continue
 		}
-		seen[c.ID] = true
-		cited[r.SourceURL] = true
-		p.kept++
-		p.related = append(p.related, c)
-		p.edges = append(p.edges, graph.EdgeWrite{FromID: job.ConceptID, Type: "RELATED_TO", ToID: c.ID, Props: map[string]any{"source_urls": []string{r.SourceURL}}})
+		b.seen[c.ID] = true
+		b.cited[r.SourceURL] = true
+		b.p.kept++
+		b.p.related = append(b.p.related, c)
+		b.p.edges = append(b.p.edges, graph.EdgeWrite{FromID: b.job.ConceptID, Type: "RELATED_TO", ToID: c.ID, Props: map[string]any{"source_urls": []string{r.SourceURL}}})
 	}
-	// One Guidance node per page that yielded a fact, so the graph says
-	// where the concept's detail comes from.
-	for _, u := range sortedStrings(keys(cited)) {
+}
+
+// addGuidance adds one Guidance node per page that yielded a fact, so the
+// graph says where the concept's detail comes from.
+func (b *planBuilder) addGuidance() {
+	for _, u := range sortedStrings(keys(b.cited)) {
 		id := GuidanceID(u)
 		host := ""
 		if parsed, err := url.Parse(u); err == nil {
 			host = parsed.Hostname()
 		}
-		p.nodes = append(p.nodes, graph.NodeWrite{Label: "Guidance", ID: id, Props: map[string]any{"url": u, "publisher": host, "jurisdiction": job.Jurisdiction}})
-		p.edges = append(p.edges, graph.EdgeWrite{FromID: job.ConceptID, Type: "HAS_GUIDANCE", ToID: id, Props: map[string]any{"source_urls": []string{u}}})
+		b.p.nodes = append(b.p.nodes, graph.NodeWrite{Label: "Guidance", ID: id, Props: map[string]any{"url": u, "publisher": host, "jurisdiction": b.job.Jurisdiction}})
+		b.p.edges = append(b.p.edges, graph.EdgeWrite{FromID: b.job.ConceptID, Type: "HAS_GUIDANCE", ToID: id, Props: map[string]any{"source_urls": []string{u}}})
 	}
-	return p
 }
 
 func setIf(props map[string]any, key, value string) {
