@@ -65,42 +65,15 @@ func (s *Store) Changes(ctx context.Context, q graph.ChangeQuery) ([]graph.Chang
 	defer sess.Close(ctx)
 	out, err := sess.ExecuteRead(ctx, func(tx neo4j.ManagedTransaction) (any, error) {
 		s.readTx.Add(1)
-		var changes []graph.Change
-		res, err := tx.Run(ctx, changedNodesQuery, params)
+		nodes, err := collectChanges(ctx, tx, changedNodesQuery, params, nodeChange)
 		if err != nil {
 			return nil, err
 		}
-		records, err := res.Collect(ctx)
+		edges, err := collectChanges(ctx, tx, changedEdgesQuery, params, edgeChange)
 		if err != nil {
 			return nil, err
 		}
-		for _, rec := range records {
-			n, _, err := neo4j.GetRecordValue[neo4j.Node](rec, "n")
-			if err != nil {
-				return nil, err
-			}
-			gn := toGraphNode(n)
-			updated, _ := gn.Properties["updated_at"].(int64)
-			created, _ := gn.Properties["created_at"].(int64)
-			changes = append(changes, graph.Change{
-				Cursor: graph.ChangeCursor{UpdatedAt: updated, Key: graph.NodeChangeKey(gn.ID)}, CreatedAt: created, Node: &gn,
-			})
-		}
-		res, err = tx.Run(ctx, changedEdgesQuery, params)
-		if err != nil {
-			return nil, err
-		}
-		if records, err = res.Collect(ctx); err != nil {
-			return nil, err
-		}
-		for _, rec := range records {
-			c, err := edgeChange(rec)
-			if err != nil {
-				return nil, err
-			}
-			changes = append(changes, c)
-		}
-		return changes, nil
+		return append(nodes, edges...), nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("bolt graph: changes: %w", err)
@@ -113,6 +86,39 @@ func (s *Store) Changes(ctx context.Context, q graph.ChangeQuery) ([]graph.Chang
 		changes = changes[:q.Limit]
 	}
 	return changes, nil
+}
+
+// collectChanges runs one change query and turns each record into a change.
+func collectChanges(ctx context.Context, tx neo4j.ManagedTransaction, query string, params map[string]any,
+	toChange func(*neo4j.Record) (graph.Change, error)) ([]graph.Change, error) {
+	res, err := tx.Run(ctx, query, params)
+	if err != nil {
+		return nil, err
+	}
+	records, err := res.Collect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var changes []graph.Change
+	for _, rec := range records {
+		c, err := toChange(rec)
+		if err != nil {
+			return nil, err
+		}
+		changes = append(changes, c)
+	}
+	return changes, nil
+}
+
+func nodeChange(rec *neo4j.Record) (graph.Change, error) {
+	n, _, err := neo4j.GetRecordValue[neo4j.Node](rec, "n")
+	if err != nil {
+		return graph.Change{}, err
+	}
+	gn := toGraphNode(n)
+	updated, _ := gn.Properties["updated_at"].(int64)
+	created, _ := gn.Properties["created_at"].(int64)
+	return graph.Change{Cursor: graph.ChangeCursor{UpdatedAt: updated, Key: graph.NodeChangeKey(gn.ID)}, CreatedAt: created, Node: &gn}, nil
 }
 
 func edgeChange(rec *neo4j.Record) (graph.Change, error) {
