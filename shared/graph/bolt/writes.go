@@ -35,15 +35,9 @@ func (s *Store) WriteNodesAndEdges(ctx context.Context, nodes []graph.NodeWrite,
 	if len(nodes) == 0 && len(edges) == 0 {
 		return nil
 	}
-	nodeRows := map[string][]any{}
-	for _, n := range nodes {
-		if !graph.IsNodeLabel(n.Label) {
-			return fmt.Errorf("bolt graph: label %q is not whitelisted", n.Label)
-		}
-		if n.ID == "" {
-			return errors.New("bolt graph: node without id")
-		}
-		nodeRows[n.Label] = append(nodeRows[n.Label], map[string]any{"id": n.ID, "props": propsParam(n.Props)})
+	nodeRows, err := nodeRowsByLabel(nodes)
+	if err != nil {
+		return err
 	}
 	for _, e := range edges {
 		if !graph.IsRelationshipType(e.Type) {
@@ -51,48 +45,77 @@ func (s *Store) WriteNodesAndEdges(ctx context.Context, nodes []graph.NodeWrite,
 		}
 	}
 	ts := graph.Timestamp(now)
-	err := s.executeWrite(ctx, func(tx neo4j.ManagedTransaction) error {
-		for _, label := range sortedKeys(nodeRows) {
-			query := fmt.Sprintf(`UNWIND $rows AS row
-MERGE (n:%s {id: row.id})
-ON CREATE SET n.created_at = $now
-SET n += row.props, n.updated_at = $now`, label)
-			if err := runAndConsume(ctx, tx, query, map[string]any{"rows": nodeRows[label], "now": ts}); err != nil {
-				return err
-			}
+	err = s.executeWrite(ctx, func(tx neo4j.ManagedTransaction) error {
+		if err := mergeNodes(ctx, tx, nodeRows, ts); err != nil {
+			return err
 		}
 		if len(edges) == 0 {
 			return nil
 		}
-		labelOf, err := endpointLabels(ctx, tx, edges)
-		if err != nil {
+		return mergeEdges(ctx, tx, edges, ts)
+	})
+	if err != nil {
+		return fmt.Errorf("bolt graph: write %d nodes and %d edges: %w", len(nodes), len(edges), err)
+	}
+	return nil
+}
+
+// nodeRowsByLabel checks the nodes and groups them by label as UNWIND rows.
+func nodeRowsByLabel(nodes []graph.NodeWrite) (map[string][]any, error) {
+	nodeRows := map[string][]any{}
+	for _, n := range nodes {
+		if !graph.IsNodeLabel(n.Label) {
+			return nil, fmt.Errorf("bolt graph: label %q is not whitelisted", n.Label)
+		}
+		if n.ID == "" {
+			return nil, errors.New("bolt graph: node without id")
+		}
+		nodeRows[n.Label] = append(nodeRows[n.Label], map[string]any{"id": n.ID, "props": propsParam(n.Props)})
+	}
+	return nodeRows, nil
+}
+
+// mergeNodes runs one MERGE statement per label, in label order.
+func mergeNodes(ctx context.Context, tx neo4j.ManagedTransaction, nodeRows map[string][]any, ts int64) error {
+	for _, label := range sortedKeys(nodeRows) {
+		query := fmt.Sprintf(`UNWIND $rows AS row
+MERGE (n:%s {id: row.id})
+ON CREATE SET n.created_at = $now
+SET n += row.props, n.updated_at = $now`, label)
+		if err := runAndConsume(ctx, tx, query, map[string]any{"rows": nodeRows[label], "now": ts}); err != nil {
 			return err
 		}
-		edgeRows := map[[3]string][]any{}
-		for _, e := range edges {
-			key := [3]string{labelOf[e.FromID], e.Type, labelOf[e.ToID]}
-			edgeRows[key] = append(edgeRows[key], map[string]any{"from": e.FromID, "to": e.ToID, "props": propsParam(e.Props)})
-		}
-		keys := make([][3]string, 0, len(edgeRows))
-		for k := range edgeRows {
-			keys = append(keys, k)
-		}
-		sort.Slice(keys, func(i, j int) bool { return strings.Join(keys[i][:], ",") < strings.Join(keys[j][:], ",") })
-		for _, k := range keys {
-			query := fmt.Sprintf(`UNWIND $rows AS row
+	}
+	return nil
+}
+
+// mergeEdges runs one MERGE statement per (from label, type, to label)
+// group, in group order; the endpoints must already exist.
+func mergeEdges(ctx context.Context, tx neo4j.ManagedTransaction, edges []graph.EdgeWrite, ts int64) error {
+	labelOf, err := endpointLabels(ctx, tx, edges)
+	if err != nil {
+		return err
+	}
+	edgeRows := map[[3]string][]any{}
+	for _, e := range edges {
+		key := [3]string{labelOf[e.FromID], e.Type, labelOf[e.ToID]}
+		edgeRows[key] = append(edgeRows[key], map[string]any{"from": e.FromID, "to": e.ToID, "props": propsParam(e.Props)})
+	}
+	keys := make([][3]string, 0, len(edgeRows))
+	for k := range edgeRows {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return strings.Join(keys[i][:], ",") < strings.Join(keys[j][:], ",") })
+	for _, k := range keys {
+		query := fmt.Sprintf(`UNWIND $rows AS row
 MATCH (a:%s {id: row.from})
 MATCH (b:%s {id: row.to})
 MERGE (a)-[r:%s]->(b)
 ON CREATE SET r.created_at = $now
 SET r += row.props, r.updated_at = $now`, k[0], k[2], k[1])
-			if err := runAndConsume(ctx, tx, query, map[string]any{"rows": edgeRows[k], "now": ts}); err != nil {
-				return err
-			}
+		if err := runAndConsume(ctx, tx, query, map[string]any{"rows": edgeRows[k], "now": ts}); err != nil {
+			return err
 		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("bolt graph: write %d nodes and %d edges: %w", len(nodes), len(edges), err)
 	}
 	return nil
 }
