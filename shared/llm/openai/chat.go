@@ -3,6 +3,7 @@ package openai
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"sort"
 	"strings"
 
@@ -111,79 +112,18 @@ type chatCall struct {
 func (p *Chat) run(callerCtx context.Context, params openaisdk.ChatCompletionNewParams, em *emitter) {
 	ctx, resetIdle, stop := p.cfg.streamContext(callerCtx)
 	defer stop()
-	log := p.cfg.logger().With("provider", ChatName, "model", params.Model)
+	s := &chatStream{
+		em:    em,
+		log:   p.cfg.logger().With("provider", ChatName, "model", params.Model),
+		calls: map[int64]*chatCall{},
+	}
 
 	stream := p.service.NewStreaming(ctx, params)
 	defer stream.Close()
-
-	calls := map[int64]*chatCall{}
-	// emitUpTo emits, in index order, the calls whose index is below limit:
-	// a call is complete once a later index starts or the choice finishes.
-	emitUpTo := func(limit int64) bool {
-		indexes := make([]int64, 0, len(calls))
-		for index := range calls {
-			indexes = append(indexes, index)
-		}
-		sort.Slice(indexes, func(i, j int) bool { return indexes[i] < indexes[j] })
-		for _, index := range indexes {
-			call := calls[index]
-			if index >= limit || call.emitted {
-				continue
-			}
-			call.emitted = true
-			args := call.args.String()
-			if !json.Valid([]byte(args)) {
-				log.Warn("tool call arguments are not valid JSON; passing them on raw", "tool", call.name, "bytes", len(args))
-			}
-			if !em.send(llm.Chunk{Type: llm.ChunkTool, CallID: call.id, ToolName: call.name, ArgsJSON: json.RawMessage(args)}) {
-				return false
-			}
-		}
-		return true
-	}
-	const allCalls = int64(1) << 62
-
-	finished := false
-	var usage *llm.Usage
 	for stream.Next() {
 		resetIdle()
-		chunk := stream.Current()
-		for _, choice := range chunk.Choices {
-			if choice.Index != 0 { // one completion is requested
-				continue
-			}
-			delta := choice.Delta
-			if text := delta.Content + delta.Refusal; text != "" {
-				if !em.send(llm.Chunk{Type: llm.ChunkText, Delta: text}) {
-					return
-				}
-			}
-			for _, tc := range delta.ToolCalls {
-				call, ok := calls[tc.Index]
-				if !ok {
-					call = &chatCall{}
-					calls[tc.Index] = call
-					if !emitUpTo(tc.Index) {
-						return
-					}
-				}
-				if tc.Function.Name != "" {
-					call.name = tc.Function.Name
-				}
-				if tc.ID != "" {
-					call.id = tc.ID
-				}
-				call.args.WriteString(tc.Function.Arguments)
-			}
-			if choice.FinishReason != "" {
-				finished = true
-				if !emitUpTo(allCalls) {
-					return
-				}
-			}
-		}
-		if u, ok := chunkUsage(chunk); ok {
-			usage = u
+		if !s.handleChunk(stream.Current()) {
+			return
 		}
 	}
 	if err := stream.Err(); err != nil {
@@ -194,13 +134,107 @@ func (p *Chat) run(callerCtx context.Context, params openaisdk.ChatCompletionNew
 		em.fail(streamFailure(ChatName, callerCtx, ctx, callerCtx.Err()))
 		return
 	}
-	if !finished {
+	if !s.finished {
 		em.fail(&llm.ProviderError{Provider: ChatName, Code: "incomplete_stream", Message: "stream ended without a finish_reason"})
 		return
 	}
-	if usage != nil {
-		em.send(llm.Chunk{Type: llm.ChunkUsage, Usage: usage})
+	if s.usage != nil {
+		em.send(llm.Chunk{Type: llm.ChunkUsage, Usage: s.usage})
 	}
+}
+
+// chatStream is what one Chat Completions stream has seen so far: the tool
+// calls being assembled, whether the choice finished, the latest usage.
+// Its methods return false once the consumer is gone.
+type chatStream struct {
+	em       *emitter
+	log      *slog.Logger
+	calls    map[int64]*chatCall
+	finished bool
+	usage    *llm.Usage
+}
+
+// allCalls is an index limit above every tool call's.
+const allCalls = int64(1) << 62
+
+func (s *chatStream) handleChunk(chunk openaisdk.ChatCompletionChunk) bool {
+	for _, choice := range chunk.Choices {
+		if choice.Index != 0 { // one completion is requested
+			continue
+		}
+		if !s.handleChoice(choice) {
+			return false
+		}
+	}
+	if u, ok := chunkUsage(chunk); ok {
+		s.usage = u
+	}
+	return true
+}
+
+func (s *chatStream) handleChoice(choice openaisdk.ChatCompletionChunkChoice) bool {
+	delta := choice.Delta
+	if text := delta.Content + delta.Refusal; text != "" {
+		if !s.em.send(llm.Chunk{Type: llm.ChunkText, Delta: text}) {
+			return false
+		}
+	}
+	for _, tc := range delta.ToolCalls {
+		if !s.addToolDelta(tc) {
+			return false
+		}
+	}
+	if choice.FinishReason != "" {
+		s.finished = true
+		return s.emitUpTo(allCalls)
+	}
+	return true
+}
+
+// addToolDelta appends a delta to the call at its index; the first delta
+// of a new index completes the calls before it.
+func (s *chatStream) addToolDelta(tc openaisdk.ChatCompletionChunkChoiceDeltaToolCall) bool {
+	call, ok := s.calls[tc.Index]
+	if !ok {
+		call = &chatCall{}
+		s.calls[tc.Index] = call
+		if !s.emitUpTo(tc.Index) {
+			return false
+		}
+	}
+	if tc.Function.Name != "" {
+		call.name = tc.Function.Name
+	}
+	if tc.ID != "" {
+		call.id = tc.ID
+	}
+	call.args.WriteString(tc.Function.Arguments)
+	return true
+}
+
+// emitUpTo emits, in index order, the calls whose index is below limit:
+// a call is complete once a later index starts or the choice finishes.
+func (s *chatStream) emitUpTo(limit int64) bool {
+	indexes := make([]int64, 0, len(s.calls))
+	for index := range s.calls {
+		indexes = append(indexes, index)
+	}
+	sort.Slice(indexes, func(i, j int) bool { return indexes[i] < indexes[j] })
+	for _, index := range indexes {
+		call := s.calls[index]
+		if index >= limit || call.emitted {
+			continue
+		}
+		call.emitted = true
+		args := call.args.String()
+		if !json.Valid([]byte(args)) {
+			s.log.Warn("tool call arguments are not valid JSON; passing them on raw", "tool", call.name, "bytes", len(args))
+		}
+		if !s.em.send(llm.Chunk{Type: llm.ChunkTool, CallID: call.id, ToolName: call.name, ArgsJSON: json.RawMessage(args)}) {
+			return false
+		}
+	}
+	return true
 }
 
 // chunkUsage reads usage from the standard field, or from Groq's x_groq.usage.
