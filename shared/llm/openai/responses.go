@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"strings"
 
 	"github.com/openai/openai-go/v3/packages/param"
@@ -200,98 +201,17 @@ func (t *callTracker) lookup(itemID string, outputIndex int64, create bool) *pen
 func (p *Responses) run(callerCtx context.Context, params responses.ResponseNewParams, em *emitter) {
 	ctx, resetIdle, stop := p.cfg.streamContext(callerCtx)
 	defer stop()
-	log := p.cfg.logger().With("provider", ResponsesName, "model", params.Model)
+	s := &responsesStream{
+		em:    em,
+		log:   p.cfg.logger().With("provider", ResponsesName, "model", params.Model),
+		calls: newCallTracker(),
+	}
 
 	stream := p.service.NewStreaming(ctx, params)
 	defer stream.Close()
-	calls := newCallTracker()
-
-	emitCall := func(call *pendingCall) bool {
-		if call.emitted || call.name == "" {
-			return true
-		}
-		call.emitted = true
-		args := call.arguments()
-		if !json.Valid([]byte(args)) {
-			log.Warn("tool call arguments are not valid JSON; passing them on raw", "tool", call.name, "bytes", len(args))
-		}
-		return em.send(llm.Chunk{Type: llm.ChunkTool, CallID: call.callID, ToolName: call.name, ArgsJSON: json.RawMessage(args)})
-	}
-	// finishCalls emits calls the stream never closed (and those only listed
-	// in the final response), in output order.
-	finishCalls := func(output []responses.ResponseOutputItemUnion) bool {
-		for i, item := range output {
-			if item.Type != "function_call" {
-				continue
-			}
-			call := calls.lookup(item.ID, int64(i), true)
-			call.learn(item.Name, item.CallID)
-			if call.final == nil && item.Arguments.OfString != "" {
-				final := item.Arguments.OfString
-				call.final = &final
-			}
-		}
-		for _, call := range calls.order {
-			if !emitCall(call) {
-				return false
-			}
-		}
-		return true
-	}
-
 	for stream.Next() {
 		resetIdle()
-		event := stream.Current()
-		switch event.Type {
-		case "response.output_text.delta", "response.refusal.delta":
-			if event.Delta != "" && !em.send(llm.Chunk{Type: llm.ChunkText, Delta: event.Delta}) {
-				return
-			}
-		case "response.output_item.added":
-			if event.Item.Type == "function_call" {
-				calls.lookup(event.Item.ID, event.OutputIndex, true).learn(event.Item.Name, event.Item.CallID)
-			}
-		case "response.function_call_arguments.delta":
-			calls.lookup(event.ItemID, event.OutputIndex, true).args.WriteString(event.Delta)
-		case "response.function_call_arguments.done":
-			call := calls.lookup(event.ItemID, event.OutputIndex, true)
-			final := event.Arguments
-			call.final = &final
-			if !emitCall(call) {
-				return
-			}
-		case "response.output_item.done":
-			if event.Item.Type == "function_call" {
-				call := calls.lookup(event.Item.ID, event.OutputIndex, true)
-				call.learn(event.Item.Name, event.Item.CallID)
-				if call.final == nil {
-					final := event.Item.Arguments.OfString
-					call.final = &final
-				}
-				if !emitCall(call) {
-					return
-				}
-			}
-		case "response.completed", "response.incomplete":
-			if event.Type == "response.incomplete" {
-				log.Warn("response incomplete", "reason", event.Response.IncompleteDetails.Reason)
-			}
-			if !finishCalls(event.Response.Output) {
-				return
-			}
-			usage := event.Response.Usage
-			em.send(llm.Chunk{Type: llm.ChunkUsage, Usage: &llm.Usage{
-				InputTokens:  int(usage.InputTokens),
-				OutputTokens: int(usage.OutputTokens),
-				TotalTokens:  int(usage.TotalTokens),
-			}})
-			return
-		case "response.failed":
-			respErr := event.Response.Error
-			em.fail(&llm.ProviderError{Provider: ResponsesName, Code: string(respErr.Code), Message: orDefault(respErr.Message, "response failed")})
-			return
-		case "error":
-			em.fail(&llm.ProviderError{Provider: ResponsesName, Code: event.Code, Message: orDefault(event.Message, "error event in stream")})
+		if !s.handleEvent(stream.Current()) {
 			return
 		}
 	}
@@ -304,4 +224,110 @@ func (p *Responses) run(callerCtx context.Context, params responses.ResponseNewP
 		return
 	}
 	em.fail(&llm.ProviderError{Provider: ResponsesName, Code: "incomplete_stream", Message: "stream ended before response.completed"})
+}
+
+// responsesStream is what one Responses stream has seen so far: the
+// function calls being assembled.
+type responsesStream struct {
+	em    *emitter
+	log   *slog.Logger
+	calls *callTracker
+}
+
+// handleEvent reports whether to read on: false once the response ended or
+// failed, or the consumer is gone.
+func (s *responsesStream) handleEvent(event responses.ResponseStreamEventUnion) bool {
+	switch event.Type {
+	case "response.output_text.delta", "response.refusal.delta":
+		return event.Delta == "" || s.em.send(llm.Chunk{Type: llm.ChunkText, Delta: event.Delta})
+	case "response.output_item.added":
+		if event.Item.Type == "function_call" {
+			s.calls.lookup(event.Item.ID, event.OutputIndex, true).learn(event.Item.Name, event.Item.CallID)
+		}
+	case "response.function_call_arguments.delta":
+		s.calls.lookup(event.ItemID, event.OutputIndex, true).args.WriteString(event.Delta)
+	case "response.function_call_arguments.done":
+		call := s.calls.lookup(event.ItemID, event.OutputIndex, true)
+		final := event.Arguments
+		call.final = &final
+		return s.emitCall(call)
+	case "response.output_item.done":
+		if event.Item.Type == "function_call" {
+			return s.callItemDone(event.Item, event.OutputIndex)
+		}
+	case "response.completed", "response.incomplete":
+		if event.Type == "response.incomplete" {
+			s.log.Warn("response incomplete", "reason", event.Response.IncompleteDetails.Reason)
+		}
+		s.complete(event.Response)
+		return false
+	case "response.failed":
+		respErr := event.Response.Error
+		s.em.fail(&llm.ProviderError{Provider: ResponsesName, Code: string(respErr.Code), Message: orDefault(respErr.Message, "response failed")})
+		return false
+	case "error":
+		s.em.fail(&llm.ProviderError{Provider: ResponsesName, Code: event.Code, Message: orDefault(event.Message, "error event in stream")})
+		return false
+	}
+	return true
+}
+
+// callItemDone emits a finished function_call item; its arguments count only
+// if no .done event gave them.
+func (s *responsesStream) callItemDone(item responses.ResponseOutputItemUnion, outputIndex int64) bool {
+	call := s.calls.lookup(item.ID, outputIndex, true)
+	call.learn(item.Name, item.CallID)
+	if call.final == nil {
+		final := item.Arguments.OfString
+		call.final = &final
+	}
+	return s.emitCall(call)
+}
+
+// complete emits the calls still pending, then the usage.
+func (s *responsesStream) complete(resp responses.Response) {
+	if !s.finishCalls(resp.Output) {
+		return
+	}
+	usage := resp.Usage
+	s.em.send(llm.Chunk{Type: llm.ChunkUsage, Usage: &llm.Usage{
+		InputTokens:  int(usage.InputTokens),
+		OutputTokens: int(usage.OutputTokens),
+		TotalTokens:  int(usage.TotalTokens),
+	}})
+}
+
+// emitCall sends a call once, as soon as its name is known.
+func (s *responsesStream) emitCall(call *pendingCall) bool {
+	if call.emitted || call.name == "" {
+		return true
+	}
+	call.emitted = true
+	args := call.arguments()
+	if !json.Valid([]byte(args)) {
+		s.log.Warn("tool call arguments are not valid JSON; passing them on raw", "tool", call.name, "bytes", len(args))
+	}
+	return s.em.send(llm.Chunk{Type: llm.ChunkTool, CallID: call.callID, ToolName: call.name, ArgsJSON: json.RawMessage(args)})
+}
+
+// finishCalls emits calls the stream never closed (and those only listed
+// in the final response), in output order.
+func (s *responsesStream) finishCalls(output []responses.ResponseOutputItemUnion) bool {
+	for i, item := range output {
+		if item.Type != "function_call" {
+			continue
+		}
+		call := s.calls.lookup(item.ID, int64(i), true)
+		call.learn(item.Name, item.CallID)
+		if call.final == nil && item.Arguments.OfString != "" {
+			final := item.Arguments.OfString
+			call.final = &final
+		}
+	}
+	for _, call := range s.calls.order {
+		if !s.emitCall(call) {
+			return false
+		}
+	}
+	return true
 }
