@@ -354,21 +354,8 @@ func (p *streamPlayer) playChat() {
 				return
 			}
 		case StepToolCall:
-			// The first delta carries id, type and name; later ones only arguments.
-			for i, part := range splitParts(step.ToolArgs, step.ToolParts) {
-				if !p.beforeDelta() {
-					return
-				}
-				call := object{{"index", toolIndex}}
-				if i == 0 {
-					call = append(call, field{"id", step.callID()}, field{"type", "function"},
-						field{"function", object{{"name", step.ToolName}, {"arguments", part}}})
-				} else {
-					call = append(call, field{"function", object{{"arguments", part}}})
-				}
-				if !c.chunk(chatChoice(object{{"tool_calls", []any{call}}}, nil), nil) {
-					return
-				}
+			if !c.toolCall(toolIndex, step) {
+				return
 			}
 			toolIndex++
 		case StepError, StepFailed:
@@ -389,6 +376,34 @@ func (p *streamPlayer) playChat() {
 	if toolIndex > 0 {
 		finishReason = "tool_calls"
 	}
+	c.finish(finishReason)
+}
+
+// toolCall streams one call as deltas at index: the first carries id, type
+// and name; later ones only arguments.
+func (c *chatStream) toolCall(index int, step Step) bool {
+	for i, part := range splitParts(step.ToolArgs, step.ToolParts) {
+		if !c.p.beforeDelta() {
+			return false
+		}
+		call := object{{"index", index}}
+		if i == 0 {
+			call = append(call, field{"id", step.callID()}, field{"type", "function"},
+				field{"function", object{{"name", step.ToolName}, {"arguments", part}}})
+		} else {
+			call = append(call, field{"function", object{{"arguments", part}}})
+		}
+		if !c.chunk(chatChoice(object{{"tool_calls", []any{call}}}, nil), nil) {
+			return false
+		}
+	}
+	return true
+}
+
+// finish sends the finish_reason chunk, the usage chunk when the request
+// asked for it, and [DONE].
+func (c *chatStream) finish(finishReason string) {
+	p := c.p
 	if !c.chunk(chatChoice(object{}, finishReason), nil) {
 		return
 	}
