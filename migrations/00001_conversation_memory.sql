@@ -1,4 +1,5 @@
--- Conversation memory (seed 003) and conversation context (seed 000 §3.1).
+-- Conversation memory (conversations and numbered turns) and the
+-- conversation context (the concepts in scope).
 -- Every table carries tenant_id and every child row is tied to its
 -- conversation by (tenant_id, conversation_id), so a row can never point at
 -- another tenant's conversation.
@@ -52,7 +53,7 @@ CREATE TABLE conversation_turns (
 
 CREATE INDEX conversation_turns_tenant_created_idx ON conversation_turns (tenant_id, created_at);
 
--- Exactly seed 000 §3.1, plus the cascade to its conversation.
+-- One row per conversation: its active concepts, cascading with it.
 CREATE TABLE conversation_context (
     tenant_id        uuid        NOT NULL,
     conversation_id  uuid        NOT NULL,
@@ -63,7 +64,7 @@ CREATE TABLE conversation_context (
         REFERENCES conversations (tenant_id, id) ON DELETE CASCADE
 );
 
--- The retention sweep (seed 000 §3.2) finds stale context by age.
+-- The retention sweep finds stale context by age.
 CREATE INDEX conversation_context_updated_idx ON conversation_context (updated_at);
 
 -- merge_active_node_ids returns the union of an existing activeNodeIds array

@@ -1,5 +1,5 @@
--- Context handoff (seed 004) and supplied context that persists per
--- conversation (seed 002 gap 2). Like every table, both carry tenant_id and
+-- Context handoff (the model asks for context the user supplies) and
+-- supplied context that persists per conversation. Like every table, both carry tenant_id and
 -- reach their conversation through (tenant_id, conversation_id), so deleting
 -- a conversation erases them in the same statement.
 

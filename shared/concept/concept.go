@@ -7,8 +7,7 @@ import (
 	"strings"
 )
 
-// Concept is one normalised capture_concepts entry (seed 001 §5.1
-// CanonicalConceptInput) plus its canonical id. It carries no user data.
+// Concept is one normalised capture_concepts entry plus its canonical id. It carries no user data.
 type Concept struct {
 	ID           string   `json:"id"`
 	Domain       string   `json:"domain"`

@@ -1,4 +1,4 @@
-// Package enrich is the enrichment job (seed 001 §6.2): for a concept the
+// Package enrich is the enrichment job of the enrich function: for a concept the
 // graph knows little about, it reads official sources and upserts the
 // regulatory facts they state. One job: pick sources (shared/sources),
 // fetch them safely, extract their text, skip the ones whose content hash

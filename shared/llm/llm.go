@@ -105,7 +105,8 @@ type Provider interface {
 	Stream(ctx context.Context, req Request) (<-chan Chunk, error)
 	// Name is the provider family for metadata ("openai", "openai-chat", "offline").
 	Name() string
-	// SupportsTools is false for answer-only providers (seed 001 §2.2).
+	// SupportsTools is false for answer-only providers: they answer without
+	// tools, so no concepts are captured.
 	SupportsTools() bool
 }
 

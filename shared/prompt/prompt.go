@@ -1,6 +1,5 @@
 // Package prompt renders the prompt from a sheet: template files, one per
-// section, whose file names give the order of the system prompt (seed 004
-// §4.1.5). The sheet embedded in the binary is the default; PROMPT_SHEETS_DIR
+// section, whose file names give the order of the system prompt. The sheet embedded in the binary is the default; PROMPT_SHEETS_DIR
 // replaces it with a directory of the same shape, so the wording changes
 // without a code change. Empty sections are left out.
 //

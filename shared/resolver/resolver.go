@@ -1,4 +1,5 @@
-// Package resolver consumes concepts.captured messages (seed 001 §5-6): it
+// Package resolver is the resolve-concepts function's code. It consumes
+// concepts.captured messages: it
 // writes the concepts through the graph write service (and so through the
 // ingress guard), then queues an enrichment job for each concept the graph
 // has no useful detail on yet, at most once per concept per freshness window.

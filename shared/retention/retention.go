@@ -1,4 +1,4 @@
-// Package retention applies the retention policy of seed 000 §3.2: the
+// Package retention is the sweep function's code: the retention policy. The
 // engine memory of conversations idle for N days (their conversation
 // context and supplied context items) is deleted, and pending context
 // requests past their expiry are marked expired. Turns are kept: they are

@@ -32,7 +32,7 @@ const (
 	CaptureConceptsTool = "capture_concepts"
 )
 
-// Concept is one lexicon entry in the capture_concepts shape (seed 001 §4.2).
+// Concept is one lexicon entry, in the shape of a capture_concepts entry.
 type Concept struct {
 	Domain       string   `json:"domain"`
 	Kind         string   `json:"kind"`
