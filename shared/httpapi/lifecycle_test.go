@@ -208,6 +208,24 @@ func TestUIMessageStreamDataParts(t *testing.T) {
 	if finish := chunks[len(chunks)-1]; finish.FinishReason != "other" {
 		t.Errorf("finish = %+v, want finishReason other", finish)
 	}
+
+	// The README's recipe: sendMessage() with no message and the supply in
+	// the body; the last message sent is the assistant's, so the deferred
+	// question is answered.
+	e.llm.Enqueue(llmtest.TextScript("Yes, a refund of about 300 euro."))
+	supply, _ := json.Marshal(map[string]any{
+		"conversationId": *chunks[0].MessageMetadata.ConversationID,
+		"contextSupply": map[string]any{"requestId": ev.RequestID, "items": []map[string]string{
+			{"key": "annual_income", "content": "52000"}, {"key": "p60", "content": "P60 2024: gross pay 52000"}}},
+		"messages": []map[string]any{{"id": "a1", "role": "assistant", "parts": []map[string]any{{"type": "text", "text": "I need a few details first."}}}},
+	})
+	answer := uiStream(t, e.post("/chat?protocol=ui-message-stream", "application/json", string(supply), nil).Body)
+	if finish := answer[len(answer)-1]; finish.FinishReason != "stop" || *answer[0].MessageMetadata.TurnNumber != 2 {
+		t.Fatalf("supplied turn: %+v", answer)
+	}
+	if got := e.llm.Requests()[1].LastUserMessage(); !strings.Contains(got, deferredQuestion) {
+		t.Errorf("the supplied turn asked %q, want the deferred question", got)
+	}
 }
 
 // useChat sends the whole history on every turn; for a stored conversation
