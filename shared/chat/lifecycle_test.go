@@ -11,6 +11,7 @@ import (
 
 	"regintel/shared/chat"
 	"regintel/shared/conversation"
+	convmem "regintel/shared/conversation/memory"
 	"regintel/shared/llm/llmtest"
 	"regintel/shared/prompt"
 )
@@ -226,5 +227,31 @@ func TestRetryRequestsAreChecked(t *testing.T) {
 	}
 	if err := (chat.Request{Retry: true, ConversationID: conv}).Validate(); err != nil {
 		t.Errorf("a plain retry: %v", err)
+	}
+}
+
+// startRefused is a store whose StartTurn fails, as during a short outage.
+type startRefused struct{ *convmem.Store }
+
+func (startRefused) StartTurn(context.Context, string, string, conversation.Turn) (int, error) {
+	return 0, errors.New("connection reset")
+}
+
+// A turn whose start cannot be stored still answers, and is stored whole
+// when it ends: the start event has no number, the metadata has one.
+func TestTurnWhoseStartFailsIsStoredAtTheEnd(t *testing.T) {
+	store := startRefused{convmem.New()}
+	h := newHarness(t, "responses", func(d *chat.Deps, _ *chat.Config) { d.Store = store })
+	h.store = store.Store
+	h.srv.Enqueue(llmtest.TextScript("Answer."))
+	s, res := h.turn(chat.Request{Message: "VAT?", Profile: chat.Profile{Jurisdictions: []string{"IE"}}})
+	start := startOf(t, s)
+	if res.Status != "ok" || start.ConversationID == nil || start.TurnNumber != nil || res.Metadata.TurnNumber == nil || *res.Metadata.TurnNumber != 1 {
+		t.Fatalf("status %q start %+v metadata turn %v", res.Status, start, res.Metadata.TurnNumber)
+	}
+	state, err := store.LoadTurnState(context.Background(), tenantA, *start.ConversationID, 5)
+	if err != nil || len(state.History) != 1 || state.History[0].Status != conversation.TurnOK || state.History[0].AssistantText != "Answer." ||
+		state.Conversation.Profile == nil || state.Conversation.Profile.Jurisdictions[0] != "IE" {
+		t.Fatalf("stored %+v, %v", state, err)
 	}
 }
