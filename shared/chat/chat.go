@@ -161,6 +161,9 @@ type Request struct {
 	Supply *Supply
 	// ForceRun answers without the context a pending request asked for.
 	ForceRun bool
+	// Retry asks the conversation's last turn again, in place, when it
+	// failed or was interrupted. It carries no message.
+	Retry bool
 }
 
 func validUUID(s string) error {
@@ -172,6 +175,9 @@ func validUUID(s string) error {
 var (
 	ErrInvalid  = errors.New("invalid chat request")
 	ErrNotFound = conversation.ErrNotFound
+	// ErrNotRetryable: a retry of a conversation whose last turn did not
+	// fail and was not interrupted (409).
+	ErrNotRetryable = conversation.ErrNotRetryable
 )
 
 // Validate checks a request's content. Identity is checked by the caller.
@@ -186,6 +192,9 @@ func (r Request) Validate() error {
 		if err := r.Supply.validate(); err != nil {
 			return err
 		}
+	}
+	if r.Retry {
+		return r.validateRetry()
 	}
 	answersRequest := r.Supply != nil && r.Supply.RequestID != ""
 	if strings.TrimSpace(r.Message) == "" && !answersRequest {
@@ -215,6 +224,25 @@ func (r Request) Validate() error {
 		if len([]rune(m.Content)) > MaxMessageChars {
 			return fmt.Errorf("%w: messages[%d] is over %d characters", ErrInvalid, i, MaxMessageChars)
 		}
+	}
+	if _, err := r.Profile.Validate(); err != nil {
+		return fmt.Errorf("%w: profile: %w", ErrInvalid, errors.Unwrap(err))
+	}
+	return nil
+}
+
+// validateRetry checks a retry: it names a stored conversation and asks
+// nothing new, since the question is the failed turn's.
+func (r Request) validateRetry() error {
+	switch {
+	case r.ConversationID == "" || r.Stateless:
+		return fmt.Errorf("%w: retry needs the conversationId of a stored conversation", ErrInvalid)
+	case validUUID(r.ConversationID) != nil:
+		return fmt.Errorf("%w: conversationId must be a UUID", ErrInvalid)
+	case r.Message != "" || len(r.Messages) > 0:
+		return fmt.Errorf("%w: a retry asks the last turn's question again; send no message", ErrInvalid)
+	case r.Supply != nil:
+		return fmt.Errorf("%w: context cannot be supplied with a retry", ErrInvalid)
 	}
 	if _, err := r.Profile.Validate(); err != nil {
 		return fmt.Errorf("%w: profile: %w", ErrInvalid, errors.Unwrap(err))

@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"strings"
 	"sync/atomic"
@@ -31,6 +32,10 @@ type conversed struct {
 	usage     llm.Usage
 	calls     int
 	err       error
+	// interrupted: the client went away (a write failed or the request was
+	// cancelled); the model is stopped and the turn is stored as such.
+	interrupted bool
+	stopModel   context.CancelFunc
 }
 
 // toolsRefused remembers, for the life of the process, that the endpoint
@@ -62,9 +67,17 @@ func (t *Turn) tools() []llm.Tool {
 // At most cfg.MaxModelCalls calls are made; usage is summed over them.
 func (t *Turn) converse(ctx context.Context, sink Sink, fitted prompt.Fitted, tools []llm.Tool, log *slog.Logger) *conversed {
 	e := t.e
-	out := &conversed{}
+	request := ctx
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	out := &conversed{stopModel: stop}
+	defer func() {
+		if errors.Is(request.Err(), context.Canceled) {
+			out.interrupted = true
+		}
+	}()
 	req := llm.Request{Model: e.cfg.Model, System: fitted.System, Messages: fitted.Messages, Tools: tools, Temperature: -1}
-	for out.calls < e.cfg.MaxModelCalls {
+	for out.calls < e.cfg.MaxModelCalls && !out.interrupted {
 		out.calls++
 		text, calls, err := t.call(ctx, sink, req, out, log)
 		if err != nil && len(req.Tools) > 0 && text == "" && len(calls) == 0 && llm.IsToolsRefused(err) {
@@ -111,8 +124,11 @@ func (t *Turn) call(ctx context.Context, sink Sink, req llm.Request, out *conver
 		case llm.ChunkText:
 			text.WriteString(ch.Delta)
 			out.answer.WriteString(ch.Delta)
-			if err := sink.Event(EventMessage, map[string]string{"text": ch.Delta}); err != nil {
-				log.Warn("client went away mid-stream", "err", err)
+			if err := sink.Event(EventMessage, map[string]string{"text": ch.Delta}); err != nil && !out.interrupted {
+				// Nobody reads the rest: stop paying for it.
+				log.Warn("client went away mid-stream; stopping the model", "err", err)
+				out.interrupted = true
+				out.stopModel()
 			}
 		case llm.ChunkTool:
 			calls = append(calls, ch.ToolCall())

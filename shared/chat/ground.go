@@ -160,6 +160,10 @@ func (t *Turn) fit(g grounding, tools []llm.Tool) (prompt.Fitted, error) {
 		if turn.Status == conversation.TurnContextRequired {
 			continue
 		}
+		// A retried turn is asked again, not remembered.
+		if t.retried && turn.Number == t.number {
+			continue
+		}
 		in.History = append(in.History, prompt.HistoryTurn{Number: turn.Number, UserText: e.redact.forLLM(turn.UserText),
 			AssistantText: e.redact.forLLM(turn.AssistantText), CutShort: turn.Status != conversation.TurnOK})
 	}

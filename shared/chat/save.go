@@ -36,10 +36,13 @@ func (t *Turn) save(ctx context.Context, out *conversed, fitted prompt.Fitted, l
 	storedAnswer, _ := e.redact.forStore(out.answer.String())
 	storedQuestion := e.storedText(t.question)
 	s := saved{status: conversation.TurnOK}
-	if out.err == nil && out.requested != nil {
+	if out.err == nil && !out.interrupted && out.requested != nil {
 		s.request = t.createRequest(ctx, out.requested, storedQuestion, log)
 	}
 	switch {
+	case out.interrupted:
+		s.status = conversation.TurnInterrupted
+		log.Warn("the client went away mid-answer; the turn is stored as interrupted", "model_calls", out.calls)
 	case out.err != nil:
 		s.status = conversation.TurnError
 		log.Error("llm stream failed", "err", out.err, "provider", e.provider.Name())
@@ -91,6 +94,10 @@ func (t *Turn) metadata(out *conversed, fitted prompt.Fitted, refs []conversatio
 	if id := t.ConversationID(); id != "" {
 		m.ConversationID = &id
 	}
+	if t.number > 0 {
+		n := t.number
+		m.TurnNumber = &n
+	}
 	return m
 }
 
@@ -126,8 +133,10 @@ func (t *Turn) publishConcepts(ctx context.Context, concepts []concept.Concept, 
 	}
 }
 
-// store saves the turn and merges its concepts into the context. It
-// returns the turn number, or 0 when nothing was stored.
+// store saves the turn and merges its concepts into the context: the
+// started turn is finished in place, with the merge in the same round
+// trip; a turn whose start was not stored is appended now. It returns the
+// turn number, or 0 when nothing was stored.
 func (t *Turn) store(ctx context.Context, turn conversation.Turn, ids []string, log *slog.Logger) int {
 	if !t.persist {
 		return 0
@@ -136,6 +145,17 @@ func (t *Turn) store(ctx context.Context, turn conversation.Turn, ids []string, 
 	tenant, conv := t.req.TenantID, t.state.Conversation.ID
 	sctx, cancel := e.storeCtx(ctx)
 	defer cancel()
+	if t.number > 0 {
+		turn.Number = t.number
+		if err := e.store.FinishTurn(sctx, tenant, conv, turn, ids, e.cfg.MaxActiveNodes); err != nil {
+			log.Error("save turn failed", "err", err)
+			t.warn("This turn could not be saved to the conversation history.")
+			if len(ids) > 0 {
+				t.warn("Conversation context could not be updated; later turns may not recall this answer's concepts.")
+			}
+		}
+		return t.number
+	}
 	number, err := e.store.AppendTurn(sctx, tenant, conv, turn)
 	if err != nil {
 		log.Error("save turn failed", "err", err)
@@ -154,6 +174,11 @@ func (t *Turn) store(ctx context.Context, turn conversation.Turn, ids []string, 
 // close sends the closing events: the error, or the late warnings, the
 // context request or disclaimer, the metadata; then done.
 func (t *Turn) close(sink Sink, out *conversed, s saved, sentWarnings int) Result {
+	if out.interrupted {
+		// Nobody is reading; the status is for the caller and the logs.
+		_ = sink.Event(EventDone, map[string]string{"status": string(conversation.TurnInterrupted)})
+		return Result{Status: string(conversation.TurnInterrupted), Answer: out.answer.String(), Metadata: s.metadata}
+	}
 	if out.err != nil {
 		_ = sink.Event(EventError, map[string]string{"message": "The assistant could not complete this answer. The partial answer was kept; please try again."})
 		_ = sink.Event(EventDone, map[string]string{"status": "error"})

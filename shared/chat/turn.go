@@ -19,6 +19,7 @@ type Sink interface {
 
 // Event names of the stream.
 const (
+	EventStart      = "start"
 	EventMessage    = "message"
 	EventWarning    = "warning"
 	EventDisclaimer = "disclaimer"
@@ -51,6 +52,18 @@ type Turn struct {
 	supplied []conversation.SuppliedItem
 	// resumed is the fulfilled request this turn answers (nil if none).
 	resumed *conversation.ContextRequest
+	// number is the stored turn's number, taken before the answer streams
+	// (0: not stored yet); retried says it replaces a failed turn.
+	number  int
+	retried bool
+}
+
+// Start is the first event of every stream: the conversation and turn the
+// answer belongs to, so a client can continue or retry it whatever happens
+// next. Both are null when nothing is stored (stateless mode, storage down).
+type Start struct {
+	ConversationID *string `json:"conversationId"`
+	TurnNumber     *int    `json:"turnNumber"`
 }
 
 // Metadata is the final metadata event.
@@ -74,7 +87,7 @@ type Metadata struct {
 
 // Result summarises a finished turn for the caller (tests, logs).
 type Result struct {
-	Status   string // "ok", "error" or "context_required"
+	Status   string // "ok", "error", "context_required" or "interrupted"
 	Answer   string
 	Metadata Metadata
 }
@@ -99,7 +112,10 @@ func (e *Engine) Prepare(ctx context.Context, req Request) (*Turn, error) {
 	}
 	log := e.log.With("request_id", req.RequestID)
 	if req.ConversationID == "" {
-		return t, t.create(ctx, log)
+		if err := t.create(ctx, log); err != nil {
+			return nil, err
+		}
+		return t, t.reserve(ctx, log)
 	}
 	sctx, cancel := e.storeCtx(ctx)
 	defer cancel()
@@ -108,8 +124,9 @@ func (e *Engine) Prepare(ctx context.Context, req Request) (*Turn, error) {
 	case errors.Is(err, conversation.ErrNotFound):
 		return nil, ErrNotFound
 	case err != nil:
-		if req.Supply != nil {
-			// A supply that cannot be stored must not be acknowledged.
+		if req.Supply != nil || req.Retry {
+			// A supply that cannot be stored must not be acknowledged, and
+			// a retry cannot know its question.
 			return nil, err
 		}
 		log.Error("load conversation failed; answering without history or context", "err", err)
@@ -128,7 +145,52 @@ func (e *Engine) Prepare(ctx context.Context, req Request) (*Turn, error) {
 	if err := t.settleHandoff(ctx, log); err != nil {
 		return nil, err
 	}
+	if err := t.reserve(ctx, log); err != nil {
+		return nil, err
+	}
 	return t, nil
+}
+
+// reserve takes the turn's number before the answer streams: a retry
+// restarts the failed turn (ErrNotRetryable if the last turn did not fail),
+// any other turn stores its question. A turn whose start cannot be stored
+// still runs, and is appended when it ends.
+func (t *Turn) reserve(ctx context.Context, log *slog.Logger) error {
+	if !t.persist {
+		return nil
+	}
+	e := t.e
+	sctx, cancel := e.storeCtx(ctx)
+	defer cancel()
+	tenant, conv := t.req.TenantID, t.state.Conversation.ID
+	if t.req.Retry {
+		failed, err := e.store.RetryTurn(sctx, tenant, conv)
+		if err != nil {
+			return err
+		}
+		t.number, t.retried, t.question = failed.Number, true, failed.UserText
+		return nil
+	}
+	n, err := e.store.StartTurn(sctx, tenant, conv, conversation.Turn{UserText: e.storedText(t.question), Profile: t.sentProfile()})
+	if err != nil {
+		log.Error("start turn failed; the turn is stored when it ends", "err", err)
+		return nil
+	}
+	t.number = n
+	return nil
+}
+
+// start is the data of the start event.
+func (t *Turn) start() Start {
+	var s Start
+	if id := t.ConversationID(); id != "" {
+		s.ConversationID = &id
+	}
+	if t.number > 0 {
+		n := t.number
+		s.TurnNumber = &n
+	}
+	return s
 }
 
 // create starts the conversation, remembering the request's profile. A
@@ -180,12 +242,14 @@ func titleFrom(message string) string {
 	return title
 }
 
-// Stream answers the prepared turn into sink in five steps: ground it in
+// Stream answers the prepared turn into sink, after the start event, in
+// five steps: ground it in
 // the graph (one read), fit the prompt into the budget, converse with the
 // model (the tool loop), save the turn, and send the closing events. It
 // returns once the turn is stored and "done" was sent.
 func (t *Turn) Stream(ctx context.Context, sink Sink) Result {
 	log := t.e.log.With("request_id", t.req.RequestID)
+	_ = sink.Event(EventStart, t.start())
 	grounding := t.ground(ctx, log)
 	tools := t.tools()
 	fitted, err := t.fit(grounding, tools)

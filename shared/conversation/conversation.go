@@ -112,12 +112,33 @@ const (
 	TurnError TurnStatus = "error"
 	// TurnContextRequired is a turn that asked the client for context.
 	TurnContextRequired TurnStatus = "context_required"
+	// TurnInterrupted is a turn whose client went away mid-stream; the
+	// partial answer is kept.
+	TurnInterrupted TurnStatus = "interrupted"
+	// TurnStreaming is a turn whose answer is being streamed: its question
+	// is stored and its number taken before the first byte is sent. A turn
+	// left in it was cut off with its process.
+	TurnStreaming TurnStatus = "streaming"
 )
 
 // Valid reports whether s is one of the turn statuses.
 func (s TurnStatus) Valid() bool {
-	return s == TurnOK || s == TurnError || s == TurnContextRequired
+	switch s {
+	case TurnOK, TurnError, TurnContextRequired, TurnInterrupted, TurnStreaming:
+		return true
+	}
+	return false
 }
+
+// Retryable reports whether a turn that ended with s may be asked again in
+// place: it failed or its client went away.
+func (s TurnStatus) Retryable() bool {
+	return s == TurnError || s == TurnInterrupted
+}
+
+// ErrNotRetryable is returned by RetryTurn when the conversation's last
+// turn did not fail and was not interrupted (or there is none).
+var ErrNotRetryable = errors.New("the last turn cannot be retried")
 
 // Usage is token usage of one turn, as the model reported it: the llm type
 // itself, so a turn stores what the provider returned without a copy.
@@ -170,6 +191,22 @@ type Store interface {
 	// historyTurns turns, its context and its handoff state in as few round
 	// trips as the backend allows.
 	LoadTurnState(ctx context.Context, tenantID, conversationID string, historyTurns int) (TurnState, error)
+	// StartTurn stores the question of a new turn (t.UserText, status
+	// TurnStreaming) under the next turn number, as AppendTurn numbers, and
+	// returns that number, so the client learns it before the answer. A
+	// non-nil t.Profile replaces the conversation's profile in the same
+	// write. FinishTurn completes the turn.
+	StartTurn(ctx context.Context, tenantID, conversationID string, t Turn) (int, error)
+	// RetryTurn restarts the conversation's last turn when its status is
+	// retryable: the turn goes back to TurnStreaming with an empty answer
+	// and is returned (number and question). Otherwise ErrNotRetryable.
+	RetryTurn(ctx context.Context, tenantID, conversationID string) (Turn, error)
+	// FinishTurn stores the outcome of turn t.Number, started by StartTurn
+	// or RetryTurn: answer, status, usage, metadata (the question stays).
+	// With activeNodes it also merges them into the context, as
+	// MergeActiveNodes does, in the same round trip. ErrNotFound when the
+	// turn is gone.
+	FinishTurn(ctx context.Context, tenantID, conversationID string, t Turn, activeNodes []string, maxNodes int) error
 	// AppendTurn stores t under the next turn number of the conversation,
 	// atomically (concurrent appends get distinct consecutive numbers), and
 	// returns that number. A non-nil t.Profile replaces the conversation's

@@ -22,18 +22,25 @@ type chatBody struct {
 	ContextSupply *chat.Supply `json:"contextSupply"`
 	// ForceRun answers without the context a pending request asked for.
 	ForceRun bool `json:"forceRun"`
+	// Retry asks the conversation's failed or interrupted last turn again,
+	// in place; it carries no message.
+	Retry bool `json:"retry"`
 }
 
 // chat serves POST /chat: one turn, streamed.
 func (a *API) chat(w http.ResponseWriter, r *http.Request) {
 	var body chatBody
-	if !decodeJSON(w, r, &body) {
+	limit := int64(MaxBodyBytes)
+	if wantsUIMessageStream(r) {
+		limit = MaxUIMessagesBodyBytes
+	}
+	if !decodeJSONUpTo(w, r, &body, limit) {
 		return
 	}
 	if wantsUIMessageStream(r) {
 		fromUIMessages(&body)
 	}
-	if body.Message == nil && (body.ContextSupply == nil || body.ContextSupply.RequestID == "") {
+	if body.Message == nil && !body.Retry && (body.ContextSupply == nil || body.ContextSupply.RequestID == "") {
 		writeError(w, http.StatusBadRequest, "invalid_request", "message is required")
 		return
 	}
@@ -41,7 +48,7 @@ func (a *API) chat(w http.ResponseWriter, r *http.Request) {
 	req := chat.Request{
 		TenantID: c.TenantID, UserID: c.UserID, ConversationID: strings.TrimSpace(body.ConversationID),
 		Stateless: body.Stateless, Messages: body.Messages,
-		RequestID: RequestID(r.Context()), Supply: body.ContextSupply, ForceRun: body.ForceRun,
+		RequestID: RequestID(r.Context()), Supply: body.ContextSupply, ForceRun: body.ForceRun, Retry: body.Retry,
 	}
 	if body.Message != nil {
 		req.Message = *body.Message
@@ -59,6 +66,9 @@ func (a *API) prepareAndStream(w http.ResponseWriter, r *http.Request, req chat.
 	if err != nil {
 		a.prepareFailed(w, req.RequestID, err)
 		return
+	}
+	if id := turn.ConversationID(); id != "" {
+		w.Header().Set(HeaderConversationID, id)
 	}
 	sse := newSSEWriter(w)
 	var sink chat.Sink = chatSink{sse}
@@ -81,6 +91,8 @@ func (a *API) prepareFailed(w http.ResponseWriter, requestID string, err error) 
 		writeError(w, http.StatusBadRequest, "invalid_request", strings.TrimPrefix(err.Error(), chat.ErrInvalid.Error()+": "))
 	case errors.Is(err, chat.ErrNotFound):
 		writeError(w, http.StatusNotFound, "conversation_not_found", "no such conversation")
+	case errors.Is(err, chat.ErrNotRetryable):
+		writeError(w, http.StatusConflict, "not_retryable", "only a last turn that failed or was interrupted can be retried")
 	case errors.Is(err, chat.ErrRequestNotFound):
 		writeError(w, http.StatusNotFound, "context_request_not_found", "no such context request in this conversation")
 	case errors.Is(err, chat.ErrRequestExpired):

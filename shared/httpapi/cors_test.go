@@ -46,8 +46,8 @@ type browserCall struct {
 
 var browserCalls = []browserCall{
 	{"GET", "/healthz", nil, nil},
-	{"POST", "/chat", []string{"Authorization", "Content-Type", "X-Stream-Protocol"}, []string{"X-Request-Id", "X-Vercel-AI-UI-Message-Stream"}},
-	{"POST", "/conversations/{id}/context-requests/{requestId}", []string{"Authorization", "Content-Type", "X-Stream-Protocol"}, []string{"X-Request-Id"}},
+	{"POST", "/chat", []string{"Authorization", "Content-Type", "X-Stream-Protocol"}, []string{"X-Request-Id", "X-Vercel-AI-UI-Message-Stream", "X-Conversation-Id"}},
+	{"POST", "/conversations/{id}/context-requests/{requestId}", []string{"Authorization", "Content-Type", "X-Stream-Protocol"}, []string{"X-Request-Id", "X-Conversation-Id"}},
 	{"DELETE", "/conversations/{id}/context-items/{itemId}", []string{"Authorization"}, []string{"X-Request-Id"}},
 	{"GET", "/conversations", []string{"Authorization"}, []string{"X-Request-Id"}},
 	{"GET", "/conversations/{id}", []string{"Authorization"}, []string{"X-Request-Id"}},

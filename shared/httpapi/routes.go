@@ -48,12 +48,14 @@ const (
 	HeaderStreamProtocol  = "X-Stream-Protocol"
 	HeaderLastEventID     = "Last-Event-ID"
 	HeaderUIMessageStream = "X-Vercel-AI-UI-Message-Stream"
+	// HeaderConversationID names the conversation of a streamed turn.
+	HeaderConversationID = "X-Conversation-Id"
 )
 
 // Routes is the routes table: every route of the API.
 func Routes() []Route {
 	streamed := []string{HeaderStreamProtocol}
-	uiStream := []string{HeaderUIMessageStream}
+	uiStream := []string{HeaderUIMessageStream, HeaderConversationID}
 	return []Route{
 		{Method: http.MethodGet, Pattern: "/healthz", Name: "health", Handler: (*API).health},
 		{Method: http.MethodPost, Pattern: "/chat", Auth: true, Name: "chat", Handler: (*API).chat,

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +22,48 @@ func uiChunks(t *testing.T, body string) []string {
 			t.Fatalf("frame is not one data line: %q", frame)
 		}
 		out = append(out, strings.TrimPrefix(frame, "data: "))
+	}
+	return out
+}
+
+// uiChunk is one UI message stream chunk, with the fields the tests read.
+type uiChunk struct {
+	Type            string          `json:"type"`
+	ID              string          `json:"id"`
+	Delta           string          `json:"delta"`
+	Data            json.RawMessage `json:"data"`
+	Transient       bool            `json:"transient"`
+	FinishReason    string          `json:"finishReason"`
+	ErrorText       string          `json:"errorText"`
+	MessageMetadata *struct {
+		ConversationID  *string  `json:"conversationId"`
+		TurnNumber      *int     `json:"turnNumber"`
+		ReferencedNodes []string `json:"referencedNodes"`
+	} `json:"messageMetadata"`
+}
+
+// uiStream parses a UI message stream that ends with [DONE].
+func uiStream(t *testing.T, body string) []uiChunk {
+	t.Helper()
+	raw := uiChunks(t, body)
+	if len(raw) < 3 || raw[len(raw)-1] != "[DONE]" {
+		t.Fatalf("stream does not end with [DONE]: %v", raw)
+	}
+	out := make([]uiChunk, 0, len(raw)-1)
+	for _, c := range raw[:len(raw)-1] {
+		var chunk uiChunk
+		if err := json.Unmarshal([]byte(c), &chunk); err != nil {
+			t.Fatalf("chunk %q: %v", c, err)
+		}
+		out = append(out, chunk)
+	}
+	return out
+}
+
+func chunkTypes(chunks []uiChunk) []string {
+	out := make([]string, len(chunks))
+	for i, c := range chunks {
+		out[i] = c.Type
 	}
 	return out
 }
@@ -46,41 +89,36 @@ func TestUIMessageStreamAnswersUseChat(t *testing.T) {
 			if got := e.llm.Requests()[0].LastUserMessage(); got != "What is VAT?" {
 				t.Fatalf("model asked %q", got)
 			}
-			chunks := uiChunks(t, resp.Body)
-			if len(chunks) < 5 || chunks[len(chunks)-1] != "[DONE]" {
-				t.Fatalf("stream does not end with [DONE]: %v", chunks)
-			}
-			var types []string
+			chunks := uiStream(t, resp.Body)
+			types := chunkTypes(chunks)
 			var text strings.Builder
-			var finish struct {
-				MessageMetadata struct{ ConversationID *string } `json:"messageMetadata"`
-			}
-			for _, c := range chunks[:len(chunks)-1] {
-				var chunk struct{ Type, Delta string }
-				if err := json.Unmarshal([]byte(c), &chunk); err != nil {
-					t.Fatalf("chunk %q: %v", c, err)
-				}
-				types = append(types, chunk.Type)
-				if chunk.Type == "text-delta" {
-					text.WriteString(chunk.Delta)
-				}
-				if chunk.Type == "finish" {
-					_ = json.Unmarshal([]byte(c), &finish)
+			for _, c := range chunks {
+				if c.Type == "text-delta" {
+					text.WriteString(c.Delta)
 				}
 			}
 			if types[0] != "start" || types[1] != "text-start" || types[len(types)-1] != "finish" || types[len(types)-2] != "text-end" {
 				t.Fatalf("chunk types %v", types)
 			}
-			for _, want := range []string{"data-disclaimer", "data-metadata"} {
-				if !strings.Contains(strings.Join(types, " "), want) {
-					t.Errorf("no %s chunk: %v", want, types)
-				}
+			if !slices.Contains(types, "data-disclaimer") {
+				t.Errorf("no data-disclaimer chunk: %v", types)
+			}
+			// Metadata travels once, as messageMetadata.
+			if slices.Contains(types, "data-metadata") {
+				t.Errorf("metadata sent as a data part too: %v", types)
 			}
 			if text.String() != "VAT is 23% in Ireland." {
 				t.Errorf("text = %q", text.String())
 			}
-			if finish.MessageMetadata.ConversationID == nil {
-				t.Errorf("finish carries no conversation id")
+			start, finish := chunks[0], chunks[len(chunks)-1]
+			id := resp.Header.Get("X-Conversation-Id")
+			if start.MessageMetadata == nil || start.MessageMetadata.ConversationID == nil || *start.MessageMetadata.ConversationID != id ||
+				start.MessageMetadata.TurnNumber == nil || *start.MessageMetadata.TurnNumber != 1 {
+				t.Errorf("start chunk does not name conversation %q turn 1: %+v", id, start.MessageMetadata)
+			}
+			if finish.FinishReason != "stop" || finish.MessageMetadata == nil || finish.MessageMetadata.ConversationID == nil ||
+				*finish.MessageMetadata.ConversationID != id || finish.MessageMetadata.ReferencedNodes == nil {
+				t.Errorf("finish = %+v, want finishReason stop and the full metadata", finish)
 			}
 		})
 	}

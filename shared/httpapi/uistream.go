@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -22,9 +23,12 @@ func wantsUIMessageStream(r *http.Request) bool {
 }
 
 // uiStreamSink maps the chat events onto UI message stream chunks:
-// message → text-start/text-delta/text-end; warning, disclaimer,
-// context_request and metadata → data-* parts; error → error; done →
-// finish (with the metadata as messageMetadata) and [DONE].
+// start → start (the conversation and turn as messageMetadata); message →
+// text-start/text-delta/text-end; warning → a transient data-warning;
+// disclaimer and context_request → data-disclaimer and
+// data-context-request parts; error → error; metadata → the finish
+// chunk's messageMetadata (once, not also as a part); done → finish with
+// its finishReason, then [DONE].
 type uiStreamSink struct {
 	mu       sync.Mutex
 	sse      *sseWriter
@@ -36,11 +40,21 @@ type uiStreamSink struct {
 // newUIStreamSink marks the response as a UI message stream; the stream
 // starts with the first event.
 func newUIStreamSink(w http.ResponseWriter, sse *sseWriter) *uiStreamSink {
-	w.Header().Set("X-Vercel-AI-UI-Message-Stream", "v1")
+	w.Header().Set(HeaderUIMessageStream, "v1")
 	return &uiStreamSink{sse: sse}
 }
 
 const uiTextID = "text-1"
+
+// finishReasons maps a turn's done status onto the AI SDK's finish
+// reasons. The SDK accepts no "context-required", so a turn that asks for
+// context finishes with "other" and its data-context-request part.
+var finishReasons = map[string]string{
+	"ok":               "stop",
+	"error":            "error",
+	"context_required": "other",
+	"interrupted":      "interrupted",
+}
 
 // write sends one chunk as a data-only frame.
 func (s *uiStreamSink) write(chunk any) error {
@@ -56,7 +70,11 @@ func (s *uiStreamSink) Event(name string, data any) error {
 	defer s.mu.Unlock()
 	if !s.started {
 		s.started = true
-		if err := s.write(map[string]string{"type": "start", "messageId": uuid.NewString()}); err != nil {
+		start := map[string]any{"type": "start", "messageId": uuid.NewString()}
+		if name == chat.EventStart {
+			start["messageMetadata"] = data
+		}
+		if err := s.write(start); err != nil || name == chat.EventStart {
 			return err
 		}
 	}
@@ -75,23 +93,40 @@ func (s *uiStreamSink) Event(name string, data any) error {
 		return s.write(map[string]string{"type": "error", "errorText": msg["message"]})
 	case chat.EventMetadata:
 		s.meta = data
-		return s.write(map[string]any{"type": "data-metadata", "data": data})
+		return nil
+	case chat.EventWarning:
+		// Shown while the answer streams; nothing to keep in the message.
+		return s.write(map[string]any{"type": "data-warning", "data": data, "transient": true})
+	case chat.EventContextRequest:
+		return s.write(map[string]any{"type": "data-context-request", "id": contextRequestID(data), "data": data})
 	case chat.EventDone:
-		return s.finish()
+		done, _ := data.(map[string]string)
+		return s.finish(done["status"])
 	default:
-		// warning, disclaimer, context_request: custom data parts.
+		// disclaimer: a data part kept with the answer.
 		return s.write(map[string]any{"type": "data-" + strings.ReplaceAll(name, "_", "-"), "data": data})
 	}
 }
 
-func (s *uiStreamSink) finish() error {
+// contextRequestID is the request's id, so a later chunk for the same
+// request replaces the part instead of adding one.
+func contextRequestID(data any) string {
+	raw, _ := json.Marshal(data)
+	var ev struct {
+		RequestID string `json:"requestId"`
+	}
+	_ = json.Unmarshal(raw, &ev)
+	return ev.RequestID
+}
+
+func (s *uiStreamSink) finish(status string) error {
 	if s.textOpen {
 		s.textOpen = false
 		if err := s.write(map[string]string{"type": "text-end", "id": uiTextID}); err != nil {
 			return err
 		}
 	}
-	finish := map[string]any{"type": "finish"}
+	finish := map[string]any{"type": "finish", "finishReason": cmp.Or(finishReasons[status], "other")}
 	if s.meta != nil {
 		finish["messageMetadata"] = s.meta
 	}
@@ -141,7 +176,8 @@ func (m *chatMessages) UnmarshalJSON(b []byte) error {
 // message is the question; the rest is history only in stateless mode (the
 // server owns the history of a stored conversation).
 func fromUIMessages(body *chatBody) {
-	if body.Message == nil && len(body.Messages) > 0 {
+	// A retry asks the stored question again; the client's copy is ignored.
+	if body.Message == nil && !body.Retry && len(body.Messages) > 0 {
 		last := body.Messages[len(body.Messages)-1]
 		if last.Role == llm.RoleUser {
 			text := last.Content
@@ -149,7 +185,7 @@ func fromUIMessages(body *chatBody) {
 			body.Messages = body.Messages[:len(body.Messages)-1]
 		}
 	}
-	if !body.Stateless {
+	if !body.Stateless || body.Retry {
 		body.Messages = nil
 	}
 }

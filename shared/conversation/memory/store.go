@@ -270,3 +270,83 @@ func cloneStrings(s []string) []string {
 	}
 	return slices.Clone(s)
 }
+
+// StartTurn stores the question of a new turn, status streaming, under the
+// next number.
+func (s *Store) StartTurn(ctx context.Context, tenantID, conversationID string, t conversation.Turn) (int, error) {
+	started := conversation.Turn{UserText: t.UserText, Status: conversation.TurnStreaming, Profile: t.Profile}
+	return s.AppendTurn(ctx, tenantID, conversationID, started)
+}
+
+// RetryTurn restarts the last turn when it failed or was interrupted.
+func (s *Store) RetryTurn(_ context.Context, tenantID, conversationID string) (conversation.Turn, error) {
+	k, err := scope(tenantID, conversationID)
+	if err != nil {
+		return conversation.Turn{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.conversations[k]
+	if !ok {
+		return conversation.Turn{}, conversation.ErrNotFound
+	}
+	if len(r.turns) == 0 || !r.turns[len(r.turns)-1].Status.Retryable() {
+		return conversation.Turn{}, conversation.ErrNotRetryable
+	}
+	last := &r.turns[len(r.turns)-1]
+	last.Status = conversation.TurnStreaming
+	last.AssistantText = ""
+	r.conversation.UpdatedAt = time.Now()
+	return copyTurn(*last), nil
+}
+
+// FinishTurn stores the outcome of turn t.Number and merges activeNodes,
+// in one critical section.
+func (s *Store) FinishTurn(_ context.Context, tenantID, conversationID string, t conversation.Turn, activeNodes []string, maxNodes int) error {
+	k, err := scope(tenantID, conversationID)
+	if err != nil {
+		return err
+	}
+	if err := finishable(t.Status); err != nil {
+		return err
+	}
+	metadata, err := roundTripMetadata(t.Metadata)
+	if err != nil {
+		return fmt.Errorf("finish turn: metadata: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.conversations[k]
+	if !ok {
+		return conversation.ErrNotFound
+	}
+	i := slices.IndexFunc(r.turns, func(stored conversation.Turn) bool { return stored.Number == t.Number })
+	if i < 0 {
+		return conversation.ErrNotFound
+	}
+	stored := copyTurn(t)
+	stored.UserText = r.turns[i].UserText
+	stored.CreatedAt = r.turns[i].CreatedAt
+	stored.Metadata = metadata
+	r.turns[i] = stored
+	r.conversation.UpdatedAt = time.Now()
+	if len(activeNodes) > 0 {
+		var previous []string
+		if r.context != nil {
+			previous = r.context.ActiveNodeIDs
+		}
+		if maxNodes <= 0 {
+			maxNodes = conversation.DefaultMaxActiveNodes
+		}
+		r.context = &conversation.Context{ActiveNodeIDs: mergeByRecency(previous, activeNodes, maxNodes)}
+	}
+	return nil
+}
+
+// finishable checks the status a turn is finished with: a final one.
+func finishable(status conversation.TurnStatus) error {
+	if !status.Valid() || status == conversation.TurnStreaming {
+		return fmt.Errorf("finish turn: %q is not a final turn status", status)
+	}
+	return nil
+}

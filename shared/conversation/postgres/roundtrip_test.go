@@ -107,8 +107,23 @@ func TestEachOperationIsOneRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("MergeActiveNodes", 1, 0)
+	// A streamed turn: its number is taken at the start, its outcome and
+	// concepts are stored together at the end.
+	n, err := store.StartTurn(ctx, tenant, c.ID, conversation.Turn{UserText: "q3", Profile: &profile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("StartTurn", 1, 0)
+	if err := store.FinishTurn(ctx, tenant, c.ID, conversation.Turn{Number: n, Status: conversation.TurnError}, []string{"C"}, 3); err != nil {
+		t.Fatal(err)
+	}
+	check("FinishTurn with concepts", 0, 1)
+	if _, err := store.RetryTurn(ctx, tenant, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	check("RetryTurn", 1, 0)
 	st, err := store.LoadTurnState(ctx, tenant, c.ID, 5)
-	if err != nil || len(st.History) != 2 || len(st.Context.ActiveNodeIDs) != 2 || st.Conversation.Profile == nil || st.Handoff == nil {
+	if err != nil || len(st.History) != 3 || len(st.Context.ActiveNodeIDs) != 3 || st.Conversation.Profile == nil || st.Handoff == nil {
 		t.Fatalf("LoadTurnState = %+v, %v", st, err)
 	}
 	check("LoadTurnState", 0, 1)

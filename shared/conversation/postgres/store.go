@@ -131,8 +131,7 @@ WHERE tenant_id = $1::uuid AND id = $2::uuid`
 
 // The newest $3 turns, returned oldest first.
 const selectRecentTurns = `
-SELECT turn_number, user_text, assistant_text, status, provider, model,
-       input_tokens, output_tokens, total_tokens, latency_ms, referenced_nodes, metadata, created_at
+SELECT ` + turnColumns + `
 FROM (
     SELECT * FROM conversation_turns
     WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid
@@ -350,4 +349,113 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// StartTurn stores the question of a new turn, status streaming, under the
+// next number: the appendTurn statement with an empty answer.
+func (s *Store) StartTurn(ctx context.Context, tenantID, conversationID string, t conversation.Turn) (int, error) {
+	started := conversation.Turn{UserText: t.UserText, Status: conversation.TurnStreaming, Profile: t.Profile}
+	return s.AppendTurn(ctx, tenantID, conversationID, started)
+}
+
+const turnColumns = `turn_number, user_text, assistant_text, status, provider, model,
+       input_tokens, output_tokens, total_tokens, latency_ms, referenced_nodes, metadata, created_at`
+
+// retryTurn restarts the conversation's last turn if it failed or was
+// interrupted. The row lock makes a concurrent second retry see the
+// streaming status and match nothing.
+const retryTurn = `
+UPDATE conversation_turns
+SET status = 'streaming', assistant_text = ''
+WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid
+  AND turn_number = (SELECT last_turn_number FROM conversations WHERE tenant_id = $1::uuid AND id = $2::uuid)
+  AND status IN ('error', 'interrupted')
+RETURNING ` + turnColumns
+
+const conversationExists = `SELECT 1 FROM conversations WHERE tenant_id = $1::uuid AND id = $2::uuid`
+
+// RetryTurn restarts the last turn when it failed or was interrupted. Only
+// a refusal costs a second round trip, to tell ErrNotFound from
+// ErrNotRetryable.
+func (s *Store) RetryTurn(ctx context.Context, tenantID, conversationID string) (conversation.Turn, error) {
+	if err := scope(tenantID, conversationID); err != nil {
+		return conversation.Turn{}, err
+	}
+	rows, err := s.pool.Query(ctx, retryTurn, tenantID, conversationID)
+	if err != nil {
+		return conversation.Turn{}, fmt.Errorf("retry turn: %w", err)
+	}
+	turn, err := pgx.CollectExactlyOneRow(rows, scanTurn)
+	if !errors.Is(err, pgx.ErrNoRows) {
+		if err != nil {
+			return conversation.Turn{}, fmt.Errorf("retry turn: %w", err)
+		}
+		return turn, nil
+	}
+	var one int
+	switch err := s.pool.QueryRow(ctx, conversationExists, tenantID, conversationID).Scan(&one); {
+	case errors.Is(err, pgx.ErrNoRows):
+		return conversation.Turn{}, conversation.ErrNotFound
+	case err != nil:
+		return conversation.Turn{}, fmt.Errorf("retry turn: %w", err)
+	}
+	return conversation.Turn{}, conversation.ErrNotRetryable
+}
+
+// finishTurn stores a started turn's outcome and touches its conversation.
+const finishTurn = `
+WITH finished AS (
+    UPDATE conversation_turns
+    SET assistant_text = $4, status = $5, provider = $6, model = $7,
+        input_tokens = $8::integer, output_tokens = $9::integer, total_tokens = $10::integer,
+        latency_ms = $11::bigint, referenced_nodes = $12::text[], metadata = $13::jsonb
+    WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid AND turn_number = $3::integer
+    RETURNING tenant_id, conversation_id
+)
+UPDATE conversations c SET updated_at = now()
+FROM finished
+WHERE c.tenant_id = finished.tenant_id AND c.id = finished.conversation_id
+RETURNING 1`
+
+// FinishTurn stores the outcome of turn t.Number and, with activeNodes,
+// merges them into the context: both statements in one pipelined batch,
+// which Postgres runs as one implicit transaction.
+func (s *Store) FinishTurn(ctx context.Context, tenantID, conversationID string, t conversation.Turn, activeNodes []string, maxNodes int) error {
+	if err := scope(tenantID, conversationID); err != nil {
+		return err
+	}
+	if !t.Status.Valid() || t.Status == conversation.TurnStreaming {
+		return fmt.Errorf("finish turn: %q is not a final turn status", t.Status)
+	}
+	metadata, err := encodeMetadata(t.Metadata)
+	if err != nil {
+		return err
+	}
+	if maxNodes <= 0 {
+		maxNodes = conversation.DefaultMaxActiveNodes
+	}
+	batch := &pgx.Batch{}
+	batch.Queue(finishTurn, tenantID, conversationID, t.Number,
+		t.AssistantText, string(t.Status), t.Provider, t.Model,
+		t.Usage.InputTokens, t.Usage.OutputTokens, t.Usage.TotalTokens, t.LatencyMS,
+		nonNil(t.ReferencedNodes), metadata)
+	if len(activeNodes) > 0 {
+		batch.Queue(mergeActiveNodes, tenantID, conversationID, activeNodes, maxNodes)
+	}
+	results := s.pool.SendBatch(ctx, batch)
+	defer results.Close()
+	var one int
+	err = results.QueryRow().Scan(&one)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return conversation.ErrNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("finish turn: %w", err)
+	}
+	if len(activeNodes) > 0 {
+		if err := results.QueryRow().Scan(&one); err != nil {
+			return fmt.Errorf("finish turn: merge active nodes: %w", err)
+		}
+	}
+	return results.Close()
 }

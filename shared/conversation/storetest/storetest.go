@@ -36,6 +36,10 @@ func Run(t *testing.T, newStore func(t *testing.T) conversation.Store) {
 		{"MergeMovesRepeatsToNewestAndCaps", testMergeRecencyAndCap},
 		{"MergeDefaultCap", testMergeDefaultCap},
 		{"UnknownTurnStatusIsRefused", testUnknownTurnStatus},
+		{"StartThenFinishInPlace", testStartThenFinish},
+		{"FinishRefusesOpenStatusAndMissingTurn", testFinishRefusals},
+		{"RetryRestartsOnlyAFailedLastTurn", testRetryLastTurn},
+		{"ConcurrentRetriesRestartOnce", testConcurrentRetries},
 		// Context handoff.
 		{"RequestCreatedPendingAndLoaded", testRequestLifecycle},
 		{"RequestsAreTenantAndConversationScoped", testRequestIsolation},
@@ -256,7 +260,7 @@ func testTurnNumbering(t *testing.T, s conversation.Store) {
 	}
 }
 
-// Only the three statuses a turn can end with are stored; the old "failed"
+// Only the turn statuses are stored; the old "failed"
 // is refused, and nothing of the refused turn is kept.
 func testUnknownTurnStatus(t *testing.T, s conversation.Store) {
 	tenant := newTenant()
