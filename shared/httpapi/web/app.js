@@ -40,7 +40,10 @@ function request(path, { method = "GET", body, signal, headers = {} } = {}) {
 
 async function json(path, opts) {
   const resp = await request(path, opts);
-  if (resp.status === 204) return null;
+  if (resp.status === 204) {
+    await resp.text(); // read to the end, so the browser does not count it aborted
+    return null;
+  }
   const data = await resp.json();
   if (!resp.ok) throw new Error(data.error ? data.error.message : "HTTP " + resp.status);
   return data;
