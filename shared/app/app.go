@@ -81,7 +81,7 @@ func Build(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 	routes := httpapi.Routes()
 	a.Handler = httpapi.CORS(cfg.Chat.CORSOrigins, routes)(httpapi.New(httpapi.Options{
 		Auth: authenticator, Engine: a.Engine, Conversations: store,
-		Graph: graphStore, GraphChanges: graphStore, Log: log,
+		Graph: graphStore, GraphChanges: graphStore, DemoPage: cfg.DemoPage, Log: log,
 	}))
 	return a, nil
 }

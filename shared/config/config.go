@@ -19,6 +19,9 @@ import (
 type Config struct {
 	Port     int  // PORT (8080): the local server's port
 	OnLambda bool // AWS_LAMBDA_RUNTIME_API is set
+	// DemoPage (DEMO_PAGE) serves the demo page at GET /: on by default
+	// locally, off on Lambda unless the stage turns it on.
+	DemoPage bool
 
 	Log       Log
 	Postgres  Postgres
@@ -141,6 +144,7 @@ func FromEnv() (Config, error) {
 		c.Log.Format = r.str("LOG_FORMAT", "json")
 	}
 	c.Port = r.int("PORT", 8080, 0, 65535)
+	c.DemoPage = r.bool("DEMO_PAGE", !c.OnLambda)
 	c.Postgres = readPostgres(r)
 	c.Graph = Graph{
 		URI: r.str("MEMGRAPH_URI", ""), User: r.str("MEMGRAPH_USER", ""), Password: r.raw("MEMGRAPH_PASSWORD"),

@@ -16,7 +16,7 @@ func clearEnv(t *testing.T) {
 		"AUTH_MODE", "JWT_JWKS_URL", "JWT_HS256_SECRET", "JWT_ISSUER", "JWT_AUDIENCE", "JWT_TENANT_CLAIM", "JWT_USER_CLAIM",
 		"DEV_TENANT_ID", "DEV_USER_ID", "CONCEPTS_QUEUE_URL", "ENRICHMENT_QUEUE_URL",
 		"HISTORY_TURNS", "MAX_ACTIVE_NODES", "CONTEXT_TOKEN_BUDGET", "CONTEXT_REQUEST_TTL", "PII_REDACTION", "PROMPT_SHEETS_DIR",
-		"ENRICHMENT_FRESHNESS_DAYS", "CORS_ORIGINS", "RETENTION_DAYS", "DB_SECRET_ARN", "DB_APP_USER"} {
+		"ENRICHMENT_FRESHNESS_DAYS", "CORS_ORIGINS", "RETENTION_DAYS", "DB_SECRET_ARN", "DB_APP_USER", "DEMO_PAGE"} {
 		t.Setenv(k, "")
 	}
 }
@@ -35,6 +35,7 @@ func TestLocalDefaults(t *testing.T) {
 	c := mustLoad(t)
 	want := Config{
 		Port:     8080,
+		DemoPage: true,
 		Log:      Log{Format: "text", Level: "info"},
 		Postgres: Postgres{Port: 5432, SSLMode: "require"},
 		LLM:      LLM{Provider: "offline", Model: "offline-lexicon-v1", Tools: "auto", MaxCalls: 3},
@@ -67,7 +68,7 @@ func TestEachVariableLandsInItsSection(t *testing.T) {
 		"CONCEPTS_QUEUE_URL": "https://q/concepts", "ENRICHMENT_QUEUE_URL": "https://q/enrichment",
 		"HISTORY_TURNS": "7", "MAX_ACTIVE_NODES": "20", "ENRICHMENT_FRESHNESS_DAYS": "2",
 		"CORS_ORIGINS":   " https://a.example , ,https://b.example",
-		"RETENTION_DAYS": "90", "DB_SECRET_ARN": "arn:db", "DB_APP_USER": "app",
+		"RETENTION_DAYS": "90", "DB_SECRET_ARN": "arn:db", "DB_APP_USER": "app", "DEMO_PAGE": "false",
 	} {
 		t.Setenv(k, v)
 	}
@@ -198,5 +199,29 @@ func TestLogSettingsSurviveAnError(t *testing.T) {
 	c, err := FromEnv()
 	if err == nil || c.Log != (Log{Format: "json", Level: "warn"}) {
 		t.Fatalf("log = %+v, err = %v", c.Log, err)
+	}
+}
+
+func TestDemoPageIsOnLocallyAndOffOnLambdaUnlessSet(t *testing.T) {
+	clearEnv(t)
+	if !mustLoad(t).DemoPage {
+		t.Fatal("the demo page should be on locally")
+	}
+	t.Setenv("DEMO_PAGE", "false")
+	if mustLoad(t).DemoPage {
+		t.Fatal("DEMO_PAGE=false should turn it off")
+	}
+	t.Setenv("AWS_LAMBDA_RUNTIME_API", "127.0.0.1:9001")
+	t.Setenv("DEMO_PAGE", "")
+	if mustLoad(t).DemoPage {
+		t.Fatal("the demo page should be off on Lambda by default")
+	}
+	t.Setenv("DEMO_PAGE", "true")
+	if !mustLoad(t).DemoPage {
+		t.Fatal("DEMO_PAGE=true should turn it on on Lambda")
+	}
+	t.Setenv("DEMO_PAGE", "maybe")
+	if _, err := FromEnv(); err == nil || !strings.Contains(err.Error(), "DEMO_PAGE") {
+		t.Fatalf("DEMO_PAGE=maybe: err %v", err)
 	}
 }

@@ -59,13 +59,13 @@ func newFixture(t *testing.T, o fixtureOptions) *fixture {
 		reader = seeded
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	f.server = httptest.NewServer(httpapi.New(httpapi.Options{
+	f.server = httptest.NewServer(checkedByContract(t, httpapi.New(httpapi.Options{
 		// No default identity: a request without headers is unauthenticated.
 		Auth:          auth.Dev{},
 		Log:           quiet,
 		Conversations: f.store,
 		Graph:         reader,
-	}))
+	})))
 	t.Cleanup(f.server.Close)
 	return f
 }

@@ -46,6 +46,7 @@ type browserCall struct {
 
 var browserCalls = []browserCall{
 	{"GET", "/healthz", nil, nil},
+	{"GET", "/openapi.json", nil, nil},
 	{"POST", "/chat", []string{"Authorization", "Content-Type", "X-Stream-Protocol"}, []string{"X-Request-Id", "X-Vercel-AI-UI-Message-Stream", "X-Conversation-Id"}},
 	{"POST", "/conversations/{id}/context-requests/{requestId}", []string{"Authorization", "Content-Type", "X-Stream-Protocol"}, []string{"X-Request-Id", "X-Conversation-Id"}},
 	{"DELETE", "/conversations/{id}/context-items/{itemId}", []string{"Authorization"}, []string{"X-Request-Id"}},
@@ -61,7 +62,7 @@ var browserCalls = []browserCall{
 func TestBrowserPreflightAllowsWhatEachRouteNeeds(t *testing.T) {
 	routes := httpapi.Routes()
 	handler := httpapi.CORS([]string{appOrigin}, routes)(httpapi.New(httpapi.Options{Auth: auth.Dev{}, Log: quietLog()}))
-	srv := httptest.NewServer(handler)
+	srv := httptest.NewServer(checkedByContract(t, handler))
 	defer srv.Close()
 
 	for _, rt := range routes {
@@ -115,7 +116,7 @@ func TestBrowserPreflightAllowsWhatEachRouteNeeds(t *testing.T) {
 }
 
 func TestCORSRefusesOtherOrigins(t *testing.T) {
-	srv := httptest.NewServer(httpapi.CORS([]string{appOrigin}, httpapi.Routes())(httpapi.New(httpapi.Options{Auth: auth.Dev{}, Log: quietLog()})))
+	srv := httptest.NewServer(checkedByContract(t, httpapi.CORS([]string{appOrigin}, httpapi.Routes())(httpapi.New(httpapi.Options{Auth: auth.Dev{}, Log: quietLog()}))))
 	defer srv.Close()
 	req, _ := http.NewRequest(http.MethodOptions, srv.URL+"/chat", nil)
 	req.Header.Set("Origin", "https://evil.example.com")

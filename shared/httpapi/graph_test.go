@@ -214,10 +214,10 @@ func runFeedScenario(t *testing.T, s graphStore) {
 	}
 
 	const maxItems = 5
-	srv := httptest.NewServer(httpapi.New(httpapi.Options{
+	srv := httptest.NewServer(checkedByContract(t, httpapi.New(httpapi.Options{
 		Auth: auth.Dev{DefaultTenant: "t1", DefaultUser: "u1"}, Graph: s, GraphChanges: s, KeepAlive: 25 * time.Millisecond,
 		Feed: httpapi.FeedConfig{PollInterval: 10 * time.Millisecond, SettleDelay: -1, MaxPatchItems: maxItems},
-	}))
+	})))
 	defer srv.Close()
 	query := "?jurisdictions=" + strings.ToLower(jur)
 
@@ -319,7 +319,7 @@ func runFeedScenario(t *testing.T, s graphStore) {
 
 func TestFeedRequestErrors(t *testing.T) {
 	s := graphmem.New()
-	srv := httptest.NewServer(httpapi.New(httpapi.Options{Auth: auth.Dev{}, Graph: s, GraphChanges: s, Feed: httpapi.FeedConfig{MaxLookupIDs: 2}}))
+	srv := httptest.NewServer(checkedByContract(t, httpapi.New(httpapi.Options{Auth: auth.Dev{}, Graph: s, GraphChanges: s, Feed: httpapi.FeedConfig{MaxLookupIDs: 2}})))
 	defer srv.Close()
 	for _, tc := range []struct {
 		path    string
@@ -353,7 +353,7 @@ func TestNodesLookup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(httpapi.New(httpapi.Options{Auth: auth.Dev{DefaultTenant: "t", DefaultUser: "u"}, Graph: s, GraphChanges: s}))
+	srv := httptest.NewServer(checkedByContract(t, httpapi.New(httpapi.Options{Auth: auth.Dev{DefaultTenant: "t", DefaultUser: "u"}, Graph: s, GraphChanges: s})))
 	defer srv.Close()
 	resp, err := http.Get(srv.URL + "/graph/nodes?ids=TAX:IE:VAT,NOPE,TAX:IE:VRT")
 	if err != nil {

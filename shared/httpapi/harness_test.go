@@ -84,6 +84,7 @@ type envOptions struct {
 	protocol  llmtest.Protocol   // default: Responses
 	engine    chat.Config        // token budget, history window, PII mode...
 	keepAlive time.Duration      // default: httpapi.DefaultKeepAlive
+	demoPage  bool               // serve the demo page too
 }
 
 // forEachStore runs test on the memory store and, when the test servers
@@ -128,11 +129,11 @@ func newEnv(t testing.TB, o envOptions) *env {
 	cfg := o.engine
 	cfg.Model = "gpt-test"
 	engine := chat.New(chat.Deps{Store: store, Graph: reader, Provider: provider, Concepts: e.queue, Log: quiet}, cfg)
-	e.server = httptest.NewServer(httpapi.New(httpapi.Options{
+	e.server = httptest.NewServer(checkedByContract(t, httpapi.New(httpapi.Options{
 		Auth:   auth.Dev{DefaultTenant: "tenant-a", DefaultUser: "user-a"},
 		Engine: engine, Conversations: admin, Graph: reader, GraphChanges: mem,
-		KeepAlive: o.keepAlive, Log: quiet,
-	}))
+		KeepAlive: o.keepAlive, DemoPage: o.demoPage, Log: quiet,
+	})))
 	t.Cleanup(e.server.Close)
 	return e
 }

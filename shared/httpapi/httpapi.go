@@ -35,6 +35,8 @@ type Options struct {
 	// KeepAlive is the longest silence on a stream before a keepalive
 	// comment (default DefaultKeepAlive).
 	KeepAlive time.Duration
+	// DemoPage serves the demo page (DemoRoutes) beside the API.
+	DemoPage bool
 	// Now is the clock of export stamps and graph patches (default time.Now).
 	Now func() time.Time
 	Log *slog.Logger
@@ -69,7 +71,11 @@ func New(o Options) http.Handler {
 	if a.now == nil {
 		a.now = time.Now
 	}
-	return a.withRequestID(a.mux(Routes()))
+	routes := Routes()
+	if o.DemoPage {
+		routes = append(routes, DemoRoutes()...)
+	}
+	return a.withRequestID(a.mux(routes))
 }
 
 type requestIDKey struct{}

@@ -58,6 +58,7 @@ func Routes() []Route {
 	uiStream := []string{HeaderUIMessageStream, HeaderConversationID}
 	return []Route{
 		{Method: http.MethodGet, Pattern: "/healthz", Name: "health", Handler: (*API).health},
+		{Method: http.MethodGet, Pattern: "/openapi.json", Name: "openapi", Handler: (*API).openAPI},
 		{Method: http.MethodPost, Pattern: "/chat", Auth: true, Name: "chat", Handler: (*API).chat,
 			RequestHeaders: streamed, ExposeHeaders: uiStream, needs: needsEngine},
 		{Method: http.MethodPost, Pattern: "/conversations/{id}/context-requests/{requestId}", Auth: true, Name: "supplyContext",

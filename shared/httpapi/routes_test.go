@@ -37,7 +37,7 @@ func errorOf(t *testing.T, resp chatResponse) string {
 
 func TestEveryAuthRouteRefusesAnonymousCallers(t *testing.T) {
 	// No default identity: a request without headers is unauthenticated.
-	srv := httptest.NewServer(httpapi.New(httpapi.Options{Auth: auth.Dev{}, Log: quietLog()}))
+	srv := httptest.NewServer(checkedByContract(t, httpapi.New(httpapi.Options{Auth: auth.Dev{}, Log: quietLog()})))
 	defer srv.Close()
 	e := &env{t: t, server: srv}
 	authRoutes := 0
@@ -60,7 +60,7 @@ func TestEveryAuthRouteRefusesAnonymousCallers(t *testing.T) {
 }
 
 func TestWrongMethodIsJSON405WithAllowAndUnknownPathJSON404(t *testing.T) {
-	srv := httptest.NewServer(httpapi.New(httpapi.Options{Auth: auth.Dev{DefaultTenant: "t", DefaultUser: "u"}, Log: quietLog()}))
+	srv := httptest.NewServer(checkedByContract(t, httpapi.New(httpapi.Options{Auth: auth.Dev{DefaultTenant: "t", DefaultUser: "u"}, Log: quietLog()})))
 	defer srv.Close()
 	e := &env{t: t, server: srv}
 	allowed := map[string][]string{}
@@ -94,7 +94,7 @@ func TestWrongMethodIsJSON405WithAllowAndUnknownPathJSON404(t *testing.T) {
 }
 
 func TestHealthAnswersGetAndHead(t *testing.T) {
-	srv := httptest.NewServer(httpapi.New(httpapi.Options{Auth: auth.Dev{}, Log: quietLog()}))
+	srv := httptest.NewServer(checkedByContract(t, httpapi.New(httpapi.Options{Auth: auth.Dev{}, Log: quietLog()})))
 	defer srv.Close()
 	e := &env{t: t, server: srv}
 	if resp := e.do(http.MethodGet, "/healthz", nil); resp.Status != http.StatusOK || !strings.Contains(resp.Body, `"status":"ok"`) {
@@ -108,11 +108,11 @@ func TestHealthAnswersGetAndHead(t *testing.T) {
 // A deployment without a part keeps its routes, answering 501, so a wiring
 // mistake shows instead of the route vanishing into a 404.
 func TestRouteWithoutItsDependencyAnswers501(t *testing.T) {
-	srv := httptest.NewServer(httpapi.New(httpapi.Options{Auth: auth.Dev{DefaultTenant: "t", DefaultUser: "u"}, Log: quietLog()}))
+	srv := httptest.NewServer(checkedByContract(t, httpapi.New(httpapi.Options{Auth: auth.Dev{DefaultTenant: "t", DefaultUser: "u"}, Log: quietLog()})))
 	defer srv.Close()
 	e := &env{t: t, server: srv}
 	for _, rt := range httpapi.Routes() {
-		if rt.Name == "health" {
+		if rt.Name == "health" || rt.Name == "openapi" { // they need no dependency
 			continue
 		}
 		resp := e.do(rt.Method, concretePath(rt.Pattern), map[string]any{"message": "hi"})

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Contract tests with the real clients, for `make test`: the Vercel AI SDK
+# (contract/sdk.mjs) and headless Chromium loading the demo page from
+# another origin (contract/browser.mjs), both against the built chat binary
+# with the scripted fake model (contract/fakellm). Installs what is missing:
+# Debian's chromium, and the pinned npm packages under .testenv/contract.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+cd "$ROOT"
+STATE="$ROOT/.testenv/contract"
+mkdir -p "$STATE"
+start=$SECONDS
+
+if ! command -v chromium >/dev/null 2>&1; then
+  echo "contract: installing chromium" >&2
+  apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >&2
+fi
+if [ ! -d "$STATE/node_modules" ] || ! cmp -s contract/package-lock.json "$STATE/package-lock.json"; then
+  cp contract/package.json contract/package-lock.json "$STATE/"
+  (cd "$STATE" && PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error)
+fi
+cp contract/*.mjs "$STATE/"
+
+go build -o "$STATE/chat" ./functions/chat
+go build -o "$STATE/fakellm" ./contract/fakellm
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; }
+trap cleanup EXIT
+
+"$STATE/fakellm" >"$STATE/fakellm.out" 2>"$STATE/fakellm.log" &
+pids+=($!)
+for _ in $(seq 50); do [ -s "$STATE/fakellm.out" ] && break; sleep 0.1; done
+llm_url="$(head -1 "$STATE/fakellm.out")"
+
+api_port="$(free_port)"
+page_port="$(free_port)"
+PORT="$api_port" LLM_PROVIDER=openai OPENAI_API_KEY=contract-test OPENAI_BASE_URL="$llm_url" LLM_MODEL=gpt-test \
+  CORS_ORIGINS="http://127.0.0.1:$page_port" DEMO_PAGE=true AUTH_MODE=dev DATABASE_URL= MEMGRAPH_URI= \
+  CONCEPTS_QUEUE_URL= ENRICHMENT_QUEUE_URL= LOG_LEVEL=warn \
+  "$STATE/chat" >"$STATE/chat.log" 2>&1 &
+pids+=($!)
+api="http://127.0.0.1:$api_port"
+for _ in $(seq 100); do curl -fsS "$api/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
+
+results="$STATE/results"
+: >"$results"
+export CONTRACT_RESULTS="$results"
+node "$STATE/sdk.mjs" "$api" || true
+CHROMIUM="$(command -v chromium)" SCREENSHOT="$STATE/demo-page.png" \
+  node "$STATE/browser.mjs" "$api" "$page_port" || true
+
+read -r passed failed < <(awk '{p+=$1; f+=$2} END {print p+0, f+0}' "$results")
+[ -s "$results" ] || failed=1
+echo "contract: screenshot in .testenv/contract/demo-page.png, $((SECONDS - start))s"
+echo "contract: $passed passed, $failed failed"
+[ "$failed" = 0 ]
