@@ -72,6 +72,8 @@ func TestFindIgnoresRegulatoryText(t *testing.T) {
 		"a pension of €1234567 a year, rate 0.135.2024",        // a spaced PPSN needs a capital letter
 		"reference 1234567 X fails the check letter",           // spaced, wrong check letter
 		"amounts 0.123.4567 and 1.087.123.4567 are not phones", // dotted numbers, not phone-shaped
+		"TAX:TC75F918320A1B2C3D:VAT:THRESHOLD",                 // passes mod-97, but TC is not an IBAN country
+		"code GB82WEST1234569876543 is a digit short",          // GB IBANs have 22 characters
 	}
 	for _, text := range texts {
 		if ms := Find(text); len(ms) != 0 {
