@@ -30,7 +30,7 @@ func TestLambdaPathThroughRuntimeEmulator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := pgpool.Migrate(context.Background(), pool); err != nil {
+	if _, err := pgpool.ApplyMigrations(context.Background(), pool); err != nil {
 		t.Fatal(err)
 	}
 	defer pool.Close()

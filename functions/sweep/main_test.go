@@ -35,7 +35,7 @@ func TestScheduledEvent(t *testing.T) {
 	}
 	t.Cleanup(h.Pool.Close)
 	ctx := context.Background()
-	if err := pgpool.Migrate(ctx, h.Pool); err != nil {
+	if _, err := pgpool.ApplyMigrations(ctx, h.Pool); err != nil {
 		t.Fatal(err)
 	}
 

@@ -100,7 +100,7 @@ func (a *App) conversationStore(ctx context.Context, cfg config.Config, log *slo
 	// Locally the server migrates at start; on Lambda the migrate function
 	// does it at deploy, so a cold start never runs DDL.
 	if !cfg.OnLambda {
-		if err := pgpool.Migrate(ctx, pool); err != nil {
+		if _, err := pgpool.ApplyMigrations(ctx, pool); err != nil {
 			return nil, fmt.Errorf("postgres migrations: %w", err)
 		}
 	}

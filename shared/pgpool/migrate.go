@@ -22,12 +22,6 @@ type MigrationOutcome struct {
 	Version int64 `json:"version"`
 }
 
-// Migrate applies the embedded migrations that are not yet applied; see
-// ApplyMigrations.
-func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
-	_, err := ApplyMigrations(ctx, pool)
-	return err
-}
 
 // ApplyMigrations applies the embedded migrations that are not yet applied
 // and reports what it did. It is

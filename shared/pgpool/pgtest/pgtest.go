@@ -77,7 +77,7 @@ func NewPool(t testing.TB, maxConns int32) *pgxpool.Pool {
 func NewMigratedPool(t testing.TB, maxConns int32) *pgxpool.Pool {
 	t.Helper()
 	pool := NewPool(t, maxConns)
-	if err := pgpool.Migrate(context.Background(), pool); err != nil {
+	if _, err := pgpool.ApplyMigrations(context.Background(), pool); err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}
 	return pool
