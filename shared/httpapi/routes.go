@@ -48,6 +48,9 @@ const (
 	HeaderStreamProtocol  = "X-Stream-Protocol"
 	HeaderLastEventID     = "Last-Event-ID"
 	HeaderUIMessageStream = "X-Vercel-AI-UI-Message-Stream"
+	// HeaderUserAuthorization carries the user's bearer token behind a
+	// Function URL with IAM auth (JWT_HEADER), where SigV4 owns Authorization.
+	HeaderUserAuthorization = "X-User-Authorization"
 )
 
 // Routes is the routes table: every route of the API.
