@@ -78,7 +78,8 @@ func (s *synthesized) props(id string) map[string]any {
 // way main does: same config, same suppressions, same nag pack.
 func synth(t testing.TB, ctx map[string]any, nag bool) *synthesized {
 	t.Helper()
-	full := map[string]any{"buildDir": stubBuild()}
+	full := cdkJSONContext(t)
+	full["buildDir"] = stubBuild()
 	for k, v := range ctx {
 		full[k] = v
 	}
@@ -105,6 +106,23 @@ func synth(t testing.TB, ctx map[string]any, nag bool) *synthesized {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// cdkJSONContext is the context of the repository's cdk.json (defaults and
+// feature flags), which `cdk synth` starts from before any -c value.
+func cdkJSONContext(t testing.TB) map[string]any {
+	t.Helper()
+	var file struct {
+		Context map[string]any `json:"context"`
+	}
+	b, err := os.ReadFile(filepath.Join("..", "cdk.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &file); err != nil {
+		t.Fatal(err)
+	}
+	return file.Context
 }
 
 var (
