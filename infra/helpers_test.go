@@ -80,6 +80,9 @@ func synth(t testing.TB, ctx map[string]any, nag bool) *synthesized {
 	t.Helper()
 	full := cdkJSONContext(t)
 	full["buildDir"] = stubBuild()
+	// As the CDK CLI does: functions name their asset directory, which is
+	// how `sam local` finds their code in a CDK template.
+	full["aws:cdk:enable-asset-metadata"] = true
 	for k, v := range ctx {
 		full[k] = v
 	}

@@ -190,6 +190,7 @@ func (s *Stack) addFunction(f functionSpec) error {
 		env["MEMGRAPH_SECRET_ARN"] = *s.memgraph.SecretArn()
 	}
 	if f.LLM {
+		env["OPENAI_BASE_URL"] = "" // declared so `sam local` can point it at a local model server
 		env["OPENAI_SECRET_ARN"] = *s.openai.SecretArn()
 		env["LLM_PROVIDER"] = cfg.LLMProvider
 		env["LLM_MODEL"] = cfg.LLMModel
@@ -369,11 +370,15 @@ func seconds(d time.Duration) awscdk.Duration {
 	return awscdk.Duration_Seconds(jsii.Number(d.Seconds()))
 }
 
-// jsiiEnv converts env, leaving out unset (empty) values.
+// declaredEmpty are variables the template declares even when empty:
+// `sam local --env-vars` can only set variables the template declares.
+var declaredEmpty = map[string]bool{"OPENAI_BASE_URL": true}
+
+// jsiiEnv converts env, leaving out unset (empty) values but the declared ones.
 func jsiiEnv(env map[string]string) *map[string]*string {
 	out := make(map[string]*string, len(env))
 	for k, v := range env {
-		if v != "" {
+		if v != "" || declaredEmpty[k] {
 			out[k] = jsii.String(v)
 		}
 	}
