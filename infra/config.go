@@ -41,6 +41,14 @@ type Config struct {
 	DBMaxCapacity    float64
 	DBProxy          bool
 	DBSecretRotation bool
+	// DBDeletionProtection (default: prod) is off on a first prod deploy,
+	// so a failed create can roll back (see infra/README.md).
+	DBDeletionProtection bool
+	// DBCaBundle is a PEM file name in each database function's build
+	// directory: the functions then verify the server certificate
+	// (verify-full) against it. Through RDS Proxy (an ACM certificate) the
+	// system roots verify it without one.
+	DBCaBundle string
 
 	// Memgraph.
 	MemgraphURI             string
@@ -51,6 +59,8 @@ type Config struct {
 	MemgraphPeerVpcID       string // optional VPC peering to the Memgraph VPC (routes to MemgraphCidr)
 	MemgraphPeerOwnerID     string
 	MemgraphPeerRegion      string
+	MemgraphPeerRoleArn     string // cross-account peering: role in the peer account that accepts it
+	MemgraphHost            string // of MemgraphURI
 
 	// LLM.
 	OpenAISecretArn string // complete ARN of an existing secret; empty: the stack creates one to fill in
@@ -71,6 +81,20 @@ type Config struct {
 	SweepSchedule        string // EventBridge schedule expression
 	AlarmTopicArn        string // optional SNS topic the alarms notify
 	ChatReservedConc     int    // 0: unreserved
+	DashboardName        string // CloudWatch dashboard
+}
+
+// GraphOn reports whether the stack has a graph: without one no graph
+// workers are deployed.
+func (c Config) GraphOn() bool { return c.MemgraphURI != "" }
+
+// JwtHeader is the header the chat function reads the user's token from:
+// with IAM auth SigV4 owns Authorization.
+func (c Config) JwtHeader() string {
+	if c.ChatAuthType == "AWS_IAM" {
+		return "X-User-Authorization"
+	}
+	return "Authorization"
 }
 
 // IsProd reports whether the stage gets production safeguards.
@@ -97,7 +121,6 @@ func LoadConfig(node constructs.Node) (Config, error) {
 		DBName:        r.str("dbName", "regintel"),
 		DBAppUser:     r.str("dbUser", "regintel_app"),
 		DBMasterUser:  r.str("dbMasterUser", "regintel_admin"),
-		DBMinCapacity: r.float("dbMinCapacity", 0.5),
 		DBMaxCapacity: r.float("dbMaxCapacity", 4),
 		DBProxy:       r.bool("rdsProxy", false),
 
@@ -108,6 +131,7 @@ func LoadConfig(node constructs.Node) (Config, error) {
 		MemgraphPeerVpcID:       r.str("memgraphPeerVpcId", ""),
 		MemgraphPeerOwnerID:     r.str("memgraphPeerOwnerId", ""),
 		MemgraphPeerRegion:      r.str("memgraphPeerRegion", ""),
+		MemgraphPeerRoleArn:     r.str("memgraphPeerRoleArn", ""),
 
 		OpenAISecretArn: r.str("openaiSecretArn", ""),
 		LLMProvider:     r.str("llmProvider", "openai"),
@@ -123,10 +147,21 @@ func LoadConfig(node constructs.Node) (Config, error) {
 		ContextRetentionDays: r.int("contextRetentionDays", 90),
 		SweepSchedule:        r.str("sweepSchedule", "cron(30 3 * * ? *)"),
 		AlarmTopicArn:        r.str("alarmTopicArn", ""),
-		ChatReservedConc:     r.int("chatReservedConcurrency", 0),
 	}
 	prod := c.Stage == "prod"
 	c.DBSecretRotation = r.bool("dbSecretRotation", prod)
+	c.DBDeletionProtection = r.bool("dbDeletionProtection", prod)
+	c.DBCaBundle = r.str("dbCaBundle", "")
+	// Dev scales to zero when idle and leaves chat unreserved (new accounts
+	// have too small a quota to reserve any); prod keeps a warm floor and
+	// bounds chat.
+	minACU, chatConc := 0.0, 0
+	if prod {
+		minACU, chatConc = 0.5, 100
+	}
+	c.DBMinCapacity = r.float("dbMinCapacity", minACU)
+	c.ChatReservedConc = r.int("chatReservedConcurrency", chatConc)
+	c.DashboardName = "regintel-" + c.Stage
 	defaultRetention := 30
 	if prod {
 		defaultRetention = 365
@@ -134,7 +169,8 @@ func LoadConfig(node constructs.Node) (Config, error) {
 	c.LogRetentionDays = r.int("logRetentionDays", defaultRetention)
 	c.MemgraphPort = 7687
 	if c.MemgraphURI != "" {
-		if u, err := url.Parse(c.MemgraphURI); err == nil && u.Port() != "" {
+		if u, err := url.Parse(c.MemgraphURI); err == nil {
+			c.MemgraphHost = u.Hostname()
 			if p, err := strconv.Atoi(u.Port()); err == nil {
 				c.MemgraphPort = p
 			}
@@ -145,6 +181,8 @@ func LoadConfig(node constructs.Node) (Config, error) {
 	}
 	return c, c.validate()
 }
+
+var boltSchemes = map[string]bool{"bolt": true, "bolt+s": true, "bolt+ssc": true, "neo4j": true, "neo4j+s": true, "neo4j+ssc": true}
 
 func (c Config) validate() error {
 	var errs []string
@@ -180,8 +218,8 @@ func (c Config) validate() error {
 	}
 	if c.MemgraphURI != "" {
 		u, err := url.Parse(c.MemgraphURI)
-		if err != nil || u.Host == "" || !strings.HasPrefix(u.Scheme, "bolt") && !strings.HasPrefix(u.Scheme, "neo4j") {
-			add("memgraphUri %q: want bolt://host:7687 (or bolt+s://, neo4j://)", c.MemgraphURI)
+		if err != nil || u.Host == "" || !boltSchemes[u.Scheme] {
+			add("memgraphUri %q: want bolt://host:7687 (bolt+s:// for TLS, or neo4j://)", c.MemgraphURI)
 		}
 		if (c.MemgraphCidr == "") == (c.MemgraphSecurityGroupID == "") {
 			add("memgraphUri needs exactly one of memgraphCidr or memgraphSecurityGroupId for the egress rule")
@@ -190,19 +228,32 @@ func (c Config) validate() error {
 	if c.MemgraphPeerVpcID != "" && c.MemgraphCidr == "" {
 		add("memgraphPeerVpcId needs memgraphCidr (the route destination)")
 	}
+	if c.MemgraphPeerOwnerID != "" && c.MemgraphPeerRoleArn == "" {
+		add("memgraphPeerOwnerId (cross-account peering) needs memgraphPeerRoleArn, a role in the peer account that accepts it; or create the peering outside the stack")
+	}
+	if c.DBCaBundle != "" && strings.ContainsAny(c.DBCaBundle, "/\\") {
+		add("dbCaBundle %q: want a file name in each database function's build directory", c.DBCaBundle)
+	}
 	for _, arn := range []string{c.MemgraphSecretArn, c.OpenAISecretArn} {
 		if arn != "" && !strings.HasPrefix(arn, "arn:") {
 			add("secret %q: want the complete secret ARN", arn)
 		}
 	}
-	switch c.ChatAuthType {
-	case "NONE":
-		if c.IsProd() && (c.JwtJwksURL == "" || c.JwtIssuer == "" || c.JwtAudience == "") {
-			add("chatAuthType NONE in prod needs jwtJwksUrl, jwtIssuer and jwtAudience (the app verifies the token)")
-		}
-	case "AWS_IAM":
-	default:
+	if c.ChatAuthType != "NONE" && c.ChatAuthType != "AWS_IAM" {
 		add("chatAuthType %q: want NONE or AWS_IAM", c.ChatAuthType)
+	}
+	// The chat function verifies a JWT in every stage (AUTH_MODE=jwt) and
+	// refuses to start without a key source.
+	for _, kv := range [][2]string{{"jwtJwksUrl", c.JwtJwksURL}, {"jwtIssuer", c.JwtIssuer}, {"jwtAudience", c.JwtAudience}} {
+		if kv[1] == "" {
+			add("%s is required in every stage: the chat function verifies the user's JWT and does not start without it", kv[0])
+		}
+	}
+	if c.IsProd() && c.AlarmTopicArn == "" {
+		add("alarmTopicArn is required in prod: the alarms must notify someone")
+	}
+	if c.IsProd() && c.ChatReservedConc < 1 {
+		add("chatReservedConcurrency must be >= 1 in prod: it bounds the public URL and the database connections")
 	}
 	for _, o := range c.CorsOrigins {
 		if o == "*" && c.IsProd() {
@@ -236,6 +287,15 @@ func (c Config) BootstrapDir(fn string) (string, error) {
 		return "", fmt.Errorf("%s/bootstrap not found: run `make build` first (or pass -c buildDir=...)", dir)
 	}
 	return dir, nil
+}
+
+// CheckCaBundle checks the CA bundle is in a database function's build
+// directory, so it is packaged next to the bootstrap.
+func (c Config) CheckCaBundle(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, c.DBCaBundle)); err != nil {
+		return fmt.Errorf("dbCaBundle: %s not found: copy the RDS CA bundle into each database function's build directory (infra/README.md)", filepath.Join(dir, c.DBCaBundle))
+	}
+	return nil
 }
 
 var retentionDays = map[int]awslogs.RetentionDays{

@@ -7,9 +7,14 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 )
 
+// loadCtx loads ctx over the JWT settings every stage needs.
 func loadCtx(t *testing.T, ctx map[string]any) (Config, error) {
 	t.Helper()
-	app := awscdk.NewApp(&awscdk.AppProps{Context: &ctx})
+	full := map[string]any{"jwtJwksUrl": "https://x/jwks", "jwtIssuer": "https://x/", "jwtAudience": "a"}
+	for k, v := range ctx {
+		full[k] = v
+	}
+	app := awscdk.NewApp(&awscdk.AppProps{Context: &full})
 	return LoadConfig(app.Node())
 }
 
@@ -18,15 +23,15 @@ func TestConfigDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Stage != "dev" || c.IsProd() || c.DBMinCapacity != 0.5 || c.DBMaxCapacity != 4 || c.ChatAuthType != "NONE" ||
-		c.LogRetentionDays != 30 || c.DBSecretRotation || c.MemgraphPort != 7687 {
+	if c.Stage != "dev" || c.IsProd() || c.DBMinCapacity != 0 || c.DBMaxCapacity != 4 || c.ChatAuthType != "NONE" ||
+		c.LogRetentionDays != 30 || c.DBSecretRotation || c.MemgraphPort != 7687 || c.ChatReservedConc != 0 || c.DBDeletionProtection {
 		t.Errorf("defaults: %+v", c)
 	}
-	p, err := loadCtx(t, map[string]any{"stage": "prod", "jwtJwksUrl": "https://x/jwks", "jwtIssuer": "https://x/", "jwtAudience": "a"})
+	p, err := loadCtx(t, map[string]any{"stage": "prod", "alarmTopicArn": "arn:aws:sns:eu-west-1:1:t"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !p.IsProd() || p.LogRetentionDays != 365 || !p.DBSecretRotation {
+	if !p.IsProd() || p.LogRetentionDays != 365 || !p.DBSecretRotation || !p.DBDeletionProtection || p.DBMinCapacity != 0.5 || p.ChatReservedConc != 100 {
 		t.Errorf("prod defaults: %+v", p)
 	}
 	// Strings from `-c key=value` parse like JSON values from cdk.json.
@@ -50,7 +55,13 @@ func TestConfigRejects(t *testing.T) {
 		"memgraph both targets":    {map[string]any{"memgraphUri": "bolt://mg:7687", "memgraphCidr": "10.0.0.0/8", "memgraphSecurityGroupId": "sg-1"}, "exactly one"},
 		"memgraph bad scheme":      {map[string]any{"memgraphUri": "http://mg:7687", "memgraphCidr": "10.0.0.0/8"}, "want bolt://"},
 		"bad auth type":            {map[string]any{"chatAuthType": "COGNITO"}, "want NONE or AWS_IAM"},
-		"prod open without jwt":    {map[string]any{"stage": "prod"}, "needs jwtJwksUrl"},
+		"dev without jwks":         {map[string]any{"jwtJwksUrl": ""}, "jwtJwksUrl is required in every stage"},
+		"iam without issuer":       {map[string]any{"chatAuthType": "AWS_IAM", "jwtIssuer": ""}, "jwtIssuer is required"},
+		"no audience":              {map[string]any{"jwtAudience": ""}, "jwtAudience is required"},
+		"prod without alarm topic": {map[string]any{"stage": "prod"}, "alarmTopicArn is required in prod"},
+		"prod unbounded chat":      {map[string]any{"stage": "prod", "chatReservedConcurrency": 0}, "chatReservedConcurrency must be >= 1 in prod"},
+		"cross-account peering":    {map[string]any{"memgraphUri": "bolt://10.50.1.10:7687", "memgraphCidr": "10.50.0.0/16", "memgraphPeerVpcId": "vpc-2", "memgraphPeerOwnerId": "210987654321"}, "memgraphPeerRoleArn"},
+		"ca bundle path":           {map[string]any{"dbCaBundle": "/etc/ssl/rds.pem"}, "dbCaBundle"},
 		"prod cors star":           {map[string]any{"stage": "prod", "chatAuthType": "AWS_IAM", "corsOrigins": "*"}, "not allowed in prod"},
 		"bad retention":            {map[string]any{"logRetentionDays": 31}, "logRetentionDays"},
 		"bad number":               {map[string]any{"dbMaxCapacity": "lots"}, "want a number"},

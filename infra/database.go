@@ -40,7 +40,7 @@ func newDatabase(s awscdk.Stack, cfg Config, n *network) *database {
 	prod := cfg.IsProd()
 	props := &awsrds.DatabaseClusterProps{
 		Engine: awsrds.DatabaseClusterEngine_AuroraPostgres(&awsrds.AuroraPostgresClusterEngineProps{
-			Version: awsrds.AuroraPostgresEngineVersion_VER_16_6(),
+			Version: awsrds.AuroraPostgresEngineVersion_VER_17_9(),
 		}),
 		Writer: awsrds.ClusterInstance_ServerlessV2(jsii.String("writer"), &awsrds.ServerlessV2ClusterInstanceProps{
 			PubliclyAccessible:      jsii.Bool(false),
@@ -60,13 +60,15 @@ func newDatabase(s awscdk.Stack, cfg Config, n *network) *database {
 		IamAuthentication:       jsii.Bool(true),
 		StorageEncrypted:        jsii.Bool(true),
 		Backup:                  &awsrds.BackupProps{Retention: awscdk.Duration_Days(jsii.Number(3))},
-		DeletionProtection:      jsii.Bool(prod),
+		DeletionProtection:      jsii.Bool(cfg.DBDeletionProtection),
 		RemovalPolicy:           awscdk.RemovalPolicy_DESTROY,
 		CopyTagsToSnapshot:      jsii.Bool(true),
 		CloudwatchLogsExports:   jsii.Strings("postgresql"),
 		CloudwatchLogsRetention: retentionDays[cfg.LogRetentionDays],
 		Parameters: &map[string]*string{
-			// TLS only: the app connects with sslmode=require (verify-full with the RDS CA bundle).
+			// TLS only: the functions verify the certificate (verify-full) through
+			// the proxy or with dbCaBundle, and encrypt without verifying (require)
+			// otherwise.
 			"rds.force_ssl": jsii.String("1"),
 		},
 	}
@@ -84,6 +86,9 @@ func newDatabase(s awscdk.Stack, cfg Config, n *network) *database {
 		d.cluster.AddRotationSingleUser(&awsrds.RotationSingleUserOptions{
 			AutomaticallyAfter: awscdk.Duration_Days(jsii.Number(30)),
 			VpcSubnets:         n.appSubnet,
+			// The first rotation waits for the schedule: rotating on create
+			// would race migrate's master sign-in at the first deploy.
+			RotateImmediatelyOnUpdate: jsii.Bool(false),
 		})
 	}
 
@@ -132,4 +137,21 @@ func (d *database) allowFrom(sg awsec2.SecurityGroup, desc string) {
 // (migrate signs in with the master password before the IAM role exists).
 func (d *database) allowDirectFrom(sg awsec2.SecurityGroup, desc string) {
 	d.cluster.Connections().AllowDefaultPortFrom(sg, jsii.String(desc))
+}
+
+// rdsCaPath is where Lambda unpacks a file of the function's build directory.
+const rdsCaPath = "/var/task/"
+
+// tlsSettings are DB_SSLMODE and DB_SSLROOTCERT for a function. The proxy
+// presents an ACM certificate the system roots verify; the cluster presents
+// an RDS CA certificate, verified when dbCaBundle is packaged.
+func (d *database) tlsSettings(cfg Config, viaProxy bool) (mode, rootCert string) {
+	switch {
+	case viaProxy && d.proxy != nil:
+		return "verify-full", ""
+	case cfg.DBCaBundle != "":
+		return "verify-full", rdsCaPath + cfg.DBCaBundle
+	default:
+		return "require", ""
+	}
 }

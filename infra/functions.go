@@ -1,6 +1,7 @@
 package main
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -32,9 +33,10 @@ type functionSpec struct {
 	Timeout     time.Duration
 	MemoryMB    int
 	DB          dbAccess
-	Graph       bool     // MEMGRAPH_URI + MEMGRAPH_SECRET_ARN, Bolt egress
+	Graph       bool     // MEMGRAPH_URI + MEMGRAPH_SECRET_ARN, Bolt egress (when the stack has a graph)
+	GraphOnly   bool     // deployed only with a graph: it works on the graph and nothing else
 	LLM         bool     // OPENAI_SECRET_ARN, LLM_PROVIDER, LLM_MODEL
-	Sends       []string // queue keys it may send to (URL in env, sqs:SendMessage)
+	Sends       []string // queue keys it may send to, when deployed (URL in env, sqs:SendMessage)
 	Consumes    *consumer
 	URL         bool // Function URL, streamed responses
 	Scheduled   bool // invoked on cfg.SweepSchedule
@@ -45,14 +47,15 @@ type functionSpec struct {
 // queueSpec is one work queue; each gets a dead-letter queue and alarms.
 type queueSpec struct {
 	Key       string
+	GraphOnly bool          // its work ends in the graph: only with a graph
 	EnvVar    string        // env name of its URL in senders and the consumer
 	MaxAge    time.Duration // alarm when the oldest message is older
 	OutputKey string
 }
 
 var queueSpecs = []queueSpec{
-	{Key: "concepts", EnvVar: "CONCEPTS_QUEUE_URL", MaxAge: 15 * time.Minute, OutputKey: "ConceptsQueueUrl"},
-	{Key: "enrichment", EnvVar: "ENRICHMENT_QUEUE_URL", MaxAge: 2 * time.Hour, OutputKey: "EnrichmentQueueUrl"},
+	{Key: "concepts", GraphOnly: true, EnvVar: "CONCEPTS_QUEUE_URL", MaxAge: 15 * time.Minute, OutputKey: "ConceptsQueueUrl"},
+	{Key: "enrichment", GraphOnly: true, EnvVar: "ENRICHMENT_QUEUE_URL", MaxAge: 2 * time.Hour, OutputKey: "EnrichmentQueueUrl"},
 }
 
 var functionSpecs = []functionSpec{
@@ -69,6 +72,7 @@ var functionSpecs = []functionSpec{
 		Env: func(c Config) map[string]string {
 			return map[string]string{
 				"AUTH_MODE":        "jwt",
+				"JWT_HEADER":       c.JwtHeader(),
 				"JWT_JWKS_URL":     c.JwtJwksURL,
 				"JWT_ISSUER":       c.JwtIssuer,
 				"JWT_AUDIENCE":     c.JwtAudience,
@@ -81,8 +85,8 @@ var functionSpecs = []functionSpec{
 		Description: "Resolves captured concepts into the graph and queues enrichment",
 		Timeout:     time.Minute,
 		MemoryMB:    512,
-		DB:          dbApp,
 		Graph:       true,
+		GraphOnly:   true,
 		Sends:       []string{"enrichment"},
 		Consumes:    &consumer{Queue: "concepts", BatchSize: 10, BatchingWindow: 5 * time.Second, MaxConcurrency: 5},
 	},
@@ -91,8 +95,8 @@ var functionSpecs = []functionSpec{
 		Description: "Fetches official sources and writes extracted rules to the graph",
 		Timeout:     5 * time.Minute,
 		MemoryMB:    1024,
-		DB:          dbApp,
 		Graph:       true,
+		GraphOnly:   true,
 		LLM:         true,
 		Consumes:    &consumer{Queue: "enrichment", BatchSize: 1, MaxConcurrency: 2},
 	},
@@ -116,6 +120,28 @@ var functionSpecs = []functionSpec{
 			return map[string]string{"RETENTION_DAYS": strconv.Itoa(c.ContextRetentionDays)}
 		},
 	},
+}
+
+// deployedFunctions are the functions of specs the stack of cfg has.
+func deployedFunctions(cfg Config, specs []functionSpec) []functionSpec {
+	var out []functionSpec
+	for _, f := range specs {
+		if !f.GraphOnly || cfg.GraphOn() {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// deployedQueues are the queues the stack of cfg has.
+func deployedQueues(cfg Config) []queueSpec {
+	var out []queueSpec
+	for _, q := range queueSpecs {
+		if !q.GraphOnly || cfg.GraphOn() {
+			out = append(out, q)
+		}
+	}
+	return out
 }
 
 // consumerOf returns the function consuming queue key, if any.
@@ -148,4 +174,14 @@ func logicalID(name string) string {
 		b.WriteString(strings.ToUpper(part[:1]) + part[1:])
 	}
 	return b.String() + "Function"
+}
+
+// sortedKeys returns the keys of m in order, for stable templates.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

@@ -78,7 +78,11 @@ func (s *synthesized) props(id string) map[string]any {
 // way main does: same config, same suppressions, same nag pack.
 func synth(t testing.TB, ctx map[string]any, nag bool) *synthesized {
 	t.Helper()
-	full := map[string]any{"buildDir": stubBuild()}
+	full := cdkJSONContext(t)
+	full["buildDir"] = stubBuild()
+	// As the CDK CLI does: functions name their asset directory, which is
+	// how `sam local` finds their code in a CDK template.
+	full["aws:cdk:enable-asset-metadata"] = true
 	for k, v := range ctx {
 		full[k] = v
 	}
@@ -105,6 +109,23 @@ func synth(t testing.TB, ctx map[string]any, nag bool) *synthesized {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// cdkJSONContext is the context of the repository's cdk.json (defaults and
+// feature flags), which `cdk synth` starts from before any -c value.
+func cdkJSONContext(t testing.TB) map[string]any {
+	t.Helper()
+	var file struct {
+		Context map[string]any `json:"context"`
+	}
+	b, err := os.ReadFile(filepath.Join("..", "cdk.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &file); err != nil {
+		t.Fatal(err)
+	}
+	return file.Context
 }
 
 var (

@@ -56,14 +56,14 @@ func suppressNag(s *Stack) {
 	}
 	for _, sec := range s.createdSecrets {
 		suppress(sec, true, nag("AwsSolutions-SMG4",
-			"Third-party credential (Memgraph / LLM API key): rotated at the provider, then stored with put-secret-value (see infra/README.md); Secrets Manager cannot rotate it."))
+			"Third-party credential (Memgraph password / LLM API key) issued by its provider: rotated there and stored with put-secret-value (infra/README.md). A rotation function would need admin access to the provider, which this stack does not hold."))
 	}
 	if !s.cfg.DBSecretRotation {
 		suppress(s.db.cluster, true, nag("AwsSolutions-SMG4",
-			"Master secret rotation is on in prod (context dbSecretRotation, default on for stage=prod). Runtime functions never use it: they sign in with IAM tokens."))
+			"Master secret rotation is off in this stage (context dbSecretRotation, on by default in prod). Only migrate reads the master secret; the runtime functions sign in with IAM tokens."))
 	}
-	if !s.cfg.IsProd() {
+	if !s.cfg.DBDeletionProtection {
 		suppress(s.db.cluster, true, nag("AwsSolutions-RDS10",
-			"Non-prod stages are disposable; stage=prod turns deletion protection on."))
+			"Deletion protection is off (context dbDeletionProtection, on by default in prod): non-prod stages are disposable, and a first prod deploy runs without it so a failed create can roll back (infra/README.md)."))
 	}
 }

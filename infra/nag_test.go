@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -47,9 +48,10 @@ func TestNagAwsSolutions(t *testing.T) {
 }
 
 // TestNagCatchesFindings proves the check above can fail: without the
-// suppressions, the same stack has findings.
+// suppressions, the same stack has findings (read as annotations, with the
+// validation report off), and with cdk.json's flags the synth fails on them.
 func TestNagCatchesFindings(t *testing.T) {
-	errs, _ := nagFindings(synth(t, nil, false))
+	errs, _ := nagFindings(synth(t, map[string]any{validationReportFlag: false}, false))
 	want := []string{"AwsSolutions-IAM4", "AwsSolutions-IAM5", "AwsSolutions-SMG4", "AwsSolutions-RDS10"}
 	for _, rule := range want {
 		found := false
@@ -60,4 +62,20 @@ func TestNagCatchesFindings(t *testing.T) {
 			t.Errorf("unsuppressed stack has no %s finding; got %v", rule, errs)
 		}
 	}
+	failed := func() (msg string) {
+		defer func() {
+			if r := recover(); r != nil {
+				msg = fmt.Sprint(r)
+			}
+		}()
+		synth(t, nil, false)
+		return ""
+	}()
+	if !strings.Contains(failed, "ValidationFailed") {
+		t.Errorf("unsuppressed stack synthesized with cdk.json's flags (%q): nag findings must fail the synth", failed)
+	}
 }
+
+// validationReportFlag turns error annotations (cdk-nag's findings) into
+// a failed synth.
+const validationReportFlag = "@aws-cdk/core:annotationsInValidationReport"

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsec2"
@@ -100,7 +101,7 @@ func (n *network) functionSG(s awscdk.Stack, cfg Config, id, desc string) awsec2
 	port := awsec2.Port_Tcp(jsii.Number(cfg.MemgraphPort))
 	bolt := jsii.String(fmt.Sprintf("Bolt to Memgraph (%d)", cfg.MemgraphPort))
 	if cfg.MemgraphCidr != "" {
-		sg.AddEgressRule(awsec2.Peer_Ipv4(jsii.String(cfg.MemgraphCidr)), port, bolt, jsii.Bool(false))
+		sg.AddEgressRule(awsec2.Peer_Ipv4(jsii.String(boltEgressCidr(cfg))), port, bolt, jsii.Bool(false))
 	} else {
 		sg.AddEgressRule(n.memgraphSG(s, cfg), port, bolt, jsii.Bool(false))
 	}
@@ -132,6 +133,9 @@ func addMemgraphPeering(s awscdk.Stack, cfg Config, n *network) {
 	if cfg.MemgraphPeerRegion != "" {
 		peerProps.PeerRegion = jsii.String(cfg.MemgraphPeerRegion)
 	}
+	if cfg.MemgraphPeerRoleArn != "" {
+		peerProps.PeerRoleArn = jsii.String(cfg.MemgraphPeerRoleArn)
+	}
 	peering := awsec2.NewCfnVPCPeeringConnection(s, jsii.String("MemgraphPeering"), peerProps)
 	for i, sub := range *n.vpc.SelectSubnets(n.appSubnet).Subnets {
 		awsec2.NewCfnRoute(s, jsii.String(fmt.Sprintf("MemgraphRoute%d", i)), &awsec2.CfnRouteProps{
@@ -140,6 +144,15 @@ func addMemgraphPeering(s awscdk.Stack, cfg Config, n *network) {
 			VpcPeeringConnectionId: peering.Ref(),
 		})
 	}
+}
+
+// boltEgressCidr narrows Bolt egress to the Memgraph host when the URI
+// names it by address; a DNS name can move, so it gets memgraphCidr.
+func boltEgressCidr(cfg Config) string {
+	if ip := net.ParseIP(cfg.MemgraphHost); ip != nil && ip.To4() != nil {
+		return ip.String() + "/32"
+	}
+	return cfg.MemgraphCidr
 }
 
 func removalPolicy(cfg Config) awscdk.RemovalPolicy {

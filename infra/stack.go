@@ -58,12 +58,15 @@ func NewStack(scope constructs.Construct, id string, props *awscdk.StackProps, c
 	s.db = newDatabase(s.Stack, cfg, s.net)
 	s.db.allowFrom(s.net.fnSG, "regintel functions")
 	s.db.allowDirectFrom(s.net.adminSG, "regintel migrate")
-	s.memgraph = s.secret("MemgraphSecret", cfg.MemgraphSecretArn,
-		`Memgraph credentials for regintel: JSON {"username":"...","password":"..."}`)
+	if cfg.GraphOn() {
+		s.memgraph = s.secret("MemgraphSecret", cfg.MemgraphSecretArn,
+			`Memgraph credentials for regintel: JSON {"username":"...","password":"..."}`)
+	}
 	s.openai = s.secret("OpenAISecret", cfg.OpenAISecretArn,
 		`LLM API key for regintel: JSON {"apiKey":"..."}`)
 
-	for _, q := range queueSpecs {
+	specs = deployedFunctions(cfg, specs)
+	for _, q := range deployedQueues(cfg) {
 		f, ok := consumerOf(specs, q.Key)
 		if !ok {
 			return nil, fmt.Errorf("queue %s has no consumer in the function table", q.Key)
@@ -76,6 +79,8 @@ func NewStack(scope constructs.Construct, id string, props *awscdk.StackProps, c
 		}
 	}
 	s.outputs()
+	s.databaseAlarms()
+	s.dashboard()
 	return s, nil
 }
 
@@ -154,6 +159,11 @@ func (s *Stack) addFunction(f functionSpec) error {
 	if err != nil {
 		return err
 	}
+	if f.DB != dbNone && cfg.DBCaBundle != "" {
+		if err := cfg.CheckCaBundle(dir); err != nil {
+			return err
+		}
+	}
 	env := map[string]string{"LOG_FORMAT": "json", "STAGE": cfg.Stage}
 	sg := s.net.fnSG
 	switch f.DB {
@@ -172,18 +182,21 @@ func (s *Stack) addFunction(f functionSpec) error {
 	if f.DB != dbNone {
 		env["DB_PORT"] = strconv.Itoa(dbPort)
 		env["DB_NAME"] = cfg.DBName
-		env["DB_SSLMODE"] = "require"
+		env["DB_SSLMODE"], env["DB_SSLROOTCERT"] = s.db.tlsSettings(cfg, f.DB == dbApp)
 	}
-	if f.Graph {
+	graph := f.Graph && cfg.GraphOn()
+	if graph {
 		env["MEMGRAPH_URI"] = cfg.MemgraphURI
 		env["MEMGRAPH_SECRET_ARN"] = *s.memgraph.SecretArn()
 	}
 	if f.LLM {
+		env["OPENAI_BASE_URL"] = "" // declared so `sam local` can point it at a local model server
 		env["OPENAI_SECRET_ARN"] = *s.openai.SecretArn()
 		env["LLM_PROVIDER"] = cfg.LLMProvider
 		env["LLM_MODEL"] = cfg.LLMModel
 	}
-	for _, key := range f.Sends {
+	sends := s.deployedSends(f)
+	for _, key := range sends {
 		env[queueEnv(key)] = *s.queues[key].QueueUrl()
 	}
 	if f.Consumes != nil {
@@ -215,8 +228,9 @@ func (s *Stack) addFunction(f functionSpec) error {
 		Tracing:               awslambda.Tracing_ACTIVE,
 		LoggingFormat:         awslambda.LoggingFormat_JSON,
 		ApplicationLogLevelV2: awslambda.ApplicationLogLevel_INFO,
-		SystemLogLevelV2:      awslambda.SystemLogLevel_WARN,
-		LogGroup:              logs,
+		// INFO keeps the platform's REPORT lines (duration, max memory, init duration).
+		SystemLogLevelV2: awslambda.SystemLogLevel_INFO,
+		LogGroup:         logs,
 	}
 	if f.URL && cfg.ChatReservedConc > 0 {
 		props.ReservedConcurrentExecutions = jsii.Number(cfg.ChatReservedConc)
@@ -232,13 +246,13 @@ func (s *Stack) addFunction(f functionSpec) error {
 	case dbAdmin:
 		s.db.cluster.Secret().GrantRead(fn, nil)
 	}
-	if f.Graph {
+	if graph {
 		s.memgraph.GrantRead(fn, nil)
 	}
 	if f.LLM {
 		s.openai.GrantRead(fn, nil)
 	}
-	for _, key := range f.Sends {
+	for _, key := range sends {
 		s.queues[key].GrantSendMessages(fn)
 	}
 
@@ -257,11 +271,10 @@ func (s *Stack) addFunction(f functionSpec) error {
 			fn.MetricErrors(&awscloudwatch.MetricOptions{Period: awscdk.Duration_Minutes(jsii.Number(5))}), 5)
 	}
 	if f.URL {
-		s.addFunctionURL(fn)
-		if cfg.JwtJwksURL == "" {
-			awscdk.Annotations_Of(fn).AddWarningV2(jsii.String("regintel:jwt"), jsii.String(
-				"no jwtJwksUrl in context: the chat function (AUTH_MODE=jwt) refuses to start until it is set"), nil)
+		if err := s.addFunctionURL(fn); err != nil {
+			return err
 		}
+		s.chatAlarms(fn, f)
 	}
 	if f.Scheduled {
 		awsevents.NewRule(s.Stack, jsii.String(id+"Schedule"), &awsevents.RuleProps{
@@ -293,7 +306,7 @@ func (s *Stack) addFunction(f functionSpec) error {
 	return nil
 }
 
-func (s *Stack) addFunctionURL(fn awslambda.Function) {
+func (s *Stack) addFunctionURL(fn awslambda.Function) error {
 	auth := awslambda.FunctionUrlAuthType_NONE
 	if s.cfg.ChatAuthType == "AWS_IAM" {
 		auth = awslambda.FunctionUrlAuthType_AWS_IAM
@@ -303,31 +316,44 @@ func (s *Stack) addFunctionURL(fn awslambda.Function) {
 		InvokeMode: awslambda.InvokeMode_RESPONSE_STREAM,
 	}
 	if len(s.cfg.CorsOrigins) > 0 {
-		opts.Cors = &awslambda.FunctionUrlCorsOptions{
-			AllowedOrigins: jsii.Strings(s.cfg.CorsOrigins...),
-			AllowedMethods: &[]awslambda.HttpMethod{awslambda.HttpMethod_GET, awslambda.HttpMethod_POST, awslambda.HttpMethod_DELETE},
-			AllowedHeaders: jsii.Strings("authorization", "content-type", "x-amz-date", "x-amz-security-token", "x-amz-content-sha256"),
-			MaxAge:         awscdk.Duration_Hours(jsii.Number(1)),
+		cors, err := functionURLCors(s.cfg, corsFile)
+		if err != nil {
+			return err
 		}
+		opts.Cors = cors
 	}
 	url := fn.AddFunctionUrl(opts)
 	awscdk.NewCfnOutput(s.Stack, jsii.String("ChatFunctionUrl"), &awscdk.CfnOutputProps{
 		Value: url.Url(), Description: jsii.String("POST /chat here (streamed)"),
 	})
+	return nil
+}
+
+// deployedSends are the queues f sends to that the stack has.
+func (s *Stack) deployedSends(f functionSpec) []string {
+	var out []string
+	for _, key := range f.Sends {
+		if _, ok := s.queues[key]; ok {
+			out = append(out, key)
+		}
+	}
+	return out
 }
 
 func (s *Stack) outputs() {
 	out := func(id string, v *string, desc string) {
 		awscdk.NewCfnOutput(s.Stack, jsii.String(id), &awscdk.CfnOutputProps{Value: v, Description: jsii.String(desc)})
 	}
-	for _, q := range queueSpecs {
+	for _, q := range deployedQueues(s.cfg) {
 		out(q.OutputKey, s.queues[q.Key].QueueUrl(), q.Key+" queue")
 		out(q.OutputKey[:len(q.OutputKey)-len("QueueUrl")]+"DLQUrl", s.dlqs[q.Key].QueueUrl(), q.Key+" dead-letter queue")
 	}
 	out("DatabaseEndpoint", s.db.host(), "Host the functions connect to (the proxy when enabled)")
 	out("DatabaseClusterEndpoint", s.db.cluster.ClusterEndpoint().Hostname(), "Aurora writer endpoint")
 	out("DatabaseSecretArn", s.db.cluster.Secret().SecretArn(), "Master credentials (migrate only)")
-	out("MemgraphSecretArn", s.memgraph.SecretArn(), "Put the Memgraph credentials here")
+	if s.memgraph != nil {
+		out("MemgraphSecretArn", s.memgraph.SecretArn(), "Put the Memgraph credentials here")
+	}
 	out("OpenAISecretArn", s.openai.SecretArn(), "Put the LLM API key here")
 }
 
@@ -344,11 +370,15 @@ func seconds(d time.Duration) awscdk.Duration {
 	return awscdk.Duration_Seconds(jsii.Number(d.Seconds()))
 }
 
-// jsiiEnv converts env, leaving out unset (empty) values.
+// declaredEmpty are variables the template declares even when empty:
+// `sam local --env-vars` can only set variables the template declares.
+var declaredEmpty = map[string]bool{"OPENAI_BASE_URL": true}
+
+// jsiiEnv converts env, leaving out unset (empty) values but the declared ones.
 func jsiiEnv(env map[string]string) *map[string]*string {
 	out := make(map[string]*string, len(env))
 	for k, v := range env {
-		if v != "" {
+		if v != "" || declaredEmpty[k] {
 			out[k] = jsii.String(v)
 		}
 	}

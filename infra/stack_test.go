@@ -32,14 +32,46 @@ func TestChatFunctionURL(t *testing.T) {
 			}),
 		})
 	})
+	// What the browser app needs, per the routes: PATCH (rename, archive),
+	// the stream and resume headers, the user's token next to SigV4's, and
+	// the request id readable.
+	var urlCors map[string]any
+	for _, u := range p.resources("AWS::Lambda::Url") {
+		urlCors, _ = u["Properties"].(map[string]any)["Cors"].(map[string]any)
+	}
+	for key, want := range map[string][]string{
+		"AllowMethods":  {"GET", "POST", "DELETE", "PATCH"},
+		"AllowHeaders":  {"authorization", "content-type", "last-event-id", "x-request-id", "x-stream-protocol", "x-user-authorization", "x-amz-date", "x-amz-security-token"},
+		"ExposeHeaders": {"x-request-id"},
+	} {
+		got := strings.ToLower(mustJSON(urlCors[key]))
+		for _, w := range want {
+			if !strings.Contains(got, `"`+strings.ToLower(w)+`"`) {
+				t.Errorf("prod URL CORS %s = %s: lacks %s", key, got, w)
+			}
+		}
+	}
+	// Every method and header of cors.json (generated from the routes table) is there.
+	policy, err := readCorsPolicy(corsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, list := range map[string][]string{"AllowMethods": policy.AllowMethods, "AllowHeaders": policy.AllowHeaders, "ExposeHeaders": policy.ExposeHeaders} {
+		for _, w := range list {
+			if !strings.Contains(strings.ToLower(mustJSON(urlCors[key])), `"`+strings.ToLower(w)+`"`) {
+				t.Errorf("prod URL CORS %s lacks %s from %s", key, w, corsFile)
+			}
+		}
+	}
 	// With NONE, the URL is public by design; the permission must say so and
 	// the app must be configured to verify tokens.
 	env := d.props("ChatFunction")["Environment"].(map[string]any)["Variables"].(map[string]any)
-	if env["AUTH_MODE"] != "jwt" {
-		t.Errorf("chat AUTH_MODE = %v, want jwt", env["AUTH_MODE"])
+	if env["AUTH_MODE"] != "jwt" || env["JWT_HEADER"] != "Authorization" {
+		t.Errorf("chat AUTH_MODE = %v, JWT_HEADER = %v, want jwt from Authorization", env["AUTH_MODE"], env["JWT_HEADER"])
 	}
 	penv := p.props("ChatFunction")["Environment"].(map[string]any)["Variables"].(map[string]any)
-	for k, want := range map[string]string{"JWT_JWKS_URL": "https://id.example.com/.well-known/jwks.json", "JWT_ISSUER": "https://id.example.com/", "JWT_AUDIENCE": "regintel", "JWT_TENANT_CLAIM": "tenant_id"} {
+	// IAM auth: SigV4 owns Authorization, the user's token comes in X-User-Authorization.
+	for k, want := range map[string]string{"JWT_HEADER": "X-User-Authorization", "JWT_JWKS_URL": "https://id.example.com/.well-known/jwks.json", "JWT_ISSUER": "https://id.example.com/", "JWT_AUDIENCE": "regintel", "JWT_TENANT_CLAIM": "tenant_id"} {
 		if penv[k] != want {
 			t.Errorf("prod chat %s = %v, want %s", k, penv[k], want)
 		}
@@ -50,7 +82,7 @@ func TestChatFunctionURL(t *testing.T) {
 }
 
 func TestSQSEventSources(t *testing.T) {
-	d := dev(t)
+	d := memgraphBySG(t)
 	n := 0
 	for _, f := range functionSpecs {
 		if f.Consumes == nil {
@@ -81,7 +113,7 @@ func TestSQSEventSources(t *testing.T) {
 }
 
 func TestQueuesHaveDLQsAndAlarms(t *testing.T) {
-	d := dev(t)
+	d := memgraphBySG(t)
 	const fourteenDays = 14 * 24 * 3600
 	for _, q := range queueSpecs {
 		id := queueID(q.Key)
@@ -166,17 +198,17 @@ func TestMemgraphEgressFromContext(t *testing.T) {
 		t.Errorf("dev without memgraphUri has Bolt egress: %s", mustJSON(got))
 	}
 	p := prod(t)
-	assert(t, "prod: functions' SG egress to memgraphCidr:7687", func() {
+	assert(t, "prod: functions' SG egress to the Memgraph host:7687", func() {
 		p.tmpl.HasResourceProperties(jsii.String("AWS::EC2::SecurityGroup"), &map[string]any{
 			"GroupDescription": assertions.Match_StringLikeRegexp(jsii.String("^regintel functions")),
 			"SecurityGroupEgress": assertions.Match_ArrayWith(&[]any{assertions.Match_ObjectLike(&map[string]any{
-				"CidrIp": "10.50.0.0/16", "FromPort": 7687, "ToPort": 7687, "IpProtocol": "tcp",
+				"CidrIp": "10.50.1.10/32", "FromPort": 7687, "ToPort": 7687, "IpProtocol": "tcp",
 			})}),
 		})
 	})
 	for _, e := range boltEgress(p) {
-		if e["CidrIp"] != "10.50.0.0/16" {
-			t.Errorf("Bolt egress to %v, want only memgraphCidr", e["CidrIp"])
+		if e["CidrIp"] != "10.50.1.10/32" {
+			t.Errorf("Bolt egress to %v, want only the Memgraph host 10.50.1.10/32", e["CidrIp"])
 		}
 	}
 	env := p.props("ResolveConceptsFunction")["Environment"].(map[string]any)["Variables"].(map[string]any)
@@ -348,8 +380,17 @@ func TestIAMDataActionsAreScoped(t *testing.T) {
 				t.Errorf("%s: rds-db:connect not tied to the cluster or proxy: %s", name, res)
 			}
 		}
-		if found < 4 {
-			t.Errorf("%s: %d rds-db:connect statements, want one per database function", name, found)
+		want := 0
+		for _, f := range deployedFunctions(s.stack.cfg, functionSpecs) {
+			if f.DB == dbApp {
+				want++
+			}
+		}
+		if s.stack.cfg.DBProxy {
+			want++ // the proxy's own IAM sign-in to the cluster
+		}
+		if found != want {
+			t.Errorf("%s: %d rds-db:connect statements, want %d: one per database function and none for the others", name, found, want)
 		}
 	}
 }
@@ -399,7 +440,7 @@ func TestMigrationsRunAsTrigger(t *testing.T) {
 
 func TestFunctions(t *testing.T) {
 	d := dev(t)
-	for _, f := range functionSpecs {
+	for _, f := range deployedFunctions(d.stack.cfg, functionSpecs) {
 		id := logicalID(f.Name)
 		p := d.props(id)
 		if p == nil {
@@ -413,7 +454,7 @@ func TestFunctions(t *testing.T) {
 			t.Errorf("%s: tracing %v", f.Name, p["TracingConfig"])
 		}
 		lc, _ := p["LoggingConfig"].(map[string]any)
-		if lc["LogFormat"] != "JSON" || lc["LogGroup"] == nil {
+		if lc["LogFormat"] != "JSON" || lc["LogGroup"] == nil || lc["SystemLogLevel"] != "INFO" {
 			t.Errorf("%s: logging %s", f.Name, mustJSON(lc))
 		}
 		if p["VpcConfig"] == nil {
@@ -430,8 +471,8 @@ func TestFunctions(t *testing.T) {
 			t.Errorf("%s: LLM env %s", f.Name, mustJSON(env))
 		}
 		for _, q := range f.Sends {
-			if env[queueEnv(q)] == nil {
-				t.Errorf("%s: no %s", f.Name, queueEnv(q))
+			if _, deployed := d.stack.queues[q]; deployed != (env[queueEnv(q)] != nil) {
+				t.Errorf("%s: %s = %v with the queue deployed: %v", f.Name, queueEnv(q), env[queueEnv(q)], deployed)
 			}
 		}
 	}
@@ -458,7 +499,9 @@ func TestFunctions(t *testing.T) {
 }
 
 func TestMissingBootstrapFails(t *testing.T) {
-	app := awscdk.NewApp(&awscdk.AppProps{Context: &map[string]any{"buildDir": t.TempDir()}})
+	ctx := cdkJSONContext(t)
+	ctx["buildDir"] = t.TempDir()
+	app := awscdk.NewApp(&awscdk.AppProps{Context: &ctx})
 	cfg, err := LoadConfig(app.Node())
 	if err != nil {
 		t.Fatal(err)

@@ -14,9 +14,15 @@ CDK_ARGS ?=
 # `make build` output (scripts/test.d/infra.sh passes placeholders).
 INFRA_BUILD_DIR ?=
 CDK := infra/_cdkcli/node_modules/.bin/cdk
-CFN_LINT ?= cfn-lint
+# cfn-lint and the SAM CLI, pinned, in a virtualenv under .testenv/ (git-ignored).
+# Update the pins deliberately: a new cfn-lint knows new deprecations (W3690).
+CFN_LINT_VERSION := 1.58.0
+SAM_CLI_VERSION := 1.170.0
+INFRA_VENV ?= .testenv/infra-venv
+CFN_LINT ?= $(INFRA_VENV)/bin/cfn-lint
 # W3005: CDK writes DependsOn next to Ref/GetAtt for the same resource; harmless.
-CFN_LINT_ARGS ?= --ignore-checks W3005
+# W3690 (engine version that can no longer create clusters) always counts.
+CFN_LINT_ARGS ?= --ignore-checks W3005 --mandatory-checks W3690
 
 # Offline and quiet: no telemetry, no notices fetch, no instance-metadata
 # credential probe, no Node end-of-life banner from jsii.
@@ -33,13 +39,23 @@ LINT_PROD_CONTEXT := -c rdsProxy=true -c memgraphUri=bolt://10.50.1.10:7687 -c m
 # FN=resolve-concepts -> ResolveConceptsFunction (the stack's stable logical ids)
 fn_logical_id = $(shell printf '%s' '$(1)' | sed -E 's/(^|[-_])([a-z])/\U\2/g')Function
 
-.PHONY: cdk-cli synth deploy diff cdk-bootstrap sam-invoke lint-infra test-infra
+.PHONY: cdk-cli infra-tools cfn-lint-args synth deploy diff cdk-bootstrap sam-invoke lint-infra test-infra
 
 cdk-cli: $(CDK) ## install the pinned aws-cdk CLI into infra/_cdkcli/node_modules
 
 $(CDK): infra/_cdkcli/package.json
 	cd infra/_cdkcli && npm install --no-save
 	@touch $@
+
+infra-tools: $(INFRA_VENV)/.installed-$(CFN_LINT_VERSION)-$(SAM_CLI_VERSION) ## install the pinned cfn-lint and SAM CLI into .testenv/
+
+$(INFRA_VENV)/.installed-$(CFN_LINT_VERSION)-$(SAM_CLI_VERSION):
+	test -x $(INFRA_VENV)/bin/pip || python3 -m venv $(INFRA_VENV)
+	$(INFRA_VENV)/bin/pip install --quiet 'cfn-lint==$(CFN_LINT_VERSION)' 'aws-sam-cli==$(SAM_CLI_VERSION)'
+	@touch $@
+
+cfn-lint-args:
+	@echo '$(CFN_LINT_ARGS)'
 
 synth: $(CDK) $(if $(INFRA_BUILD_DIR),,build) ## synthesize the stack into cdk.out (offline; STAGE, CDK_ARGS)
 	$(CDK_ENV) $(CDK) synth $(CDK_FLAGS) -o $(abspath $(CDK_OUT)) $(CDK_ARGS) --quiet
@@ -54,13 +70,22 @@ diff: $(CDK) build ## cdk diff against the deployed stack (AWS credentials requi
 cdk-bootstrap: $(CDK) ## one-time CDK bootstrap of the target account/region (AWS credentials required)
 	CDK_DISABLE_CLI_TELEMETRY=true $(CDK) bootstrap --no-notices -c stage=$(STAGE) $(CDK_ARGS)
 
-sam-invoke: synth ## sam local invoke FN with EVENT against the synthesized template (needs SAM CLI + Docker)
-	@test -n "$(FN)" || { echo "usage: make sam-invoke FN=chat EVENT=events/chat-turn.json [ENV_VARS=env.json]"; exit 2; }
-	@test -f "$(EVENT)" || { echo "EVENT=$(EVENT): no such file"; exit 2; }
-	sam local invoke $(call fn_logical_id,$(FN)) -t $(CDK_OUT)/RegIntel-$(STAGE).template.json -e $(EVENT) \
-	  $(if $(ENV_VARS),--env-vars $(ENV_VARS))
+# The sample event of each function, and the overrides `sam local` applies.
+SAM_EVENT_chat := events/chat-turn.json
+SAM_EVENT_resolve-concepts := events/sqs-concepts.json
+SAM_EVENT_enrich := events/sqs-enrichment.json
+SAM_EVENT_migrate := events/migrate.json
+SAM_EVENT_sweep := events/sweep-schedule.json
+ENV_VARS ?= events/sam-env.json
+SAM ?= $(INFRA_VENV)/bin/sam
 
-lint-infra: $(CDK) ## cdk-nag (via synth, dev and a full prod variant) and cfn-lint on every template
+sam-invoke: synth infra-tools ## sam local invoke FN (EVENT, ENV_VARS) against the synthesized template (needs Docker)
+	@test -n "$(FN)" || { echo "usage: make sam-invoke FN=chat [EVENT=events/chat-turn.json] [ENV_VARS=events/sam-env.json]"; exit 2; }
+	@test -f "$(or $(EVENT),$(SAM_EVENT_$(FN)))" || { echo "EVENT=$(EVENT): no such file"; exit 2; }
+	$(SAM) local invoke $(call fn_logical_id,$(FN)) -t $(CDK_OUT)/RegIntel-$(STAGE).template.json \
+	  -e $(or $(EVENT),$(SAM_EVENT_$(FN))) --env-vars $(ENV_VARS)
+
+lint-infra: $(CDK) infra-tools ## cdk-nag (via synth, dev and a full prod variant) and cfn-lint on every template
 	$(MAKE) --no-print-directory synth CDK_OUT=$(CDK_OUT)/lint-dev CDK_ARGS="$(CDK_ARGS)"
 	$(MAKE) --no-print-directory synth STAGE=prod CDK_OUT=$(CDK_OUT)/lint-prod CDK_ARGS='$(LINT_PROD_CONTEXT) $(CDK_ARGS)'
 	$(CFN_LINT) $(CFN_LINT_ARGS) -- $(CDK_OUT)/lint-dev/*.template.json $(CDK_OUT)/lint-prod/*.template.json

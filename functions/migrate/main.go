@@ -44,13 +44,12 @@ func build(ctx context.Context, cfg config.Config, log *slog.Logger) (*dbsetup.H
 		return nil, errors.New("migrate: set DATABASE_URL or DB_HOST")
 	}
 	db := app.PostgresConfig(cfg.Postgres)
-	if arn := cfg.Migrate.DBSecretARN; arn != "" {
-		var err error
-		if db, err = masterSignIn(ctx, db, arn); err != nil {
-			return nil, err
-		}
-	}
 	h := &dbsetup.Handler{Database: db, AppRole: cfg.Migrate.AppUser}
+	if arn := cfg.Migrate.DBSecretARN; arn != "" {
+		// Read at each sign-in attempt, not at cold start: the secret may
+		// be rotated between two attempts.
+		h.SignIn = func(ctx context.Context) (pgpool.Config, error) { return masterSignIn(ctx, db, arn) }
+	}
 	if cfg.Graph.URI != "" {
 		h.GraphSchema = func(ctx context.Context) error { return applyGraphSchema(ctx, cfg.Graph, log) }
 	}

@@ -13,17 +13,35 @@ cd "$ROOT"
 start=$SECONDS
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION=1
 
-# cfn-lint comes from PyPI; install the tested release when a machine lacks it.
-if ! command -v cfn-lint >/dev/null 2>&1; then
-  python3 -m pip install --quiet 'cfn-lint==1.51.0'
+# cfn-lint and the SAM CLI come from PyPI, pinned in mk/infra.mk; installed
+# into a virtualenv under .testenv/ when missing.
+make --no-print-directory infra-tools
+export INFRA_VENV="$ROOT/.testenv/infra-venv"
+
+# Canary: the pinned cfn-lint must refuse an engine version that can no
+# longer create clusters (W3690), with the arguments lint-infra uses.
+canary="$(mktemp -d)"
+cat >"$canary/old-engine.json" <<'JSON'
+{"Resources": {"Db": {"Type": "AWS::RDS::DBCluster",
+  "Properties": {"Engine": "aurora-postgresql", "EngineVersion": "16.6", "MasterUsername": "a", "ManageMasterUserPassword": true}}}}
+JSON
+args="$(make --no-print-directory -s cfn-lint-args)"
+# shellcheck disable=SC2086
+if out="$("$INFRA_VENV/bin/cfn-lint" $args -- "$canary/old-engine.json" 2>&1)" || ! grep -q W3690 <<<"$out"; then
+  echo "infra: cfn-lint did not fail on Aurora PostgreSQL 16.6 with W3690:" >&2
+  echo "$out" >&2
+  exit 1
 fi
+rm -rf "$canary"
 
 unformatted="$(cd infra && gofmt -l ./*.go)"
 if [ -n "$unformatted" ]; then
   echo "infra: gofmt needed: $unformatted" >&2
   exit 1
 fi
-(cd infra && go vet ./... && go test -count=1 -timeout 15m ./...)
+# The sam-local reproduction test (infra/samlocal_test.go) needs the SAM CLI
+# and the test Postgres (.testenv/env).
+(cd infra && go vet ./... && INFRA_VENV="$INFRA_VENV" go test -count=1 -timeout 15m ./...)
 
 stub="$(mktemp -d)"
 trap 'rm -rf "$stub"' EXIT

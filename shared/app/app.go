@@ -137,11 +137,11 @@ func newAuthenticator(ctx context.Context, cfg config.Auth, log *slog.Logger) (a
 	}
 	v, err := auth.NewJWT(ctx, auth.JWTConfig{
 		JWKSURL: cfg.JWKSURL, HS256Secret: []byte(cfg.HS256Secret),
-		Issuer: cfg.Issuer, Audience: cfg.Audience, TenantClaim: cfg.TenantClaim, UserClaim: cfg.UserClaim,
+		Issuer: cfg.Issuer, Audience: cfg.Audience, TenantClaim: cfg.TenantClaim, UserClaim: cfg.UserClaim, Header: cfg.Header,
 	})
 	if err != nil {
 		return nil, err
 	}
-	log.Info("auth: jwt", "jwks", cfg.JWKSURL != "", "tenant_claim", cfg.TenantClaim)
+	log.Info("auth: jwt", "jwks", cfg.JWKSURL != "", "tenant_claim", cfg.TenantClaim, "header", cfg.Header)
 	return v, nil
 }

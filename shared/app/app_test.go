@@ -4,12 +4,14 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"regintel/shared/config"
 )
@@ -112,5 +114,32 @@ func TestEmbeddedDefaultsWireEveryRouteAndCORS(t *testing.T) {
 	resp.Body.Close()
 	if allowed := resp.Header.Get("Access-Control-Allow-Headers"); resp.StatusCode != http.StatusNoContent || !strings.Contains(allowed, "X-Stream-Protocol") {
 		t.Fatalf("preflight: %d, allowed headers %q", resp.StatusCode, allowed)
+	}
+}
+
+// The graph is additive: with MEMGRAPH_URI pointing at a server that is
+// down, the backend still starts (Bolt connects on first use) and serves.
+func TestStartsWithTheGraphDown(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cfg := localConfig(t)
+	cfg.Graph.URI = "bolt://" + addr
+	start := time.Now()
+	a, err := Build(context.Background(), cfg, quiet())
+	if err != nil {
+		t.Fatalf("start with the graph down: %v", err)
+	}
+	defer a.Close()
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("start took %s with the graph down", took)
+	}
+	srv := httptest.NewServer(a.Handler)
+	defer srv.Close()
+	if resp, err := http.Get(srv.URL + "/healthz"); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("healthz: %v %v", resp, err)
 	}
 }

@@ -56,12 +56,17 @@ func OpenGraph(ctx context.Context, cfg config.Graph, log *slog.Logger) (graph.S
 			return nil, nil, err
 		}
 	}
-	// Opened once per Lambda container and reused across invocations.
+	// Opened once per Lambda container and reused across invocations. It
+	// connects on first use, so a cold start does not wait for the graph.
 	store, err := bolt.Open(ctx, bcfg)
 	if err != nil {
 		return nil, nil, fmt.Errorf("graph: %w", err)
 	}
-	log.Info("graph: bolt", "dialect", store.Dialect())
+	dialect := string(bcfg.Dialect)
+	if dialect == "" {
+		dialect = "auto"
+	}
+	log.Info("graph: bolt, connects on first use", "dialect", dialect)
 	return store, func() { _ = store.Close(context.Background()) }, nil
 }
 

@@ -77,7 +77,11 @@ type JWTConfig struct {
 	TenantClaim string
 	// UserClaim names the claim holding the user (default "sub").
 	UserClaim string
-	Leeway    time.Duration
+	// Header carries "Bearer <token>" (default Authorization). Behind a
+	// Function URL with IAM auth, SigV4 owns Authorization, so the token
+	// comes in a second header such as X-User-Authorization.
+	Header string
+	Leeway time.Duration
 }
 
 // JWT verifies bearer tokens.
@@ -95,6 +99,9 @@ func NewJWT(ctx context.Context, cfg JWTConfig) (*JWT, error) {
 	}
 	if cfg.UserClaim == "" {
 		cfg.UserClaim = "sub"
+	}
+	if cfg.Header == "" {
+		cfg.Header = "Authorization"
 	}
 	opts := []jwt.ParserOption{jwt.WithLeeway(cfg.Leeway), jwt.WithExpirationRequired()}
 	if cfg.Issuer != "" {
@@ -127,7 +134,7 @@ func NewJWT(ctx context.Context, cfg JWTConfig) (*JWT, error) {
 
 // Authenticate implements Authenticator.
 func (v *JWT) Authenticate(r *http.Request) (Caller, error) {
-	h := r.Header.Get("Authorization")
+	h := r.Header.Get(v.cfg.Header)
 	scheme, token, ok := strings.Cut(h, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
 		return Caller{}, ErrUnauthenticated

@@ -147,3 +147,23 @@ func TestDevHeadersAndTenantUUID(t *testing.T) {
 		t.Fatal("tenant uuid mapping must be stable and distinct")
 	}
 }
+
+// Behind IAM auth the SigV4 signature fills Authorization; the user's token
+// comes in the configured second header, and Authorization is then ignored.
+func TestTokenFromASecondHeader(t *testing.T) {
+	secret := []byte("0123456789abcdef0123456789abcdef")
+	v, err := NewJWT(context.Background(), JWTConfig{HS256Secret: secret, TenantClaim: "org", Header: "X-User-Authorization"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := sign(t, jwt.SigningMethodHS256, secret, "", validClaims())
+	r := httptest.NewRequest(http.MethodPost, "/chat", nil)
+	r.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20260101/eu-west-1/lambda/aws4_request, Signature=abc")
+	r.Header.Set("X-User-Authorization", "Bearer "+token)
+	if caller, err := v.Authenticate(r); err != nil || caller.UserID != "user-1" {
+		t.Fatalf("token in the second header: %+v, %v", caller, err)
+	}
+	if _, err := v.Authenticate(bearer(token)); !errors.Is(err, ErrUnauthenticated) {
+		t.Errorf("token in Authorization accepted although the second header is configured: %v", err)
+	}
+}

@@ -22,6 +22,9 @@ type Config struct {
 	// DemoPage (DEMO_PAGE) serves the demo page at GET /: on by default
 	// locally, off on Lambda unless the stage turns it on.
 	DemoPage bool
+	// SAMLocal (AWS_SAM_LOCAL=true, set by `sam local`) allows the
+	// development modes under the Lambda runtime: no real Lambda sets it.
+	SAMLocal bool
 
 	Log       Log
 	Postgres  Postgres
@@ -54,6 +57,9 @@ type Postgres struct {
 	Name    string // DB_NAME
 	User    string // DB_USER
 	SSLMode string // DB_SSLMODE (require)
+	// SSLRootCert (DB_SSLROOTCERT) is the CA bundle that verify-full checks
+	// the server certificate against; empty: the system roots.
+	SSLRootCert string
 	// IAMAuth (DB_IAM_AUTH) signs in with IAM auth tokens instead of a password.
 	IAMAuth bool
 	// MaxConns (DB_MAX_CONNS) caps the pool; zero means the pool's default.
@@ -87,7 +93,11 @@ type LLM struct {
 
 // Auth says how callers are identified.
 type Auth struct {
-	Mode        string // AUTH_MODE: jwt (default on Lambda) or dev
+	Mode string // AUTH_MODE: jwt (default on Lambda) or dev
+	// Header (JWT_HEADER, default Authorization) carries the bearer token.
+	// Behind IAM auth SigV4 owns Authorization, so the token moves to
+	// another header.
+	Header      string
 	JWKSURL     string // JWT_JWKS_URL
 	HS256Secret string // JWT_HS256_SECRET
 	Issuer      string // JWT_ISSUER
@@ -138,7 +148,7 @@ type Migrate struct {
 // logged as configured.
 func FromEnv() (Config, error) {
 	r := &reader{}
-	c := Config{OnLambda: r.str("AWS_LAMBDA_RUNTIME_API", "") != ""}
+	c := Config{OnLambda: r.str("AWS_LAMBDA_RUNTIME_API", "") != "", SAMLocal: r.bool("AWS_SAM_LOCAL", false)}
 	c.Log = Log{Format: r.str("LOG_FORMAT", "text"), Level: r.str("LOG_LEVEL", "info")}
 	if c.OnLambda {
 		c.Log.Format = r.str("LOG_FORMAT", "json")
@@ -170,6 +180,7 @@ func readPostgres(r *reader) Postgres {
 	}
 	p.Host, p.Port, p.Name = r.str("DB_HOST", ""), r.int("DB_PORT", 5432, 1, 65535), r.str("DB_NAME", "")
 	p.User, p.SSLMode = r.str("DB_USER", ""), r.str("DB_SSLMODE", "require")
+	p.SSLRootCert = r.str("DB_SSLROOTCERT", "")
 	if p.Host == "" {
 		return p
 	}
@@ -177,7 +188,11 @@ func readPostgres(r *reader) Postgres {
 	if p.User != "" {
 		u.User = url.User(p.User)
 	}
-	u.RawQuery = url.Values{"sslmode": {p.SSLMode}}.Encode()
+	q := url.Values{"sslmode": {p.SSLMode}}
+	if p.SSLRootCert != "" {
+		q.Set("sslrootcert", p.SSLRootCert)
+	}
+	u.RawQuery = q.Encode()
 	p.URL = u.String()
 	return p
 }
@@ -214,7 +229,7 @@ func readAuth(r *reader, onLambda bool) Auth {
 		defaultMode = "jwt"
 	}
 	return Auth{
-		Mode:    r.oneOf("AUTH_MODE", defaultMode, "jwt", "dev"),
+		Mode: r.oneOf("AUTH_MODE", defaultMode, "jwt", "dev"), Header: r.str("JWT_HEADER", "Authorization"),
 		JWKSURL: r.str("JWT_JWKS_URL", ""), HS256Secret: r.raw("JWT_HS256_SECRET"),
 		Issuer: r.str("JWT_ISSUER", ""), Audience: r.str("JWT_AUDIENCE", ""),
 		TenantClaim: r.str("JWT_TENANT_CLAIM", "tenant_id"), UserClaim: r.str("JWT_USER_CLAIM", "sub"),
@@ -239,15 +254,19 @@ func readChat(r *reader) Chat {
 	return c
 }
 
-// CheckAuth is called by the functions that serve HTTP: dev mode is refused
-// under Lambda, and JWT mode needs a way to verify tokens. The queue and
-// scheduled functions authenticate no one and skip it.
+// CheckAuth is called by the functions that serve HTTP: the development
+// modes (dev auth, the offline model) are refused under Lambda, except
+// under `sam local`, and JWT mode needs a way to verify tokens. The queue
+// and scheduled functions authenticate no one and skip it.
 func (c Config) CheckAuth() error {
+	realLambda := c.OnLambda && !c.SAMLocal
 	switch {
-	case c.Auth.Mode == "dev" && c.OnLambda:
+	case c.Auth.Mode == "dev" && realLambda:
 		return fmt.Errorf("AUTH_MODE=dev trusts identity headers and is refused under Lambda: use AUTH_MODE=jwt")
 	case c.Auth.Mode == "jwt" && c.Auth.JWKSURL == "" && c.Auth.HS256Secret == "":
 		return fmt.Errorf("AUTH_MODE=jwt needs JWT_JWKS_URL or JWT_HS256_SECRET")
+	case c.LLM.Provider == "offline" && realLambda:
+		return fmt.Errorf("LLM_PROVIDER=offline answers canned text and is refused under Lambda: use openai or openai-chat")
 	}
 	return nil
 }

@@ -16,7 +16,8 @@ func clearEnv(t *testing.T) {
 		"AUTH_MODE", "JWT_JWKS_URL", "JWT_HS256_SECRET", "JWT_ISSUER", "JWT_AUDIENCE", "JWT_TENANT_CLAIM", "JWT_USER_CLAIM",
 		"DEV_TENANT_ID", "DEV_USER_ID", "CONCEPTS_QUEUE_URL", "ENRICHMENT_QUEUE_URL",
 		"HISTORY_TURNS", "MAX_ACTIVE_NODES", "CONTEXT_TOKEN_BUDGET", "CONTEXT_REQUEST_TTL", "PII_REDACTION", "PROMPT_SHEETS_DIR",
-		"ENRICHMENT_FRESHNESS_DAYS", "CORS_ORIGINS", "RETENTION_DAYS", "DB_SECRET_ARN", "DB_APP_USER", "DEMO_PAGE"} {
+		"ENRICHMENT_FRESHNESS_DAYS", "CORS_ORIGINS", "RETENTION_DAYS", "DB_SECRET_ARN", "DB_APP_USER", "DEMO_PAGE",
+		"AWS_SAM_LOCAL", "JWT_HEADER", "DB_SSLROOTCERT"} {
 		t.Setenv(k, "")
 	}
 }
@@ -39,7 +40,7 @@ func TestLocalDefaults(t *testing.T) {
 		Log:      Log{Format: "text", Level: "info"},
 		Postgres: Postgres{Port: 5432, SSLMode: "require"},
 		LLM:      LLM{Provider: "offline", Model: "offline-lexicon-v1", Tools: "auto", MaxCalls: 3},
-		Auth:     Auth{Mode: "dev", TenantClaim: "tenant_id", UserClaim: "sub", DevTenant: "dev-tenant", DevUser: "dev-user"},
+		Auth:     Auth{Mode: "dev", Header: "Authorization", TenantClaim: "tenant_id", UserClaim: "sub", DevTenant: "dev-tenant", DevUser: "dev-user"},
 		Chat: Chat{HistoryTurns: 5, MaxActiveNodes: 50, ContextRequestTTL: 15 * time.Minute, PIIRedaction: "both",
 			Freshness: 30 * 24 * time.Hour},
 		Retention: Retention{MaxIdle: 30 * 24 * time.Hour},
@@ -64,7 +65,7 @@ func TestEachVariableLandsInItsSection(t *testing.T) {
 		"LLM_PROVIDER": "openai-chat", "OPENAI_BASE_URL": "http://llm", "LLM_MODEL": "m", "OPENAI_SECRET_ARN": "arn:o",
 		"LLM_TOOLS": "off", "LLM_MAX_CALLS": "10",
 		"AUTH_MODE": "jwt", "JWT_JWKS_URL": "https://id/jwks", "JWT_ISSUER": "iss", "JWT_AUDIENCE": "aud",
-		"JWT_TENANT_CLAIM": "org", "JWT_USER_CLAIM": "uid",
+		"JWT_TENANT_CLAIM": "org", "JWT_USER_CLAIM": "uid", "JWT_HEADER": "X-User-Authorization", "AWS_SAM_LOCAL": "true",
 		"CONCEPTS_QUEUE_URL": "https://q/concepts", "ENRICHMENT_QUEUE_URL": "https://q/enrichment",
 		"HISTORY_TURNS": "7", "MAX_ACTIVE_NODES": "20", "ENRICHMENT_FRESHNESS_DAYS": "2",
 		"CORS_ORIGINS":   " https://a.example , ,https://b.example",
@@ -75,11 +76,12 @@ func TestEachVariableLandsInItsSection(t *testing.T) {
 	c := mustLoad(t)
 	want := Config{
 		Port:     9000,
+		SAMLocal: true,
 		Log:      Log{Format: "json", Level: "debug"},
 		Postgres: Postgres{URL: "postgres://u@h/db", IAMAuth: true, MaxConns: 4},
 		Graph:    Graph{URI: "bolt://g:7687", User: "gu", Password: " p w ", SecretARN: "arn:g", Database: "rules", Dialect: "neo4j"},
 		LLM:      LLM{Provider: "openai-chat", SecretARN: "arn:o", BaseURL: "http://llm", Model: "m", Tools: "off", MaxCalls: 10},
-		Auth: Auth{Mode: "jwt", JWKSURL: "https://id/jwks", Issuer: "iss", Audience: "aud", TenantClaim: "org", UserClaim: "uid",
+		Auth: Auth{Mode: "jwt", Header: "X-User-Authorization", JWKSURL: "https://id/jwks", Issuer: "iss", Audience: "aud", TenantClaim: "org", UserClaim: "uid",
 			DevTenant: "dev-tenant", DevUser: "dev-user"},
 		Queues: Queues{ConceptsURL: "https://q/concepts", EnrichmentURL: "https://q/enrichment"},
 		Chat: Chat{HistoryTurns: 7, MaxActiveNodes: 20, ContextRequestTTL: 15 * time.Minute, PIIRedaction: "both",
@@ -145,9 +147,40 @@ func TestLambdaRefusesDevAuthAndDefaultsToJSONAndJWT(t *testing.T) {
 		t.Fatalf("jwt without keys accepted")
 	}
 	t.Setenv("JWT_HS256_SECRET", "s")
+	if c = mustLoad(t); c.CheckAuth() == nil || !strings.Contains(c.CheckAuth().Error(), "LLM_PROVIDER=offline") {
+		t.Fatalf("the offline model under Lambda: err = %v", c.CheckAuth())
+	}
+	t.Setenv("OPENAI_API_KEY", "sk-test")
 	c, err := FromEnv()
 	if err != nil || c.CheckAuth() != nil || c.Auth.Mode != "jwt" || c.Log.Format != "json" {
 		t.Fatalf("lambda config: %+v %v", c, err)
+	}
+}
+
+// `sam local` sets AWS_SAM_LOCAL=true: there the development modes start,
+// so a developer can invoke the chat function with no account.
+func TestSAMLocalAllowsTheDevelopmentModes(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("AWS_LAMBDA_RUNTIME_API", "127.0.0.1:9001")
+	t.Setenv("AWS_SAM_LOCAL", "true")
+	t.Setenv("AUTH_MODE", "dev")
+	if c := mustLoad(t); c.CheckAuth() != nil || c.LLM.Provider != "offline" {
+		t.Fatalf("dev auth and the offline model under sam local: %v (%s)", c.CheckAuth(), c.LLM.Provider)
+	}
+}
+
+func TestTokenHeaderAndCABundle(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("JWT_HEADER", "X-User-Authorization")
+	t.Setenv("DB_HOST", "db.internal")
+	t.Setenv("DB_SSLMODE", "verify-full")
+	t.Setenv("DB_SSLROOTCERT", "/var/task/rds-ca.pem")
+	c := mustLoad(t)
+	if c.Auth.Header != "X-User-Authorization" {
+		t.Errorf("token header %q", c.Auth.Header)
+	}
+	if want := "postgres://db.internal:5432/?sslmode=verify-full&sslrootcert=%2Fvar%2Ftask%2Frds-ca.pem"; c.Postgres.URL != want {
+		t.Errorf("URL %q, want %q", c.Postgres.URL, want)
 	}
 }
 

@@ -6,10 +6,23 @@ package dbsetup
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"regintel/shared/pgpool"
+)
+
+// Sign-in retries: on the first deploy the master secret's rotation may
+// change the password between the read and the sign-in, so a refused
+// password (SQLSTATE 28P01) is retried with the secret read again.
+const (
+	defaultSignInAttempts = 6
+	defaultSignInWait     = 5 * time.Second
 )
 
 // Handler applies the migrations on every invocation. It implements the
@@ -18,6 +31,15 @@ import (
 // does not matter and is neither parsed nor logged.
 type Handler struct {
 	Database pgpool.Config
+	// SignIn, when set, returns the database configuration with fresh
+	// credentials (the master secret read again); it is called before
+	// each sign-in attempt, and Database is then ignored.
+	SignIn func(ctx context.Context) (pgpool.Config, error)
+	// SignInAttempts bounds the attempts when the password is refused
+	// (default 6), SignInWait is the pause after the first refusal, doubled
+	// after each (default 5s).
+	SignInAttempts int
+	SignInWait     time.Duration
 	// AppRole, when set, is the runtime functions' IAM-authenticated role,
 	// created and granted after the migrations (DB_APP_USER).
 	AppRole string
@@ -43,14 +65,11 @@ func (h *Handler) Invoke(ctx context.Context, _ []byte) ([]byte, error) {
 // deploy, so holding a connection between invocations buys nothing), applies
 // pending migrations and closes the pool.
 func (h *Handler) Run(ctx context.Context) (pgpool.MigrationOutcome, error) {
-	pool, err := pgpool.NewPool(ctx, h.Database)
+	pool, err := h.connect(ctx)
 	if err != nil {
 		return pgpool.MigrationOutcome{}, err
 	}
 	defer pool.Close()
-	if err := pool.Ping(ctx); err != nil {
-		return pgpool.MigrationOutcome{}, fmt.Errorf("migrate: database unreachable: %w", err)
-	}
 	outcome, err := pgpool.ApplyMigrations(ctx, pool)
 	if err != nil {
 		return outcome, err
@@ -68,4 +87,50 @@ func (h *Handler) Run(ctx context.Context) (pgpool.MigrationOutcome, error) {
 		}
 	}
 	return outcome, nil
+}
+
+// connect signs in, reading the credentials again and retrying (bounded)
+// while the server refuses the password.
+func (h *Handler) connect(ctx context.Context) (*pgxpool.Pool, error) {
+	attempts, wait := h.SignInAttempts, h.SignInWait
+	if attempts <= 0 {
+		attempts = defaultSignInAttempts
+	}
+	if wait <= 0 {
+		wait = defaultSignInWait
+	}
+	for attempt := 1; ; attempt++ {
+		cfg := h.Database
+		if h.SignIn != nil {
+			var err error
+			if cfg, err = h.SignIn(ctx); err != nil {
+				return nil, fmt.Errorf("migrate: read the database credentials: %w", err)
+			}
+		}
+		pool, err := pgpool.NewPool(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		err = pool.Ping(ctx)
+		if err == nil {
+			return pool, nil
+		}
+		pool.Close()
+		if !passwordRefused(err) || attempt >= attempts {
+			return nil, fmt.Errorf("migrate: database unreachable after %d attempt(s): %w", attempt, err)
+		}
+		slog.Warn("migrate: password refused, reading the secret again", "attempt", attempt, "wait", wait.String())
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(wait):
+		}
+		wait *= 2
+	}
+}
+
+// passwordRefused reports SQLSTATE 28P01 (invalid_password).
+func passwordRefused(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "28P01"
 }

@@ -8,9 +8,10 @@ import (
 
 //go:generate go test -run TestCORSFileMatchesRoutes -update-cors .
 
-// commonRequestHeaders are read on every route: identity, body type and
-// the request id.
-var commonRequestHeaders = []string{"Authorization", "Content-Type", "X-Request-Id", "X-Tenant-Id", "X-User-Id"}
+// commonRequestHeaders are read on every route: identity (the user's token
+// moves to X-User-Authorization when IAM auth owns Authorization), body
+// type and the request id.
+var commonRequestHeaders = []string{"Authorization", HeaderUserAuthorization, "Content-Type", "X-Request-Id", "X-Tenant-Id", "X-User-Id"}
 
 // CORSPolicy is what a browser may do with the API, derived from the
 // routes table. infra/cors.json holds it for the Function URL's CORS

@@ -71,7 +71,8 @@ func TestBrowserPreflightAllowsWhatEachRouteNeeds(t *testing.T) {
 		}
 	}
 	for _, call := range browserCalls {
-		sends := append([]string{"X-Request-Id", "X-Tenant-Id", "X-User-Id"}, call.sends...)
+		// Behind IAM auth every call also carries the user's token in X-User-Authorization.
+		sends := append([]string{"X-Request-Id", "X-Tenant-Id", "X-User-Id", "X-User-Authorization"}, call.sends...)
 		req, _ := http.NewRequest(http.MethodOptions, srv.URL+concretePath(call.pattern), nil)
 		req.Header.Set("Origin", appOrigin)
 		req.Header.Set("Access-Control-Request-Method", call.method)

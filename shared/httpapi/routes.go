@@ -50,6 +50,9 @@ const (
 	HeaderUIMessageStream = "X-Vercel-AI-UI-Message-Stream"
 	// HeaderConversationID names the conversation of a streamed turn.
 	HeaderConversationID = "X-Conversation-Id"
+	// HeaderUserAuthorization carries the user's bearer token behind a
+	// Function URL with IAM auth (JWT_HEADER), where SigV4 owns Authorization.
+	HeaderUserAuthorization = "X-User-Authorization"
 )
 
 // Routes is the routes table: every route of the API.

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -43,7 +44,9 @@ type Stats struct {
 type Store struct {
 	driver   neo4j.DriverWithContext
 	database string
-	dialect  Dialect
+
+	mu      sync.Mutex
+	dialect Dialect // configured, or detected on first need; empty until then
 
 	writeTx    atomic.Int64
 	readTx     atomic.Int64
@@ -52,8 +55,10 @@ type Store struct {
 
 var _ graph.ConceptStore = (*Store)(nil)
 
-// Open connects, checks the server answers, and settles the dialect (the
-// configured one, else detected from the server agent).
+// Open makes the driver without touching the network: the graph is
+// additive, so a process starts with the server down and each call fails
+// (and is degraded by its caller) until the server answers. The dialect is
+// the configured one, or detected from the server agent on first need.
 func Open(ctx context.Context, cfg Config) (*Store, error) {
 	auth := neo4j.NoAuth()
 	if cfg.User != "" {
@@ -63,24 +68,35 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bolt graph: driver: %w", err)
 	}
-	info, err := driver.GetServerInfo(ctx)
+	return &Store{driver: driver, database: cfg.Database, dialect: cfg.Dialect}, nil
+}
+
+// detectDialect returns the dialect, asking the server for its agent the
+// first time when none was configured. A failed attempt is not remembered.
+func (s *Store) detectDialect(ctx context.Context) (Dialect, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dialect != "" {
+		return s.dialect, nil
+	}
+	info, err := s.driver.GetServerInfo(ctx)
 	if err != nil {
-		_ = driver.Close(ctx)
-		return nil, fmt.Errorf("bolt graph: connect: %w", err)
+		return "", fmt.Errorf("bolt graph: connect: %w", err)
 	}
-	dialect := cfg.Dialect
-	if dialect == "" {
-		dialect = DetectDialect(info.Agent())
-	}
-	slog.Info("graph connected", "agent", info.Agent(), "dialect", dialect, "database", cfg.Database)
-	return &Store{driver: driver, database: cfg.Database, dialect: dialect}, nil
+	s.dialect = DetectDialect(info.Agent())
+	slog.Info("graph connected", "agent", info.Agent(), "dialect", s.dialect)
+	return s.dialect, nil
 }
 
 // Close releases the driver's connections.
 func (s *Store) Close(ctx context.Context) error { return s.driver.Close(ctx) }
 
-// Dialect is the dialect in use.
-func (s *Store) Dialect() Dialect { return s.dialect }
+// Dialect is the dialect in use: empty while it is still to be detected.
+func (s *Store) Dialect() Dialect {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dialect
+}
 
 // Stats returns the transaction counters, for benchmarks and metrics.
 func (s *Store) Stats() Stats {
@@ -160,9 +176,13 @@ func (s *Store) Ping(ctx context.Context) error {
 // transaction on either server, so each statement is auto-committed; one
 // that fails because it already exists counts as applied.
 func (s *Store) ApplySchema(ctx context.Context) error {
+	dialect, err := s.detectDialect(ctx)
+	if err != nil {
+		return err
+	}
 	sess := s.session(ctx, neo4j.AccessModeWrite)
 	defer sess.Close(ctx)
-	for _, stmt := range s.dialect.SchemaStatements(graph.NodeLabels) {
+	for _, stmt := range dialect.SchemaStatements(graph.NodeLabels) {
 		s.autoCommit.Add(1)
 		res, err := sess.Run(ctx, stmt, nil)
 		if err == nil {
