@@ -100,7 +100,7 @@ func TestChatToSQSToResolverToBoltAndBackIntoThePrompt(t *testing.T) {
 		Store: convpg.New(pgtest.NewMigratedPool(t, 8)), Graph: graphStore,
 		Provider: openai.NewResponses(openai.Config{APIKey: "k", BaseURL: fake.BaseURL(), Model: "gpt-test"}),
 		Concepts: sqs.NewPublisher(client, conceptsURL), Log: quiet,
-	}, chat.Config{Model: "gpt-test"})
+	}, chat.Config{Model: "gpt-test", GraphTimeout: 30 * time.Second}) // a cold Neo4j compiles the grounding query slowly under load
 	srv := httptest.NewServer(httpapi.New(httpapi.Options{Auth: auth.Dev{DefaultTenant: "t", DefaultUser: "u"}, Engine: engine, Log: quiet}))
 	defer srv.Close()
 	turn := func(body string) string {
