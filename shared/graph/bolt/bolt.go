@@ -183,16 +183,40 @@ func (s *Store) ApplySchema(ctx context.Context) error {
 	sess := s.session(ctx, neo4j.AccessModeWrite)
 	defer sess.Close(ctx)
 	for _, stmt := range dialect.SchemaStatements(graph.NodeLabels) {
-		s.autoCommit.Add(1)
-		res, err := sess.Run(ctx, stmt, nil)
-		if err == nil {
-			_, err = res.Consume(ctx)
-		}
-		if err != nil && !isAlreadyExists(err) {
+		if err := s.runSchemaStatement(ctx, sess, stmt); err != nil {
 			return fmt.Errorf("bolt graph: schema %q: %w", stmt, err)
 		}
 	}
 	return nil
+}
+
+// schemaAttempts bounds the retries of one schema statement: two processes
+// creating the same constraints at once (two deploys, two test packages)
+// can meet a transient deadlock, which the server asks the client to retry.
+const schemaAttempts = 5
+
+func (s *Store) runSchemaStatement(ctx context.Context, sess neo4j.SessionWithContext, stmt string) error {
+	var err error
+	for attempt := 1; attempt <= schemaAttempts; attempt++ {
+		s.autoCommit.Add(1)
+		var res neo4j.ResultWithContext
+		res, err = sess.Run(ctx, stmt, nil)
+		if err == nil {
+			_, err = res.Consume(ctx)
+		}
+		if err == nil || isAlreadyExists(err) {
+			return nil
+		}
+		if !neo4j.IsRetryable(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(attempt) * 200 * time.Millisecond):
+		}
+	}
+	return err
 }
 
 // getNodesQuery looks ids up label by label so each branch uses that label's
