@@ -92,6 +92,22 @@ await check("delete (DELETE) across origins", async () => {
   if (gone.status !== 404) throw new Error("the server still has it: " + gone.status);
 });
 
+// The page's own script may read X-Conversation-Id across origins (the
+// server exposes it), and it names the conversation the start event names.
+await check("X-Conversation-Id readable across origins", async () => {
+  const seen = await page.evaluate(async (api) => {
+    const resp = await fetch(api + "/chat", {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ message: "Is there VAT on books?" }),
+    });
+    const body = await resp.text();
+    const start = body.split("\n\n").find((f) => f.startsWith("event: start\n"));
+    return { header: resp.headers.get("X-Conversation-Id"), start: start && JSON.parse(start.split("\ndata: ")[1]) };
+  }, api);
+  if (!seen.header) throw new Error("X-Conversation-Id not readable from " + pageURL);
+  if (seen.start?.conversationId !== seen.header) throw new Error("start event " + JSON.stringify(seen.start) + ", header " + seen.header);
+  await fetch(api + "/conversations/" + seen.header, { method: "DELETE" });
+});
+
 await check("no script errors or failed requests (CORS included)", async () => {
   if (problems.length) throw new Error(problems.join("\n"));
 });

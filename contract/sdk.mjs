@@ -13,47 +13,84 @@ function userMessage(text) {
 }
 
 // turn sends messages through the transport and reads the reply to the end.
-// It returns the last message snapshot, the errors the stream reported, and
-// how many snapshots arrived (text arrives in several).
-async function turn({ api = base + "/chat" + uiStream, messages, body, abortAfter }) {
+// It returns the last message snapshot, the first snapshot's metadata (what
+// useChat knows before any text), the start and finish chunks as the SDK
+// parsed them, the errors the stream reported, and how many snapshots
+// arrived (text arrives in several).
+async function turn({ api = base + "/chat" + uiStream, messages, body, abortAfter, trigger = "submit-message" }) {
   const transport = new DefaultChatTransport({ api, body, headers: { "X-Request-Id": "contract-" + Date.now() } });
   const abort = new AbortController();
-  const stream = await transport.sendMessages({
-    trigger: "submit-message", chatId: "contract", messageId: undefined, messages, abortSignal: abort.signal,
+  const parsed = await transport.sendMessages({
+    trigger, chatId: "contract", messageId: undefined, messages, abortSignal: abort.signal,
   });
+  const chunks = {};
+  const stream = parsed.pipeThrough(new TransformStream({
+    transform(chunk, out) {
+      if (chunk.type === "start" || chunk.type === "finish") chunks[chunk.type] = chunk;
+      out.enqueue(chunk);
+    },
+  }));
   const errors = [];
-  let message, snapshots = 0;
+  let message, firstMetadata, snapshots = 0;
   try {
     for await (const m of readUIMessageStream({ stream, onError: (e) => errors.push(e) })) {
       message = m;
-      snapshots++;
+      if (snapshots++ === 0) firstMetadata = structuredClone(m.metadata);
       if (abortAfter && snapshots >= abortAfter) abort.abort();
     }
   } catch (e) {
     if (!abortAfter || e.name !== "AbortError") throw e;
   }
-  return { message, errors, snapshots, aborted: abort.signal.aborted };
+  return { message, firstMetadata, start: chunks.start, finish: chunks.finish, errors, snapshots, aborted: abort.signal.aborted };
 }
 
 const text = (m) => (m?.parts || []).filter((p) => p.type === "text").map((p) => p.text).join("");
 const getJSON = async (path) => (await fetch(base + path)).json();
 
-// The conversation id: from the start chunk's metadata once the stream
-// names it first, else from the finish chunk's.
-const conversationOf = (m) => m?.metadata?.conversationId;
+// conversationOf is the conversation the stream named first: the start
+// chunk's metadata, which useChat holds before any text.
+function conversationOf(r) {
+  const id = r.start?.messageMetadata?.conversationId;
+  if (!id) throw new Error("no conversationId in the start chunk: " + JSON.stringify(r.start));
+  if (r.firstMetadata?.conversationId !== id) throw new Error("first snapshot's metadata: " + JSON.stringify(r.firstMetadata));
+  return id;
+}
+
+function expectFinish(r, reason) {
+  if (r.finish?.finishReason !== reason) throw new Error(`finishReason ${r.finish?.finishReason}, want ${reason}`);
+}
+
+// storedTurn is the conversation's turn by number, once it has left
+// `streaming` (a stopped turn is finished after its client left).
+async function storedTurn(id, number) {
+  for (let i = 0; ; i++) {
+    const stored = await getJSON("/conversations/" + id);
+    const t = stored.turns?.find((x) => x.turnNumber === number);
+    if ((t && t.status !== "streaming") || i === 50) return { stored, turn: t };
+    await new Promise((ok) => setTimeout(ok, 100));
+  }
+}
+
+async function expectStatus(id, number, status) {
+  const { stored, turn: t } = await storedTurn(id, number);
+  if (t?.status !== status) throw new Error(`turn ${number} status ${t?.status}, want ${status}: ${JSON.stringify(stored.turns)}`);
+  return stored;
+}
 
 await check("two-turn conversation", async () => {
   const history = [userMessage("What VAT rate applies to restaurant meals?")];
   const first = await turn({ messages: history });
-  const id = conversationOf(first.message);
-  if (!id) throw new Error("no conversationId in the first turn's metadata");
+  const id = conversationOf(first);
+  if (first.start.messageMetadata.turnNumber !== 1) throw new Error("first start chunk: " + JSON.stringify(first.start));
   if (!text(first.message).includes("23%") || first.snapshots < 3) throw new Error("first answer: " + text(first.message));
+  expectFinish(first, "stop");
   history.push(first.message, userMessage("And for takeaway coffee?"));
   const second = await turn({ messages: history, body: { conversationId: id } });
-  if (conversationOf(second.message) !== id || second.message.metadata.turnNumber !== 2) {
+  if (conversationOf(second) !== id || second.start.messageMetadata.turnNumber !== 2 || second.message.metadata.turnNumber !== 2) {
     throw new Error("second turn metadata " + JSON.stringify(second.message.metadata));
   }
-  const stored = await getJSON("/conversations/" + id);
+  expectFinish(second, "stop");
+  const stored = await expectStatus(id, 2, "ok");
   if (stored.turns.length !== 2) throw new Error("stored turns: " + stored.turns.length);
 });
 
@@ -61,6 +98,9 @@ await check("failure mid-stream", async () => {
   const r = await turn({ messages: [userMessage("[fail] Tell me about PAYE.")] });
   if (r.errors.length !== 1) throw new Error("stream errors: " + r.errors.length);
   if (!text(r.message).includes("starts well")) throw new Error("partial text lost: " + text(r.message));
+  expectFinish(r, "error");
+  const stored = await expectStatus(conversationOf(r), 1, "error");
+  if (!stored.turns[0].assistantText.includes("starts well")) throw new Error("stored partial answer: " + stored.turns[0].assistantText);
 });
 
 await check("stop mid-stream", async () => {
@@ -70,6 +110,30 @@ await check("stop mid-stream", async () => {
   if (text(r.message).length >= "A long and careful answer. ".length * 100) throw new Error("the whole answer arrived");
   const health = await fetch(base + "/healthz");
   if (!health.ok) throw new Error("server unhealthy after a stop");
+  await expectStatus(conversationOf(r), 1, "interrupted");
+});
+
+await check("retry in place (regenerate with retry: true)", async () => {
+  const question = userMessage("[fail-once] How is PAYE calculated?");
+  const failed = await turn({ messages: [question] });
+  const id = conversationOf(failed);
+  expectFinish(failed, "error");
+  await expectStatus(id, 1, "error");
+  // useChat's regenerate(): the messages without the failed answer.
+  const retried = await turn({ messages: [question], body: { conversationId: id, retry: true }, trigger: "regenerate-message" });
+  if (conversationOf(retried) !== id || retried.start.messageMetadata.turnNumber !== 1) {
+    throw new Error("retry start chunk: " + JSON.stringify(retried.start));
+  }
+  if (retried.errors.length || !text(retried.message).includes("23%")) throw new Error("retried answer: " + text(retried.message));
+  expectFinish(retried, "stop");
+  const stored = await expectStatus(id, 1, "ok");
+  if (stored.turns.length !== 1) throw new Error("stored turns after the retry: " + stored.turns.length);
+  // The last turn is answered now: another retry is refused.
+  const again = await fetch(base + "/chat" + uiStream, {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ conversationId: id, retry: true }),
+  });
+  const refused = await again.json();
+  if (again.status !== 409 || refused.error?.code !== "not_retryable") throw new Error(`second retry: ${again.status} ${JSON.stringify(refused)}`);
 });
 
 await check("context-request round trip", async () => {
@@ -78,8 +142,9 @@ await check("context-request round trip", async () => {
   if (!part || !part.data.requestId || part.data.items[0].key !== "annual_income") {
     throw new Error("no data-context-request part: " + JSON.stringify(asked.message.parts));
   }
-  const id = conversationOf(asked.message);
-  if (!id) throw new Error("no conversationId with the context request");
+  const id = conversationOf(asked);
+  expectFinish(asked, "other");
+  await expectStatus(id, 1, "context_required");
   // The supply route answers the deferred question as the same stream.
   const answered = await turn({
     api: base + "/conversations/" + id + "/context-requests/" + part.data.requestId + uiStream,
@@ -87,6 +152,8 @@ await check("context-request round trip", async () => {
     body: { items: [{ key: "annual_income", content: "My income was 52000 EUR" }] },
   });
   if (!text(answered.message).includes("23%")) throw new Error("deferred answer: " + text(answered.message));
+  if (conversationOf(answered) !== id) throw new Error("the deferred answer names another conversation");
+  expectFinish(answered, "stop");
 });
 
 summary("sdk");

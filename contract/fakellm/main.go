@@ -4,6 +4,8 @@
 // It prints its base URL, then serves until it is stopped.
 //
 //	[fail]     some text, then a mid-stream error
+//	[fail-once] the same failure the first time the question is asked;
+//	           asked again (a retry), the short answer
 //	[slow]     a long answer, slowly (to be stopped mid-stream)
 //	[context]  asks for context (request_context) until the conversation
 //	           holds the supplied marker "52000"
@@ -15,6 +17,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -32,12 +35,29 @@ func main() {
 	<-stop
 }
 
+// failedOnce holds the [fail-once] questions already failed.
+var failedOnce = struct {
+	sync.Mutex
+	questions map[string]bool
+}{questions: map[string]bool{}}
+
+// firstTime reports whether question is asked for the first time, and
+// remembers it.
+func firstTime(question string) bool {
+	failedOnce.Lock()
+	defer failedOnce.Unlock()
+	seen := failedOnce.questions[question]
+	failedOnce.questions[question] = true
+	return !seen
+}
+
 func respond(req llmtest.RecordedRequest) llmtest.Script {
 	question := req.LastUserMessage()
 	// Slow enough that a browser renders the text in several steps.
 	delay := 50 * time.Millisecond
 	switch {
-	case strings.Contains(question, "[fail]"):
+	case strings.Contains(question, "[fail]"),
+		strings.Contains(question, "[fail-once]") && firstTime(question):
 		return llmtest.Script{DeltaDelay: delay, Steps: llmtest.Steps(
 			llmtest.Words("This answer starts well but "), llmtest.StreamError("server_error", "the model failed"))}
 	case strings.Contains(question, "[slow]"):

@@ -394,6 +394,24 @@ func TestContractCheckerCatchesAResponseOffTheDocument(t *testing.T) {
 	if p := c.check(chat, http.StatusOK, sse, []byte("data: {\"type\":\"text-delta\",\"id\":\"t\"}\n\n")); len(p) == 0 {
 		t.Fatal("a text-delta chunk without delta passed")
 	}
+	if p := c.check(chat, http.StatusOK, sse, []byte("data: {\"type\":\"start\",\"messageId\":\"m\"}\n\n")); len(p) == 0 {
+		t.Fatal("a start chunk without the conversation passed")
+	}
+	if p := c.check(chat, http.StatusOK, sse, []byte("data: {\"type\":\"finish\",\"finishReason\":\"context-required\"}\n\n")); len(p) == 0 {
+		t.Fatal("a finish reason the AI SDK does not know passed")
+	}
+	if p := c.check(chat, http.StatusOK, sse, []byte("data: {\"type\":\"data-metadata\",\"data\":{}}\n\n")); len(p) == 0 {
+		t.Fatal("the retired data-metadata chunk passed")
+	}
+	meta := `{"conversationId":null,"turnNumber":null,"referencedNodes":null,"jurisdictions":null,"uncertaintyLevel":"low",` +
+		`"disclaimerKey":"k","agentId":"a","usage":{"inputTokens":1,"outputTokens":1,"totalTokens":2},"provider":"p","model":"m",` +
+		`"latencyMs":1,"stateless":true,"queryComposition":"chat","warnings":null,"modelCalls":1,"concepts":null,"citations":null`
+	if p := c.check(chat, http.StatusOK, sse, []byte("event: metadata\ndata: "+meta+"}\n\n")); len(p) != 0 {
+		t.Fatalf("complete metadata refused: %v", p)
+	}
+	if p := c.check(chat, http.StatusOK, sse, []byte("event: metadata\ndata: "+meta+`,"surprise":1}`+"\n\n")); len(p) == 0 {
+		t.Fatal("metadata with an undocumented field passed")
+	}
 }
 
 // The UI message stream's less common chunks, each from a real turn: a
