@@ -31,8 +31,10 @@ trap cleanup EXIT
 
 "$STATE/fakellm" >"$STATE/fakellm.out" 2>"$STATE/fakellm.log" &
 pids+=($!)
-for _ in $(seq 50); do [ -s "$STATE/fakellm.out" ] && break; sleep 0.1; done
+# Waits are generous: on a loaded machine the first start of a binary is slow.
+for _ in $(seq 600); do [ -s "$STATE/fakellm.out" ] && break; sleep 0.1; done
 llm_url="$(head -1 "$STATE/fakellm.out")"
+if [ -z "$llm_url" ]; then echo "contract: the fake model did not start; its log:" >&2; cat "$STATE/fakellm.log" >&2; exit 1; fi
 
 api_port="$(free_port)"
 page_port="$(free_port)"
@@ -42,7 +44,8 @@ PORT="$api_port" LLM_PROVIDER=openai OPENAI_API_KEY=contract-test OPENAI_BASE_UR
   "$STATE/chat" >"$STATE/chat.log" 2>&1 &
 pids+=($!)
 api="http://127.0.0.1:$api_port"
-for _ in $(seq 100); do curl -fsS "$api/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
+for _ in $(seq 600); do curl -fsS "$api/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
+if ! curl -fsS "$api/healthz" >/dev/null 2>&1; then echo "contract: the chat server did not start; its log:" >&2; cat "$STATE/chat.log" >&2; exit 1; fi
 
 results="$STATE/results"
 : >"$results"
