@@ -93,6 +93,7 @@ func (e *Engine) Prepare(ctx context.Context, req Request) (*Turn, error) {
 		return nil, err
 	}
 	req.Profile, _ = req.Profile.Validate() // normalised: upper-case codes, no repeats
+	ctx = conversation.WithOwner(ctx, req.UserID)
 	t := &Turn{e: e, req: req, started: time.Now(), question: req.Message}
 	if req.Stateless {
 		return t, nil
@@ -186,6 +187,7 @@ func titleFrom(message string) string {
 // returns once the turn is stored and "done" was sent.
 func (t *Turn) Stream(ctx context.Context, sink Sink) Result {
 	log := t.e.log.With("request_id", t.req.RequestID)
+	ctx = conversation.WithOwner(ctx, t.req.UserID)
 	grounding := t.ground(ctx, log)
 	tools := t.tools()
 	fitted, err := t.fit(grounding, tools)

@@ -158,8 +158,9 @@ type TurnState struct {
 
 // Store is the whole persistence contract of a conversation: chat turns,
 // context handoff (ContextRequests) and the conversation API (Admin). Every
-// method is scoped by tenant; a conversation of another tenant is
-// ErrNotFound.
+// method is scoped by tenant and by the owner in the context (WithOwner;
+// without one a call is ErrNoOwner); a conversation of another tenant or
+// of another user is ErrNotFound.
 type Store interface {
 	ContextRequests
 	Admin

@@ -33,7 +33,9 @@ type Store struct {
 
 var _ conversation.Store = (*Store)(nil)
 
-type key struct{ tenantID, conversationID string }
+// key scopes a conversation by tenant and owner, so a lookup by another
+// user of the tenant finds nothing, as in Postgres.
+type key struct{ tenantID, ownerID, conversationID string }
 
 type record struct {
 	conversation conversation.Conversation
@@ -58,16 +60,21 @@ func canonical(id string) (string, bool) {
 	return strings.ToLower(id), true
 }
 
-func scope(tenantID, conversationID string) (key, error) {
+// scope is the key of a conversation of the owner in ctx.
+func scope(ctx context.Context, tenantID, conversationID string) (key, error) {
 	tenant, ok := canonical(tenantID)
 	if !ok {
 		return key{}, ErrInvalidTenant
+	}
+	owner, err := conversation.OwnerOf(ctx)
+	if err != nil {
+		return key{}, err
 	}
 	id, ok := canonical(conversationID)
 	if !ok {
 		return key{}, conversation.ErrNotFound
 	}
-	return key{tenant, id}, nil
+	return key{tenant, owner, id}, nil
 }
 
 // CreateConversation stores c under a new id (or c.ID, which must be an
@@ -76,6 +83,9 @@ func (s *Store) CreateConversation(_ context.Context, c conversation.Conversatio
 	tenant, ok := canonical(c.TenantID)
 	if !ok {
 		return conversation.Conversation{}, ErrInvalidTenant
+	}
+	if c.OwnerID == "" {
+		return conversation.Conversation{}, conversation.ErrNoOwner
 	}
 	id := uuid.NewString()
 	if c.ID != "" {
@@ -104,15 +114,15 @@ func (s *Store) CreateConversation(_ context.Context, c conversation.Conversatio
 			return conversation.Conversation{}, fmt.Errorf("create conversation: id %s already exists", id)
 		}
 	}
-	s.conversations[key{tenant, id}] = &record{conversation: stored}
+	s.conversations[key{tenant, c.OwnerID, id}] = &record{conversation: stored}
 	return copyConversation(stored), nil
 }
 
 // LoadTurnState returns the conversation, its last historyTurns turns
 // (oldest first), its context and its handoff state. The memory store
 // cannot fail to load either, so ContextErr and HandoffErr are never set.
-func (s *Store) LoadTurnState(_ context.Context, tenantID, conversationID string, historyTurns int) (conversation.TurnState, error) {
-	k, err := scope(tenantID, conversationID)
+func (s *Store) LoadTurnState(ctx context.Context, tenantID, conversationID string, historyTurns int) (conversation.TurnState, error) {
+	k, err := scope(ctx, tenantID, conversationID)
 	if err != nil {
 		return conversation.TurnState{}, err
 	}
@@ -141,8 +151,8 @@ func (s *Store) LoadTurnState(_ context.Context, tenantID, conversationID string
 
 // AppendTurn stores t under the next turn number and returns it; a non-nil
 // t.Profile replaces the conversation's profile in the same step.
-func (s *Store) AppendTurn(_ context.Context, tenantID, conversationID string, t conversation.Turn) (int, error) {
-	k, err := scope(tenantID, conversationID)
+func (s *Store) AppendTurn(ctx context.Context, tenantID, conversationID string, t conversation.Turn) (int, error) {
+	k, err := scope(ctx, tenantID, conversationID)
 	if err != nil {
 		return 0, err
 	}
@@ -181,8 +191,8 @@ func (s *Store) AppendTurn(_ context.Context, tenantID, conversationID string, t
 // MergeActiveNodes merges ids into activeNodeIds: an id seen again moves to
 // the newest end, empty ids are dropped, and the newest maxNodes are kept
 // (zero or less means conversation.DefaultMaxActiveNodes).
-func (s *Store) MergeActiveNodes(_ context.Context, tenantID, conversationID string, ids []string, maxNodes int) error {
-	k, err := scope(tenantID, conversationID)
+func (s *Store) MergeActiveNodes(ctx context.Context, tenantID, conversationID string, ids []string, maxNodes int) error {
+	k, err := scope(ctx, tenantID, conversationID)
 	if err != nil {
 		return err
 	}

@@ -1,8 +1,9 @@
 // Package postgres is the production conversation.Store on PostgreSQL
 // (Aurora in AWS), over the schema in migrations/.
 //
-// Every statement filters by tenant_id, and each operation is one round
-// trip: LoadTurnState pipelines its three reads in one batch, AppendTurn
+// Every statement filters by tenant_id and by the owner in the context
+// (conversation.WithOwner), under row-level security scoped to both (see
+// scope.go), and each operation is one round trip: LoadTurnState pipelines its three reads in one batch, AppendTurn
 // numbers and inserts in one statement, MergeActiveNodes merges in SQL in
 // one upsert. SQL casts parameters explicitly because the pool runs in
 // pgx's exec mode (see shared/postgres).
@@ -38,16 +39,18 @@ func New(pool *pgxpool.Pool) *Store {
 // layer maps tenant claims to uuids before they reach the store.
 var ErrInvalidTenant = errors.New("conversation store: tenant id is not a uuid")
 
-// scope validates the ids of a conversation-scoped call. A conversation id
-// that is not a uuid cannot exist, so it is ErrNotFound.
-func scope(tenantID, conversationID string) error {
-	if !isUUID(tenantID) {
-		return ErrInvalidTenant
+// scope validates the ids of a conversation-scoped call and takes its
+// owner from ctx. A conversation id that is not a uuid cannot exist, so it
+// is ErrNotFound.
+func scope(ctx context.Context, tenantID, conversationID string) (callScope, error) {
+	sc, err := scopeOf(ctx, tenantID)
+	if err != nil {
+		return sc, err
 	}
 	if !isUUID(conversationID) {
-		return conversation.ErrNotFound
+		return sc, conversation.ErrNotFound
 	}
-	return nil
+	return sc, nil
 }
 
 // isUUID accepts the hyphenated 36-character form only, the one ids are
@@ -105,6 +108,10 @@ func (s *Store) CreateConversation(ctx context.Context, c conversation.Conversat
 	if !isUUID(c.TenantID) {
 		return conversation.Conversation{}, ErrInvalidTenant
 	}
+	if c.OwnerID == "" {
+		return conversation.Conversation{}, conversation.ErrNoOwner
+	}
+	sc := callScope{tenant: c.TenantID, owner: c.OwnerID}
 	var id *string
 	if c.ID != "" {
 		if !isUUID(c.ID) {
@@ -116,7 +123,7 @@ func (s *Store) CreateConversation(ctx context.Context, c conversation.Conversat
 	if err != nil {
 		return conversation.Conversation{}, fmt.Errorf("create conversation: %w", err)
 	}
-	out, err := scanConversation(s.pool.QueryRow(ctx, insertConversation,
+	out, err := scanConversation(sc.queryRow(ctx, s.pool, insertConversation,
 		id, c.TenantID, c.OwnerID, c.Title, nonNil(c.Jurisdictions), c.Archived, profile), c.TenantID)
 	if err != nil {
 		return conversation.Conversation{}, fmt.Errorf("create conversation: %w", err)
@@ -126,8 +133,8 @@ func (s *Store) CreateConversation(ctx context.Context, c conversation.Conversat
 
 const selectConversation = `
 SELECT ` + conversationColumns + `
-FROM conversations
-WHERE tenant_id = $1::uuid AND id = $2::uuid`
+FROM conversations c
+WHERE c.tenant_id = $1::uuid AND c.id = $2::uuid AND ` + ownedConversation
 
 // The newest $3 turns, returned oldest first.
 const selectRecentTurns = `
@@ -135,7 +142,7 @@ SELECT turn_number, user_text, assistant_text, status, provider, model,
        input_tokens, output_tokens, total_tokens, latency_ms, referenced_nodes, metadata, created_at
 FROM (
     SELECT * FROM conversation_turns
-    WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid
+    WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid` + ofOwnedConversation + `
     ORDER BY turn_number DESC
     LIMIT $3::integer
 ) recent
@@ -143,28 +150,31 @@ ORDER BY turn_number`
 
 const selectContext = `
 SELECT context_json FROM conversation_context
-WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid`
+WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid` + ofOwnedConversation
 
 // LoadTurnState sends the conversation, history and context reads as one
 // pipelined batch: one network round trip. The context read comes last, so
 // its failure (or an unreadable context_json) leaves the rest intact and is
 // reported in ContextErr.
 func (s *Store) LoadTurnState(ctx context.Context, tenantID, conversationID string, historyTurns int) (conversation.TurnState, error) {
-	if err := scope(tenantID, conversationID); err != nil {
+	sc, err := scope(ctx, tenantID, conversationID)
+	if err != nil {
 		return conversation.TurnState{}, err
 	}
 	historyTurns = max(historyTurns, 0)
 
-	batch := &pgx.Batch{}
+	batch := sc.newBatch()
 	batch.Queue(selectConversation, tenantID, conversationID)
 	batch.Queue(selectRecentTurns, tenantID, conversationID, historyTurns)
 	batch.Queue(selectContext, tenantID, conversationID)
 	queueHandoff(batch, tenantID, conversationID)
-	results := s.pool.SendBatch(ctx, batch)
+	results, err := send(ctx, s.pool, batch)
+	if err != nil {
+		return conversation.TurnState{}, fmt.Errorf("load conversation: %w", err)
+	}
 	defer results.Close()
 
 	state := conversation.TurnState{Context: emptyContext()}
-	var err error
 	state.Conversation, err = scanConversation(results.QueryRow(), tenantID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return conversation.TurnState{}, conversation.ErrNotFound
@@ -239,11 +249,11 @@ func decodeContext(raw []byte) (conversation.Context, error) {
 // remembered profile when $14 is not null.
 const appendTurn = `
 WITH next AS (
-    UPDATE conversations
+    UPDATE conversations c
     SET last_turn_number = last_turn_number + 1, updated_at = now(),
         profile = coalesce($14::jsonb, profile)
-    WHERE tenant_id = $1::uuid AND id = $2::uuid
-    RETURNING tenant_id, id, last_turn_number
+    WHERE c.tenant_id = $1::uuid AND c.id = $2::uuid AND ` + ownedConversation + `
+    RETURNING c.tenant_id, c.id, c.last_turn_number
 )
 INSERT INTO conversation_turns (
     tenant_id, conversation_id, turn_number, user_text, assistant_text, status, provider, model,
@@ -258,7 +268,8 @@ RETURNING turn_number`
 // is conversation.TurnOK. A non-nil t.Profile replaces the conversation's
 // profile in the same statement.
 func (s *Store) AppendTurn(ctx context.Context, tenantID, conversationID string, t conversation.Turn) (int, error) {
-	if err := scope(tenantID, conversationID); err != nil {
+	sc, err := scope(ctx, tenantID, conversationID)
+	if err != nil {
 		return 0, err
 	}
 	metadata, err := encodeMetadata(t.Metadata)
@@ -277,7 +288,7 @@ func (s *Store) AppendTurn(ctx context.Context, tenantID, conversationID string,
 		return 0, fmt.Errorf("append turn: %q is not a turn status", status)
 	}
 	var number int
-	err = s.pool.QueryRow(ctx, appendTurn, tenantID, conversationID,
+	err = sc.queryRow(ctx, s.pool, appendTurn, tenantID, conversationID,
 		t.UserText, t.AssistantText, string(status), t.Provider, t.Model,
 		t.Usage.InputTokens, t.Usage.OutputTokens, t.Usage.TotalTokens, t.LatencyMS,
 		nonNil(t.ReferencedNodes), metadata, profile,
@@ -311,7 +322,7 @@ SELECT c.tenant_id, c.id,
        jsonb_build_object('activeNodeIds', merge_active_node_ids('[]'::jsonb, $3::text[], $4::integer)),
        now()
 FROM conversations c
-WHERE c.tenant_id = $1::uuid AND c.id = $2::uuid
+WHERE c.tenant_id = $1::uuid AND c.id = $2::uuid AND ` + ownedConversation + `
 ON CONFLICT (tenant_id, conversation_id) DO UPDATE
 SET context_json = (CASE WHEN jsonb_typeof(cc.context_json) = 'object' THEN cc.context_json ELSE '{}'::jsonb END)
         || jsonb_build_object('activeNodeIds',
@@ -323,14 +334,15 @@ RETURNING 1`
 // order, capped at maxNodes; zero or less means
 // conversation.DefaultMaxActiveNodes).
 func (s *Store) MergeActiveNodes(ctx context.Context, tenantID, conversationID string, ids []string, maxNodes int) error {
-	if err := scope(tenantID, conversationID); err != nil {
+	sc, err := scope(ctx, tenantID, conversationID)
+	if err != nil {
 		return err
 	}
 	if maxNodes <= 0 {
 		maxNodes = conversation.DefaultMaxActiveNodes
 	}
 	var one int
-	err := s.pool.QueryRow(ctx, mergeActiveNodes, tenantID, conversationID, nonNil(ids), maxNodes).Scan(&one)
+	err = sc.queryRow(ctx, s.pool, mergeActiveNodes, tenantID, conversationID, nonNil(ids), maxNodes).Scan(&one)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return conversation.ErrNotFound
 	}
