@@ -139,6 +139,9 @@ type Turn struct {
 	// Profile, when set, replaces the conversation's remembered profile in
 	// the same write that stores the turn. It is not read back with the turn.
 	Profile *Profile `json:"-"`
+	// LeaseID, when it is the conversation's current turn lease, is given
+	// back in the same write.
+	LeaseID string `json:"-"`
 }
 
 // TurnState is everything a new turn needs from storage, loaded together.
@@ -154,6 +157,10 @@ type TurnState struct {
 	// with the rest. When that part failed it is nil and HandoffErr says why.
 	Handoff    *HandoffState
 	HandoffErr error
+	// LeaseID is the turn lease StartTurn took ("" from LoadTurnState).
+	LeaseID string
+	// TenantTokensToday is set by StartTurn: the tenant's usage today.
+	TenantTokensToday int64
 }
 
 // Store is the whole persistence contract of a conversation: chat turns,
@@ -164,6 +171,7 @@ type TurnState struct {
 type Store interface {
 	ContextRequests
 	Admin
+	Turns
 	// CreateConversation inserts a new conversation (with c.Profile, if set)
 	// and returns it with its id.
 	CreateConversation(ctx context.Context, c Conversation) (Conversation, error)
@@ -174,7 +182,8 @@ type Store interface {
 	// AppendTurn stores t under the next turn number of the conversation,
 	// atomically (concurrent appends get distinct consecutive numbers), and
 	// returns that number. A non-nil t.Profile replaces the conversation's
-	// profile in the same write.
+	// profile, t.LeaseID gives the turn lease back and t.Usage is added to
+	// the tenant's usage of the day, all in the same write.
 	AppendTurn(ctx context.Context, tenantID, conversationID string, t Turn) (int, error)
 	// MergeActiveNodes adds ids to the context's activeNodeIds in one atomic
 	// step: an id seen again moves to the newest end, the list is capped at

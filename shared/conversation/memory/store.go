@@ -29,7 +29,11 @@ var ErrInvalidTenant = errors.New("conversation store: tenant id is not a uuid")
 type Store struct {
 	mu            sync.Mutex
 	conversations map[key]*record
+	// usage is the total tokens per tenant and UTC day.
+	usage map[usageKey]int64
 }
+
+type usageKey struct{ tenantID, day string }
 
 var _ conversation.Store = (*Store)(nil)
 
@@ -45,11 +49,18 @@ type record struct {
 	// Context handoff (handoff.go); they go with the record when it is deleted.
 	requests []conversation.ContextRequest
 	supplied []conversation.SuppliedItem
+	// lease is the running turn's, nil when none was taken or it was given back.
+	lease *turnLease
+}
+
+type turnLease struct {
+	id    string
+	until time.Time
 }
 
 // New returns an empty store.
 func New() *Store {
-	return &Store{conversations: map[key]*record{}}
+	return &Store{conversations: map[key]*record{}, usage: map[usageKey]int64{}}
 }
 
 // ids are compared in canonical (lower-case) form, as Postgres does for uuid.
@@ -132,6 +143,68 @@ func (s *Store) LoadTurnState(ctx context.Context, tenantID, conversationID stri
 	if !ok {
 		return conversation.TurnState{}, conversation.ErrNotFound
 	}
+	return r.turnState(historyTurns), nil
+}
+
+// StartTurn is LoadTurnState that also takes the turn lease and reads the
+// tenant's usage today, in the same critical section.
+func (s *Store) StartTurn(ctx context.Context, tenantID, conversationID string, historyTurns int, leaseFor time.Duration) (conversation.TurnState, error) {
+	k, err := scope(ctx, tenantID, conversationID)
+	if err != nil {
+		return conversation.TurnState{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.conversations[k]
+	if !ok {
+		return conversation.TurnState{}, conversation.ErrNotFound
+	}
+	now := time.Now()
+	if r.lease != nil && now.Before(r.lease.until) {
+		return conversation.TurnState{}, conversation.ErrTurnInProgress
+	}
+	r.lease = &turnLease{id: uuid.NewString(), until: now.Add(leaseFor)}
+	state := r.turnState(historyTurns)
+	state.LeaseID = r.lease.id
+	state.TenantTokensToday = s.usage[usageKey{k.tenantID, conversation.UsageDay(now)}]
+	return state, nil
+}
+
+// EndTurn gives back the lease if it is still leaseID.
+func (s *Store) EndTurn(ctx context.Context, tenantID, conversationID, leaseID string) error {
+	k, err := scope(ctx, tenantID, conversationID)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.conversations[k]
+	if !ok {
+		return conversation.ErrNotFound
+	}
+	r.endLease(leaseID)
+	return nil
+}
+
+func (r *record) endLease(leaseID string) {
+	if r.lease != nil && leaseID != "" && r.lease.id == leaseID {
+		r.lease = nil
+	}
+}
+
+// TenantTokensToday returns the tenant's usage on the current UTC day.
+func (s *Store) TenantTokensToday(_ context.Context, tenantID string) (int64, error) {
+	tenant, ok := canonical(tenantID)
+	if !ok {
+		return 0, ErrInvalidTenant
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.usage[usageKey{tenant, conversation.UsageDay(time.Now())}], nil
+}
+
+// turnState copies what a turn needs; the caller holds s.mu.
+func (r *record) turnState(historyTurns int) conversation.TurnState {
 	recent := r.turns[len(r.turns)-min(max(historyTurns, 0), len(r.turns)):]
 	state := conversation.TurnState{
 		Conversation: copyConversation(r.conversation),
@@ -146,7 +219,7 @@ func (s *Store) LoadTurnState(ctx context.Context, tenantID, conversationID stri
 	}
 	handoff := r.handoffState()
 	state.Handoff = &handoff
-	return state, nil
+	return state
 }
 
 // AppendTurn stores t under the next turn number and returns it; a non-nil
@@ -185,6 +258,8 @@ func (s *Store) AppendTurn(ctx context.Context, tenantID, conversationID string,
 	stored.CreatedAt = now
 	stored.Metadata = metadata
 	r.turns = append(r.turns, stored)
+	r.endLease(t.LeaseID)
+	s.usage[usageKey{k.tenantID, conversation.UsageDay(now)}] += int64(t.Usage.TotalTokens)
 	return stored.Number, nil
 }
 
@@ -267,6 +342,7 @@ func copyTurn(t conversation.Turn) conversation.Turn {
 	t.ReferencedNodes = cloneStrings(t.ReferencedNodes)
 	// The profile belongs to the conversation, not to the stored turn.
 	t.Profile = nil
+	t.LeaseID = ""
 	if copied, err := roundTripMetadata(t.Metadata); err == nil {
 		t.Metadata = copied
 	}

@@ -79,9 +79,9 @@ func TestRowLevelSecurityWithoutPredicates(t *testing.T) {
 		}
 	}
 	want("the owner in tenant A", visible(tenantA, "u"), map[string]int{"conversations": 1, "conversation_turns": 1,
-		"conversation_context": 1, "context_requests": 1, "supplied_context_items": 1})
+		"conversation_context": 1, "context_requests": 1, "supplied_context_items": 1, "tenant_daily_usage": 1})
 	want("the same user id in tenant B", visible(tenantB, "u"), map[string]int{"conversations": 1})
-	want("another user of tenant A", visible(tenantA, "u2"), map[string]int{})
+	want("another user of tenant A", visible(tenantA, "u2"), map[string]int{"tenant_daily_usage": 1})
 	want("a transaction with no scope", visible("", ""), map[string]int{})
 
 	// The rows are there: the owner role (the migrations') sees them all.

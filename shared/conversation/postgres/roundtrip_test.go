@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -114,4 +115,10 @@ func TestEachOperationIsOneRoundTrip(t *testing.T) {
 		t.Fatalf("LoadTurnState = %+v, %v", st, err)
 	}
 	check("LoadTurnState")
+	// A turn's load takes its lease and reads the tenant's usage in the same batch.
+	started, err := store.StartTurn(ctx, tenant, c.ID, 5, time.Minute)
+	if err != nil || started.LeaseID == "" || len(started.History) != 2 {
+		t.Fatalf("StartTurn = %+v, %v", started, err)
+	}
+	check("StartTurn")
 }

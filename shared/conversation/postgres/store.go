@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -157,17 +158,52 @@ WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid` + ofOwnedConversation
 // its failure (or an unreadable context_json) leaves the rest intact and is
 // reported in ContextErr.
 func (s *Store) LoadTurnState(ctx context.Context, tenantID, conversationID string, historyTurns int) (conversation.TurnState, error) {
+	return s.loadTurn(ctx, tenantID, conversationID, historyTurns, 0)
+}
+
+// StartTurn is LoadTurnState with the turn lease taken first and the
+// tenant's usage today read last, in the same batch. A usage read that
+// fails counts as no usage: the cap is additive, the turn is not.
+func (s *Store) StartTurn(ctx context.Context, tenantID, conversationID string, historyTurns int, leaseFor time.Duration) (conversation.TurnState, error) {
+	if leaseFor <= 0 {
+		leaseFor = conversation.DefaultTurnLease
+	}
+	return s.loadTurn(ctx, tenantID, conversationID, historyTurns, leaseFor)
+}
+
+// takeTurnLease takes the lease unless an unexpired one is held; no row
+// means it is held or the conversation is not the caller's.
+const takeTurnLease = `
+UPDATE conversations c
+SET turn_lease_id = gen_random_uuid(), turn_lease_until = now() + $3::bigint * interval '1 millisecond'
+WHERE c.tenant_id = $1::uuid AND c.id = $2::uuid AND ` + ownedConversation + `
+  AND (c.turn_lease_until IS NULL OR c.turn_lease_until <= now())
+RETURNING c.turn_lease_id::text`
+
+const selectTenantTokensToday = `
+SELECT coalesce(sum(total_tokens), 0) FROM tenant_daily_usage
+WHERE tenant_id = $1::uuid AND day = (now() AT TIME ZONE 'UTC')::date`
+
+// loadTurn loads a turn's state; with leaseFor > 0 it is StartTurn.
+func (s *Store) loadTurn(ctx context.Context, tenantID, conversationID string, historyTurns int, leaseFor time.Duration) (conversation.TurnState, error) {
 	sc, err := scope(ctx, tenantID, conversationID)
 	if err != nil {
 		return conversation.TurnState{}, err
 	}
 	historyTurns = max(historyTurns, 0)
+	leasing := leaseFor > 0
 
 	batch := sc.newBatch()
+	if leasing {
+		batch.Queue(takeTurnLease, tenantID, conversationID, leaseFor.Milliseconds())
+	}
 	batch.Queue(selectConversation, tenantID, conversationID)
 	batch.Queue(selectRecentTurns, tenantID, conversationID, historyTurns)
 	batch.Queue(selectContext, tenantID, conversationID)
 	queueHandoff(batch, tenantID, conversationID)
+	if leasing {
+		batch.Queue(selectTenantTokensToday, tenantID)
+	}
 	results, err := send(ctx, s.pool, batch)
 	if err != nil {
 		return conversation.TurnState{}, fmt.Errorf("load conversation: %w", err)
@@ -175,12 +211,22 @@ func (s *Store) LoadTurnState(ctx context.Context, tenantID, conversationID stri
 	defer results.Close()
 
 	state := conversation.TurnState{Context: emptyContext()}
+	var leaseErr error
+	if leasing {
+		leaseErr = results.QueryRow().Scan(&state.LeaseID)
+	}
 	state.Conversation, err = scanConversation(results.QueryRow(), tenantID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return conversation.TurnState{}, conversation.ErrNotFound
 	}
 	if err != nil {
 		return conversation.TurnState{}, fmt.Errorf("load conversation: %w", err)
+	}
+	switch {
+	case errors.Is(leaseErr, pgx.ErrNoRows):
+		return conversation.TurnState{}, conversation.ErrTurnInProgress
+	case leaseErr != nil:
+		return conversation.TurnState{}, fmt.Errorf("take turn lease: %w", leaseErr)
 	}
 
 	rows, err := results.Query()
@@ -214,7 +260,39 @@ func (s *Store) LoadTurnState(ctx context.Context, tenantID, conversationID stri
 	} else {
 		state.Handoff = &handoff
 	}
+	if leasing {
+		_ = results.QueryRow().Scan(&state.TenantTokensToday)
+	}
 	return state, nil
+}
+
+const endTurnLease = `
+UPDATE conversations c SET turn_lease_id = NULL, turn_lease_until = NULL
+WHERE c.tenant_id = $1::uuid AND c.id = $2::uuid AND ` + ownedConversation + ` AND c.turn_lease_id = $3::uuid`
+
+// EndTurn gives back the lease if it is still leaseID.
+func (s *Store) EndTurn(ctx context.Context, tenantID, conversationID, leaseID string) error {
+	sc, err := scope(ctx, tenantID, conversationID)
+	if err != nil || !isUUID(leaseID) {
+		return err
+	}
+	if _, err := sc.exec(ctx, s.pool, endTurnLease, tenantID, conversationID, leaseID); err != nil {
+		return fmt.Errorf("end turn: %w", err)
+	}
+	return nil
+}
+
+// TenantTokensToday returns the tenant's usage on the current UTC day.
+func (s *Store) TenantTokensToday(ctx context.Context, tenantID string) (int64, error) {
+	sc, err := scopeOf(ctx, tenantID)
+	if err != nil {
+		return 0, err
+	}
+	var tokens int64
+	if err := sc.queryRow(ctx, s.pool, selectTenantTokensToday, tenantID).Scan(&tokens); err != nil {
+		return 0, fmt.Errorf("tenant usage: %w", err)
+	}
+	return tokens, nil
 }
 
 func scanTurn(row pgx.CollectableRow) (conversation.Turn, error) {
@@ -246,14 +324,27 @@ func decodeContext(raw []byte) (conversation.Context, error) {
 // counter and inserts the turn under it, in one statement. The UPDATE's row
 // lock serialises concurrent appends; if the INSERT fails the increment
 // rolls back with it, so numbers have no gaps. The same UPDATE replaces the
-// remembered profile when $14 is not null.
+// remembered profile when $14 is not null and gives the turn lease $15
+// back; the turn's tokens are added to its tenant's usage of the day.
 const appendTurn = `
 WITH next AS (
     UPDATE conversations c
     SET last_turn_number = last_turn_number + 1, updated_at = now(),
-        profile = coalesce($14::jsonb, profile)
+        profile = coalesce($14::jsonb, profile),
+        turn_lease_until = CASE WHEN c.turn_lease_id = $15::uuid THEN NULL ELSE c.turn_lease_until END,
+        turn_lease_id = CASE WHEN c.turn_lease_id = $15::uuid THEN NULL ELSE c.turn_lease_id END
     WHERE c.tenant_id = $1::uuid AND c.id = $2::uuid AND ` + ownedConversation + `
     RETURNING c.tenant_id, c.id, c.last_turn_number
+),
+usage AS (
+    INSERT INTO tenant_daily_usage AS u (tenant_id, day, input_tokens, output_tokens, total_tokens, turns)
+    SELECT next.tenant_id, (now() AT TIME ZONE 'UTC')::date, $8::integer, $9::integer, $10::integer, 1 FROM next
+    ON CONFLICT (tenant_id, day) DO UPDATE SET
+        input_tokens = u.input_tokens + EXCLUDED.input_tokens,
+        output_tokens = u.output_tokens + EXCLUDED.output_tokens,
+        total_tokens = u.total_tokens + EXCLUDED.total_tokens,
+        turns = u.turns + 1,
+        updated_at = now()
 )
 INSERT INTO conversation_turns (
     tenant_id, conversation_id, turn_number, user_text, assistant_text, status, provider, model,
@@ -291,7 +382,7 @@ func (s *Store) AppendTurn(ctx context.Context, tenantID, conversationID string,
 	err = sc.queryRow(ctx, s.pool, appendTurn, tenantID, conversationID,
 		t.UserText, t.AssistantText, string(status), t.Provider, t.Model,
 		t.Usage.InputTokens, t.Usage.OutputTokens, t.Usage.TotalTokens, t.LatencyMS,
-		nonNil(t.ReferencedNodes), metadata, profile,
+		nonNil(t.ReferencedNodes), metadata, profile, leaseParam(t.LeaseID),
 	).Scan(&number)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, conversation.ErrNotFound
@@ -362,4 +453,12 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// leaseParam is a lease id as a query parameter: null when there is none.
+func leaseParam(id string) *string {
+	if !isUUID(id) {
+		return nil
+	}
+	return &id
 }

@@ -38,6 +38,8 @@ func Run(t *testing.T, newStore func(t *testing.T) conversation.Store) {
 		{"MergeMovesRepeatsToNewestAndCaps", testMergeRecencyAndCap},
 		{"MergeDefaultCap", testMergeDefaultCap},
 		{"UnknownTurnStatusIsRefused", testUnknownTurnStatus},
+		{"OneTurnAtATime", testTurnLease},
+		{"TenantUsagePerDay", testTenantUsage},
 		// Context handoff.
 		{"RequestCreatedPendingAndLoaded", testRequestLifecycle},
 		{"RequestsAreTenantAndConversationScoped", testRequestIsolation},
