@@ -95,19 +95,26 @@ func (e *Engine) Prepare(ctx context.Context, req Request) (*Turn, error) {
 	req.Profile, _ = req.Profile.Validate() // normalised: upper-case codes, no repeats
 	ctx = conversation.WithOwner(ctx, req.UserID)
 	t := &Turn{e: e, req: req, started: time.Now(), question: req.Message}
+	log := e.log.With("request_id", req.RequestID)
+	if req.Stateless || req.ConversationID == "" {
+		if err := e.checkTenantUsage(ctx, req.TenantID, log); err != nil {
+			return nil, err
+		}
+	}
 	if req.Stateless {
 		return t, nil
 	}
-	log := e.log.With("request_id", req.RequestID)
 	if req.ConversationID == "" {
 		return t, t.create(ctx, log)
 	}
 	sctx, cancel := e.storeCtx(ctx)
 	defer cancel()
-	state, err := e.store.LoadTurnState(sctx, req.TenantID, req.ConversationID, e.cfg.HistoryTurns)
+	state, err := e.store.StartTurn(sctx, req.TenantID, req.ConversationID, e.cfg.HistoryTurns, e.cfg.TurnLease)
 	switch {
 	case errors.Is(err, conversation.ErrNotFound):
 		return nil, ErrNotFound
+	case errors.Is(err, conversation.ErrTurnInProgress):
+		return nil, ErrTurnInProgress
 	case err != nil:
 		if req.Supply != nil {
 			// A supply that cannot be stored must not be acknowledged.
@@ -126,7 +133,12 @@ func (e *Engine) Prepare(ctx context.Context, req Request) (*Turn, error) {
 	}
 	t.state = state
 	t.persist = true
-	if err := t.settleHandoff(ctx, log); err != nil {
+	err = e.checkDailyLimit(state.TenantTokensToday)
+	if err == nil {
+		err = t.settleHandoff(ctx, log)
+	}
+	if err != nil {
+		t.endTurn(ctx, log)
 		return nil, err
 	}
 	return t, nil
