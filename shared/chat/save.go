@@ -55,7 +55,7 @@ func (t *Turn) save(ctx context.Context, out *conversed, fitted prompt.Fitted, l
 		Provider: e.provider.Name(), Model: e.cfg.Model,
 		Usage:     out.usage,
 		LatencyMS: s.metadata.LatencyMS, ReferencedNodes: ids, Metadata: s.metadata.TurnMetadata,
-		Profile: t.sentProfile(),
+		Profile: t.sentProfile(), LeaseID: t.state.LeaseID,
 	}, ids, log)
 	if s.number > 0 {
 		s.metadata.TurnNumber = &s.number

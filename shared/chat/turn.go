@@ -106,11 +106,17 @@ func (e *Engine) Prepare(ctx context.Context, req Request) (*Turn, error) {
 		return nil, err
 	}
 	req.Profile, _ = req.Profile.Validate() // normalised: upper-case codes, no repeats
+	ctx = conversation.WithOwner(ctx, req.UserID)
 	t := &Turn{e: e, req: req, started: time.Now(), question: req.Message}
+	log := e.log.With("request_id", req.RequestID)
+	if req.Stateless || req.ConversationID == "" {
+		if err := e.checkTenantUsage(ctx, req.TenantID, log); err != nil {
+			return nil, err
+		}
+	}
 	if req.Stateless {
 		return t, nil
 	}
-	log := e.log.With("request_id", req.RequestID)
 	if req.ConversationID == "" {
 		if err := t.create(ctx, log); err != nil {
 			return nil, err
@@ -119,10 +125,13 @@ func (e *Engine) Prepare(ctx context.Context, req Request) (*Turn, error) {
 	}
 	sctx, cancel := e.storeCtx(ctx)
 	defer cancel()
-	state, err := e.store.LoadTurnState(sctx, req.TenantID, req.ConversationID, e.cfg.HistoryTurns)
+	state, err := e.store.StartTurn(sctx, req.TenantID, req.ConversationID,
+		conversation.TurnStart{HistoryTurns: e.cfg.HistoryTurns, LeaseFor: e.cfg.TurnLease})
 	switch {
 	case errors.Is(err, conversation.ErrNotFound):
 		return nil, ErrNotFound
+	case errors.Is(err, conversation.ErrTurnInProgress):
+		return nil, ErrTurnInProgress
 	case err != nil:
 		if req.Supply != nil || req.Retry {
 			// A supply that cannot be stored must not be acknowledged, and
@@ -142,10 +151,16 @@ func (e *Engine) Prepare(ctx context.Context, req Request) (*Turn, error) {
 	}
 	t.state = state
 	t.persist = true
-	if err := t.settleHandoff(ctx, log); err != nil {
+	err = e.checkDailyLimit(state.TenantTokensToday)
+	if err == nil {
+		err = t.settleHandoff(ctx, log)
+	}
+	if err != nil {
+		t.endTurn(ctx, log)
 		return nil, err
 	}
 	if err := t.reserve(ctx, log); err != nil {
+		t.endTurn(ctx, log)
 		return nil, err
 	}
 	return t, nil
@@ -171,7 +186,7 @@ func (t *Turn) reserve(ctx context.Context, log *slog.Logger) error {
 		t.number, t.retried, t.question = failed.Number, true, failed.UserText
 		return nil
 	}
-	n, err := e.store.StartTurn(sctx, tenant, conv, conversation.Turn{UserText: e.storedText(t.question), Profile: t.sentProfile()})
+	n, err := e.store.ReserveTurn(sctx, tenant, conv, conversation.Turn{UserText: e.storedText(t.question), Profile: t.sentProfile()})
 	if err != nil {
 		log.Error("start turn failed; the turn is stored when it ends", "err", err)
 		return nil
@@ -249,6 +264,7 @@ func titleFrom(message string) string {
 // returns once the turn is stored and "done" was sent.
 func (t *Turn) Stream(ctx context.Context, sink Sink) Result {
 	log := t.e.log.With("request_id", t.req.RequestID)
+	ctx = conversation.WithOwner(ctx, t.req.UserID)
 	_ = sink.Event(EventStart, t.start())
 	grounding := t.ground(ctx, log)
 	tools := t.tools()

@@ -29,11 +29,17 @@ var ErrInvalidTenant = errors.New("conversation store: tenant id is not a uuid")
 type Store struct {
 	mu            sync.Mutex
 	conversations map[key]*record
+	// usage is the total tokens per tenant and UTC day.
+	usage map[usageKey]int64
 }
+
+type usageKey struct{ tenantID, day string }
 
 var _ conversation.Store = (*Store)(nil)
 
-type key struct{ tenantID, conversationID string }
+// key scopes a conversation by tenant and owner, so a lookup by another
+// user of the tenant finds nothing, as in Postgres.
+type key struct{ tenantID, ownerID, conversationID string }
 
 type record struct {
 	conversation conversation.Conversation
@@ -43,11 +49,18 @@ type record struct {
 	// Context handoff (handoff.go); they go with the record when it is deleted.
 	requests []conversation.ContextRequest
 	supplied []conversation.SuppliedItem
+	// lease is the running turn's, nil when none was taken or it was given back.
+	lease *turnLease
+}
+
+type turnLease struct {
+	id    string
+	until time.Time
 }
 
 // New returns an empty store.
 func New() *Store {
-	return &Store{conversations: map[key]*record{}}
+	return &Store{conversations: map[key]*record{}, usage: map[usageKey]int64{}}
 }
 
 // ids are compared in canonical (lower-case) form, as Postgres does for uuid.
@@ -58,16 +71,21 @@ func canonical(id string) (string, bool) {
 	return strings.ToLower(id), true
 }
 
-func scope(tenantID, conversationID string) (key, error) {
+// scope is the key of a conversation of the owner in ctx.
+func scope(ctx context.Context, tenantID, conversationID string) (key, error) {
 	tenant, ok := canonical(tenantID)
 	if !ok {
 		return key{}, ErrInvalidTenant
+	}
+	owner, err := conversation.OwnerOf(ctx)
+	if err != nil {
+		return key{}, err
 	}
 	id, ok := canonical(conversationID)
 	if !ok {
 		return key{}, conversation.ErrNotFound
 	}
-	return key{tenant, id}, nil
+	return key{tenant, owner, id}, nil
 }
 
 // CreateConversation stores c under a new id (or c.ID, which must be an
@@ -76,6 +94,9 @@ func (s *Store) CreateConversation(_ context.Context, c conversation.Conversatio
 	tenant, ok := canonical(c.TenantID)
 	if !ok {
 		return conversation.Conversation{}, ErrInvalidTenant
+	}
+	if c.OwnerID == "" {
+		return conversation.Conversation{}, conversation.ErrNoOwner
 	}
 	id := uuid.NewString()
 	if c.ID != "" {
@@ -104,15 +125,15 @@ func (s *Store) CreateConversation(_ context.Context, c conversation.Conversatio
 			return conversation.Conversation{}, fmt.Errorf("create conversation: id %s already exists", id)
 		}
 	}
-	s.conversations[key{tenant, id}] = &record{conversation: stored}
+	s.conversations[key{tenant, c.OwnerID, id}] = &record{conversation: stored}
 	return copyConversation(stored), nil
 }
 
 // LoadTurnState returns the conversation, its last historyTurns turns
 // (oldest first), its context and its handoff state. The memory store
 // cannot fail to load either, so ContextErr and HandoffErr are never set.
-func (s *Store) LoadTurnState(_ context.Context, tenantID, conversationID string, historyTurns int) (conversation.TurnState, error) {
-	k, err := scope(tenantID, conversationID)
+func (s *Store) LoadTurnState(ctx context.Context, tenantID, conversationID string, historyTurns int) (conversation.TurnState, error) {
+	k, err := scope(ctx, tenantID, conversationID)
 	if err != nil {
 		return conversation.TurnState{}, err
 	}
@@ -122,6 +143,72 @@ func (s *Store) LoadTurnState(_ context.Context, tenantID, conversationID string
 	if !ok {
 		return conversation.TurnState{}, conversation.ErrNotFound
 	}
+	return r.turnState(historyTurns), nil
+}
+
+// StartTurn is LoadTurnState that also takes the turn lease and reads the
+// tenant's usage today, in the same critical section.
+func (s *Store) StartTurn(ctx context.Context, tenantID, conversationID string, start conversation.TurnStart) (conversation.TurnState, error) {
+	k, err := scope(ctx, tenantID, conversationID)
+	if err != nil {
+		return conversation.TurnState{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.conversations[k]
+	if !ok {
+		return conversation.TurnState{}, conversation.ErrNotFound
+	}
+	now := time.Now()
+	if r.lease != nil && now.Before(r.lease.until) {
+		return conversation.TurnState{}, conversation.ErrTurnInProgress
+	}
+	leaseFor := start.LeaseFor
+	if leaseFor <= 0 {
+		leaseFor = conversation.DefaultTurnLease
+	}
+	r.lease = &turnLease{id: uuid.NewString(), until: now.Add(leaseFor)}
+	state := r.turnState(start.HistoryTurns)
+	state.LeaseID = r.lease.id
+	state.TenantTokensToday = s.usage[usageKey{k.tenantID, conversation.UsageDay(now)}]
+	return state, nil
+}
+
+// EndTurn gives back the lease if it is still leaseID.
+func (s *Store) EndTurn(ctx context.Context, tenantID, conversationID, leaseID string) error {
+	k, err := scope(ctx, tenantID, conversationID)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.conversations[k]
+	if !ok {
+		return conversation.ErrNotFound
+	}
+	r.endLease(leaseID)
+	return nil
+}
+
+func (r *record) endLease(leaseID string) {
+	if r.lease != nil && leaseID != "" && r.lease.id == leaseID {
+		r.lease = nil
+	}
+}
+
+// TenantTokensToday returns the tenant's usage on the current UTC day.
+func (s *Store) TenantTokensToday(_ context.Context, tenantID string) (int64, error) {
+	tenant, ok := canonical(tenantID)
+	if !ok {
+		return 0, ErrInvalidTenant
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.usage[usageKey{tenant, conversation.UsageDay(time.Now())}], nil
+}
+
+// turnState copies what a turn needs; the caller holds s.mu.
+func (r *record) turnState(historyTurns int) conversation.TurnState {
 	recent := r.turns[len(r.turns)-min(max(historyTurns, 0), len(r.turns)):]
 	state := conversation.TurnState{
 		Conversation: copyConversation(r.conversation),
@@ -136,13 +223,13 @@ func (s *Store) LoadTurnState(_ context.Context, tenantID, conversationID string
 	}
 	handoff := r.handoffState()
 	state.Handoff = &handoff
-	return state, nil
+	return state
 }
 
 // AppendTurn stores t under the next turn number and returns it; a non-nil
 // t.Profile replaces the conversation's profile in the same step.
-func (s *Store) AppendTurn(_ context.Context, tenantID, conversationID string, t conversation.Turn) (int, error) {
-	k, err := scope(tenantID, conversationID)
+func (s *Store) AppendTurn(ctx context.Context, tenantID, conversationID string, t conversation.Turn) (int, error) {
+	k, err := scope(ctx, tenantID, conversationID)
 	if err != nil {
 		return 0, err
 	}
@@ -175,14 +262,18 @@ func (s *Store) AppendTurn(_ context.Context, tenantID, conversationID string, t
 	stored.CreatedAt = now
 	stored.Metadata = metadata
 	r.turns = append(r.turns, stored)
+	r.endLease(t.LeaseID)
+	if t.Status != conversation.TurnStreaming {
+		s.usage[usageKey{k.tenantID, conversation.UsageDay(now)}] += int64(t.Usage.TotalTokens)
+	}
 	return stored.Number, nil
 }
 
 // MergeActiveNodes merges ids into activeNodeIds: an id seen again moves to
 // the newest end, empty ids are dropped, and the newest maxNodes are kept
 // (zero or less means conversation.DefaultMaxActiveNodes).
-func (s *Store) MergeActiveNodes(_ context.Context, tenantID, conversationID string, ids []string, maxNodes int) error {
-	k, err := scope(tenantID, conversationID)
+func (s *Store) MergeActiveNodes(ctx context.Context, tenantID, conversationID string, ids []string, maxNodes int) error {
+	k, err := scope(ctx, tenantID, conversationID)
 	if err != nil {
 		return err
 	}
@@ -257,6 +348,7 @@ func copyTurn(t conversation.Turn) conversation.Turn {
 	t.ReferencedNodes = cloneStrings(t.ReferencedNodes)
 	// The profile belongs to the conversation, not to the stored turn.
 	t.Profile = nil
+	t.LeaseID = ""
 	if copied, err := roundTripMetadata(t.Metadata); err == nil {
 		t.Metadata = copied
 	}
@@ -271,16 +363,16 @@ func cloneStrings(s []string) []string {
 	return slices.Clone(s)
 }
 
-// StartTurn stores the question of a new turn, status streaming, under the
-// next number.
-func (s *Store) StartTurn(ctx context.Context, tenantID, conversationID string, t conversation.Turn) (int, error) {
+// ReserveTurn stores the question of a new turn, status streaming, under
+// the next number.
+func (s *Store) ReserveTurn(ctx context.Context, tenantID, conversationID string, t conversation.Turn) (int, error) {
 	started := conversation.Turn{UserText: t.UserText, Status: conversation.TurnStreaming, Profile: t.Profile}
 	return s.AppendTurn(ctx, tenantID, conversationID, started)
 }
 
 // RetryTurn restarts the last turn when it failed or was interrupted.
-func (s *Store) RetryTurn(_ context.Context, tenantID, conversationID string) (conversation.Turn, error) {
-	k, err := scope(tenantID, conversationID)
+func (s *Store) RetryTurn(ctx context.Context, tenantID, conversationID string) (conversation.Turn, error) {
+	k, err := scope(ctx, tenantID, conversationID)
 	if err != nil {
 		return conversation.Turn{}, err
 	}
@@ -300,10 +392,11 @@ func (s *Store) RetryTurn(_ context.Context, tenantID, conversationID string) (c
 	return copyTurn(*last), nil
 }
 
-// FinishTurn stores the outcome of turn t.Number and merges activeNodes,
-// in one critical section.
-func (s *Store) FinishTurn(_ context.Context, tenantID, conversationID string, t conversation.Turn, activeNodes []string, maxNodes int) error {
-	k, err := scope(tenantID, conversationID)
+// FinishTurn stores the outcome of turn t.Number, gives the lease back,
+// adds the turn's tokens to the tenant's day and merges activeNodes, in
+// one critical section.
+func (s *Store) FinishTurn(ctx context.Context, tenantID, conversationID string, t conversation.Turn, activeNodes []string, maxNodes int) error {
+	k, err := scope(ctx, tenantID, conversationID)
 	if err != nil {
 		return err
 	}
@@ -329,7 +422,10 @@ func (s *Store) FinishTurn(_ context.Context, tenantID, conversationID string, t
 	stored.CreatedAt = r.turns[i].CreatedAt
 	stored.Metadata = metadata
 	r.turns[i] = stored
-	r.conversation.UpdatedAt = time.Now()
+	now := time.Now()
+	r.conversation.UpdatedAt = now
+	r.endLease(t.LeaseID)
+	s.usage[usageKey{k.tenantID, conversation.UsageDay(now)}] += int64(t.Usage.TotalTokens)
 	if len(activeNodes) > 0 {
 		var previous []string
 		if r.context != nil {

@@ -17,14 +17,16 @@ func TestStoreContract(t *testing.T) {
 	// One database for the whole contract: its tests use their own tenants.
 	// The pool is larger than in Lambda so the 50-way concurrency tests
 	// really run concurrently.
-	store := convpg.New(pgtest.NewMigratedPool(t, 25))
+	// The store signs in as the runtime role, under row-level security.
+	_, runtime := pgtest.NewRuntimePools(t, 25)
+	store := convpg.New(runtime)
 	storetest.Run(t, func(*testing.T) conversation.Store { return store })
 }
 
 // An unreadable context is reported in ContextErr; the conversation and
 // history still load (seed 000 §4.3).
 func TestUnreadableContextIsContextErr(t *testing.T) {
-	ctx := context.Background()
+	ctx := conversation.WithOwner(context.Background(), "u")
 	pool := pgtest.NewMigratedPool(t, 2)
 	store := convpg.New(pool)
 	tenant := uuid.NewString()
@@ -73,7 +75,7 @@ func TestUnreadableContextIsContextErr(t *testing.T) {
 // Rows of a deleted conversation go with it, and rows always carry the
 // conversation's tenant.
 func TestDeleteCascadesAndTenantColumns(t *testing.T) {
-	ctx := context.Background()
+	ctx := conversation.WithOwner(context.Background(), "u")
 	pool := pgtest.NewMigratedPool(t, 2)
 	store := convpg.New(pool)
 	tenant := uuid.NewString()

@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"context"
 	"errors"
 	"slices"
 	"sync"
@@ -12,24 +11,24 @@ import (
 	"regintel/shared/conversation"
 )
 
-// A started turn is visible with its question and number while it streams,
+// A reserved turn is visible with its question and number while it streams,
 // and FinishTurn completes it in place and merges its concepts.
 func testStartThenFinish(t *testing.T, s conversation.Store) {
-	ctx := context.Background()
+	ctx := userCtx
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
 	mustAppend(t, s, tenant, c.ID, conversation.Turn{UserText: "q1", AssistantText: "a1"})
 	profile := conversation.Profile{PersonaType: "employee", Jurisdictions: []string{"IE"}}
-	n, err := s.StartTurn(ctx, tenant, c.ID, conversation.Turn{UserText: "q2", AssistantText: "ignored", Profile: &profile})
+	n, err := s.ReserveTurn(ctx, tenant, c.ID, conversation.Turn{UserText: "q2", AssistantText: "ignored", Profile: &profile})
 	if err != nil || n != 2 {
-		t.Fatalf("StartTurn = %d, %v; want 2", n, err)
+		t.Fatalf("ReserveTurn = %d, %v; want 2", n, err)
 	}
 	st := mustLoad(t, s, tenant, c.ID, 5)
 	if len(st.History) != 2 || st.History[1].Status != conversation.TurnStreaming || st.History[1].UserText != "q2" || st.History[1].AssistantText != "" {
 		t.Fatalf("started turn stored as %+v", st.History)
 	}
 	if st.Conversation.Profile == nil || st.Conversation.Profile.PersonaType != "employee" {
-		t.Errorf("StartTurn did not remember the profile: %+v", st.Conversation.Profile)
+		t.Errorf("ReserveTurn did not remember the profile: %+v", st.Conversation.Profile)
 	}
 	finished := conversation.Turn{Number: n, UserText: "not stored", AssistantText: "a2", Status: conversation.TurnOK,
 		Provider: "openai", Model: "gpt-test", Usage: conversation.Usage{InputTokens: 3, OutputTokens: 2, TotalTokens: 5},
@@ -55,10 +54,10 @@ func testStartThenFinish(t *testing.T, s conversation.Store) {
 // FinishTurn takes a final status only, and a turn that is not there is
 // ErrNotFound, in this tenant as in another.
 func testFinishRefusals(t *testing.T, s conversation.Store) {
-	ctx := context.Background()
+	ctx := userCtx
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
-	n, err := s.StartTurn(ctx, tenant, c.ID, conversation.Turn{UserText: "q"})
+	n, err := s.ReserveTurn(ctx, tenant, c.ID, conversation.Turn{UserText: "q"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +81,7 @@ func testFinishRefusals(t *testing.T, s conversation.Store) {
 // streaming with its question and number, and a finished retry replaces
 // it: the conversation keeps its number of turns.
 func testRetryLastTurn(t *testing.T, s conversation.Store) {
-	ctx := context.Background()
+	ctx := userCtx
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
 	if _, err := s.RetryTurn(ctx, tenant, c.ID); !errors.Is(err, conversation.ErrNotRetryable) {
@@ -125,7 +124,7 @@ func testRetryLastTurn(t *testing.T, s conversation.Store) {
 
 // Concurrent retries of one failed turn: exactly one restarts it.
 func testConcurrentRetries(t *testing.T, s conversation.Store) {
-	ctx := context.Background()
+	ctx := userCtx
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
 	mustAppend(t, s, tenant, c.ID, conversation.Turn{UserText: "q", Status: conversation.TurnError})
