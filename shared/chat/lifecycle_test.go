@@ -230,8 +230,14 @@ func TestRetryRequestsAreChecked(t *testing.T) {
 	}
 }
 
-// reserveRefused is a store whose ReserveTurn fails, as during a short outage.
+// reserveRefused is a store that cannot store a turn's reservation, as
+// during a short outage: the start reserves nothing and ReserveTurn fails.
 type reserveRefused struct{ *convmem.Store }
+
+func (s reserveRefused) StartConversation(ctx context.Context, c conversation.Conversation, start conversation.TurnStart) (conversation.TurnState, error) {
+	start.Reserve = nil
+	return s.Store.StartConversation(ctx, c, start)
+}
 
 func (reserveRefused) ReserveTurn(context.Context, string, string, conversation.Turn) (int, error) {
 	return 0, errors.New("connection reset")

@@ -180,8 +180,12 @@ type TurnState struct {
 	HandoffErr error
 	// LeaseID is the turn lease StartTurn took ("" from LoadTurnState).
 	LeaseID string
-	// TenantTokensToday is set by StartTurn: the tenant's usage today.
+	// TenantTokensToday is set by StartTurn given a token limit: the
+	// tenant's usage today.
 	TenantTokensToday int64
+	// Reserved is the turn StartTurn reserved (its number and question,
+	// status TurnStreaming), nil when it reserved none.
+	Reserved *Turn
 }
 
 // Store is the whole persistence contract of a conversation: chat turns,

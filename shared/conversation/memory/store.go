@@ -146,8 +146,8 @@ func (s *Store) LoadTurnState(ctx context.Context, tenantID, conversationID stri
 	return r.turnState(historyTurns), nil
 }
 
-// StartTurn is LoadTurnState that also takes the turn lease and reads the
-// tenant's usage today, in the same critical section.
+// StartTurn is LoadTurnState that also takes the turn lease, reads the
+// tenant's usage today and reserves the turn, in the same critical section.
 func (s *Store) StartTurn(ctx context.Context, tenantID, conversationID string, start conversation.TurnStart) (conversation.TurnState, error) {
 	k, err := scope(ctx, tenantID, conversationID)
 	if err != nil {
@@ -163,15 +163,68 @@ func (s *Store) StartTurn(ctx context.Context, tenantID, conversationID string, 
 	if r.lease != nil && now.Before(r.lease.until) {
 		return conversation.TurnState{}, conversation.ErrTurnInProgress
 	}
-	leaseFor := start.LeaseFor
-	if leaseFor <= 0 {
-		leaseFor = conversation.DefaultTurnLease
-	}
-	r.lease = &turnLease{id: uuid.NewString(), until: now.Add(leaseFor)}
+	r.lease = &turnLease{id: uuid.NewString(), until: now.Add(leaseDuration(start.LeaseFor))}
 	state := r.turnState(start.HistoryTurns)
 	state.LeaseID = r.lease.id
-	state.TenantTokensToday = s.usage[usageKey{k.tenantID, conversation.UsageDay(now)}]
+	s.reserveStarted(k.tenantID, r, start, &state)
 	return state, nil
+}
+
+// reserveStarted reads the usage (given a limit) and reserves the turn
+// when asked, as the Postgres store does: not at the limit, not while a
+// context request is pending. The caller holds s.mu.
+func (s *Store) reserveStarted(tenant string, r *record, start conversation.TurnStart, state *conversation.TurnState) {
+	now := time.Now()
+	if start.DailyTokenLimit > 0 {
+		state.TenantTokensToday = s.usage[usageKey{tenant, conversation.UsageDay(now)}]
+		if state.TenantTokensToday >= start.DailyTokenLimit {
+			return
+		}
+	}
+	if r.handoffState().Pending != nil {
+		return
+	}
+	switch {
+	case start.Retry:
+		if restarted, ok := r.restartLast(now); ok {
+			state.Reserved = &restarted
+		}
+	case start.Reserve != nil:
+		reserved := r.append(conversation.Turn{UserText: start.Reserve.UserText, Status: conversation.TurnStreaming,
+			Profile: start.Reserve.Profile}, conversation.TurnMetadata{}, now)
+		state.Reserved = &reserved
+	}
+}
+
+// StartConversation creates c holding the lease and reserves its first
+// turn, unless the tenant reached start.DailyTokenLimit.
+func (s *Store) StartConversation(ctx context.Context, c conversation.Conversation, start conversation.TurnStart) (conversation.TurnState, error) {
+	if tenant, ok := canonical(c.TenantID); ok && start.DailyTokenLimit > 0 {
+		s.mu.Lock()
+		used := s.usage[usageKey{tenant, conversation.UsageDay(time.Now())}]
+		s.mu.Unlock()
+		if used >= start.DailyTokenLimit {
+			return conversation.TurnState{TenantTokensToday: used}, nil
+		}
+	}
+	created, err := s.CreateConversation(ctx, c)
+	if err != nil {
+		return conversation.TurnState{}, err
+	}
+	start.DailyTokenLimit = 0
+	state, err := s.StartTurn(conversation.WithOwner(ctx, c.OwnerID), c.TenantID, created.ID, start)
+	if err != nil {
+		return conversation.TurnState{}, err
+	}
+	state.Conversation = created
+	return state, nil
+}
+
+func leaseDuration(d time.Duration) time.Duration {
+	if d <= 0 {
+		return conversation.DefaultTurnLease
+	}
+	return d
 }
 
 // EndTurn gives back the lease if it is still leaseID.
@@ -252,6 +305,16 @@ func (s *Store) AppendTurn(ctx context.Context, tenantID, conversationID string,
 		return 0, conversation.ErrNotFound
 	}
 	now := time.Now()
+	stored := r.append(t, metadata, now)
+	r.endLease(t.LeaseID)
+	if t.Status != conversation.TurnStreaming {
+		s.usage[usageKey{k.tenantID, conversation.UsageDay(now)}] += int64(t.Usage.TotalTokens)
+	}
+	return stored.Number, nil
+}
+
+// append stores t under the next number; the caller holds s.mu.
+func (r *record) append(t conversation.Turn, metadata conversation.TurnMetadata, now time.Time) conversation.Turn {
 	r.conversation.LastTurnNumber++
 	r.conversation.UpdatedAt = now
 	if t.Profile != nil {
@@ -262,11 +325,7 @@ func (s *Store) AppendTurn(ctx context.Context, tenantID, conversationID string,
 	stored.CreatedAt = now
 	stored.Metadata = metadata
 	r.turns = append(r.turns, stored)
-	r.endLease(t.LeaseID)
-	if t.Status != conversation.TurnStreaming {
-		s.usage[usageKey{k.tenantID, conversation.UsageDay(now)}] += int64(t.Usage.TotalTokens)
-	}
-	return stored.Number, nil
+	return copyTurn(stored)
 }
 
 // MergeActiveNodes merges ids into activeNodeIds: an id seen again moves to
@@ -382,20 +441,30 @@ func (s *Store) RetryTurn(ctx context.Context, tenantID, conversationID string) 
 	if !ok {
 		return conversation.Turn{}, conversation.ErrNotFound
 	}
-	if len(r.turns) == 0 || !r.turns[len(r.turns)-1].Status.Retryable() {
+	restarted, ok := r.restartLast(time.Now())
+	if !ok {
 		return conversation.Turn{}, conversation.ErrNotRetryable
+	}
+	return restarted, nil
+}
+
+// restartLast puts the last turn back to streaming if it is retryable; the
+// caller holds s.mu.
+func (r *record) restartLast(now time.Time) (conversation.Turn, bool) {
+	if len(r.turns) == 0 || !r.turns[len(r.turns)-1].Status.Retryable() {
+		return conversation.Turn{}, false
 	}
 	last := &r.turns[len(r.turns)-1]
 	last.Status = conversation.TurnStreaming
 	last.AssistantText = ""
-	r.conversation.UpdatedAt = time.Now()
-	return copyTurn(*last), nil
+	r.conversation.UpdatedAt = now
+	return copyTurn(*last), true
 }
 
 // FinishTurn stores the outcome of turn t.Number, gives the lease back,
-// adds the turn's tokens to the tenant's day and merges activeNodes, in
-// one critical section.
-func (s *Store) FinishTurn(ctx context.Context, tenantID, conversationID string, t conversation.Turn, activeNodes []string, maxNodes int) error {
+// adds the turn's tokens to the tenant's day and applies f, in one
+// critical section.
+func (s *Store) FinishTurn(ctx context.Context, tenantID, conversationID string, t conversation.Turn, f conversation.TurnFinish) error {
 	k, err := scope(ctx, tenantID, conversationID)
 	if err != nil {
 		return err
@@ -426,15 +495,21 @@ func (s *Store) FinishTurn(ctx context.Context, tenantID, conversationID string,
 	r.conversation.UpdatedAt = now
 	r.endLease(t.LeaseID)
 	s.usage[usageKey{k.tenantID, conversation.UsageDay(now)}] += int64(t.Usage.TotalTokens)
-	if len(activeNodes) > 0 {
+	if len(f.ActiveNodes) > 0 {
 		var previous []string
 		if r.context != nil {
 			previous = r.context.ActiveNodeIDs
 		}
+		maxNodes := f.MaxNodes
 		if maxNodes <= 0 {
 			maxNodes = conversation.DefaultMaxActiveNodes
 		}
-		r.context = &conversation.Context{ActiveNodeIDs: mergeByRecency(previous, activeNodes, maxNodes)}
+		r.context = &conversation.Context{ActiveNodeIDs: mergeByRecency(previous, f.ActiveNodes, maxNodes)}
+	}
+	for i := range r.supplied {
+		if slices.Contains(f.UsedItems, r.supplied[i].ID) {
+			r.supplied[i].LastUsedAt = now
+		}
 	}
 	return nil
 }

@@ -117,7 +117,7 @@ func TestEachOperationIsOneRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("ReserveTurn")
-	if err := store.FinishTurn(ctx, tenant, c.ID, conversation.Turn{Number: n, Status: conversation.TurnError}, []string{"C"}, 3); err != nil {
+	if err := store.FinishTurn(ctx, tenant, c.ID, conversation.Turn{Number: n, Status: conversation.TurnError}, conversation.TurnFinish{ActiveNodes: []string{"C"}, MaxNodes: 3}); err != nil {
 		t.Fatal(err)
 	}
 	check("FinishTurn with concepts")
@@ -136,4 +136,32 @@ func TestEachOperationIsOneRoundTrip(t *testing.T) {
 		t.Fatalf("StartTurn = %+v, %v", started, err)
 	}
 	check("StartTurn")
+	if err := store.EndTurn(ctx, tenant, c.ID, started.LeaseID); err != nil {
+		t.Fatal(err)
+	}
+	tracer.take()
+
+	// Before the first byte, one round trip: the lease, the loads, the
+	// usage and the reservation.
+	turn, err := store.StartTurn(ctx, tenant, c.ID, conversation.TurnStart{HistoryTurns: 5, LeaseFor: time.Minute,
+		DailyTokenLimit: 1000, Reserve: &conversation.Turn{UserText: "q4", Profile: &profile}})
+	if err != nil || turn.Reserved == nil || turn.Reserved.Number != 4 {
+		t.Fatalf("StartTurn with a reservation = %+v, %v", turn, err)
+	}
+	check("StartTurn with a reservation")
+	// After the answer, one round trip: the outcome, usage, lease, concepts
+	// and used items.
+	finished := conversation.Turn{Number: 4, AssistantText: "a4", Status: conversation.TurnOK, LeaseID: turn.LeaseID,
+		Usage: conversation.Usage{TotalTokens: 9}}
+	if err := store.FinishTurn(ctx, tenant, c.ID, finished, conversation.TurnFinish{ActiveNodes: []string{"D"}, UsedItems: []string{uuid.NewString()}}); err != nil {
+		t.Fatal(err)
+	}
+	check("FinishTurn with concepts and used items")
+	// A new conversation: created with its first turn reserved, in one.
+	first, err := store.StartConversation(ctx, conversation.Conversation{TenantID: tenant, OwnerID: "u"},
+		conversation.TurnStart{DailyTokenLimit: 1000, Reserve: &conversation.Turn{UserText: "hello"}})
+	if err != nil || first.Reserved == nil {
+		t.Fatalf("StartConversation = %+v, %v", first, err)
+	}
+	check("StartConversation")
 }

@@ -15,7 +15,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -107,23 +106,9 @@ RETURNING ` + conversationColumns
 // CreateConversation inserts c. An empty c.ID gets a new uuid; a given one
 // must be a uuid not yet in use.
 func (s *Store) CreateConversation(ctx context.Context, c conversation.Conversation) (conversation.Conversation, error) {
-	if !isUUID(c.TenantID) {
-		return conversation.Conversation{}, ErrInvalidTenant
-	}
-	if c.OwnerID == "" {
-		return conversation.Conversation{}, conversation.ErrNoOwner
-	}
-	sc := callScope{tenant: c.TenantID, owner: c.OwnerID}
-	var id *string
-	if c.ID != "" {
-		if !isUUID(c.ID) {
-			return conversation.Conversation{}, errors.New("create conversation: id is not a uuid")
-		}
-		id = &c.ID
-	}
-	profile, err := encodeProfile(c.Profile)
+	sc, id, profile, err := newConversationParams(c)
 	if err != nil {
-		return conversation.Conversation{}, fmt.Errorf("create conversation: %w", err)
+		return conversation.Conversation{}, err
 	}
 	out, err := scanConversation(sc.queryRow(ctx, s.pool, insertConversation,
 		id, c.TenantID, c.OwnerID, c.Title, nonNil(c.Jurisdictions), c.Archived, profile), c.TenantID)
@@ -131,6 +116,30 @@ func (s *Store) CreateConversation(ctx context.Context, c conversation.Conversat
 		return conversation.Conversation{}, fmt.Errorf("create conversation: %w", err)
 	}
 	return out, nil
+}
+
+// newConversationParams checks c and returns its scope, its id parameter
+// (null: a new uuid) and its profile parameter.
+func newConversationParams(c conversation.Conversation) (callScope, *string, *string, error) {
+	if !isUUID(c.TenantID) {
+		return callScope{}, nil, nil, ErrInvalidTenant
+	}
+	if c.OwnerID == "" {
+		return callScope{}, nil, nil, conversation.ErrNoOwner
+	}
+	sc := callScope{tenant: c.TenantID, owner: c.OwnerID}
+	var id *string
+	if c.ID != "" {
+		if !isUUID(c.ID) {
+			return sc, nil, nil, errors.New("create conversation: id is not a uuid")
+		}
+		id = &c.ID
+	}
+	profile, err := encodeProfile(c.Profile)
+	if err != nil {
+		return sc, nil, nil, fmt.Errorf("create conversation: %w", err)
+	}
+	return sc, id, profile, nil
 }
 
 const selectConversation = `
@@ -158,142 +167,7 @@ WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid` + ofOwnedConversation
 // its failure (or an unreadable context_json) leaves the rest intact and is
 // reported in ContextErr.
 func (s *Store) LoadTurnState(ctx context.Context, tenantID, conversationID string, historyTurns int) (conversation.TurnState, error) {
-	return s.loadTurn(ctx, tenantID, conversationID, historyTurns, 0)
-}
-
-// StartTurn is LoadTurnState with the turn lease taken first and the
-// tenant's usage today read last, in the same batch. A usage read that
-// fails counts as no usage: the cap is additive, the turn is not.
-func (s *Store) StartTurn(ctx context.Context, tenantID, conversationID string, start conversation.TurnStart) (conversation.TurnState, error) {
-	leaseFor := start.LeaseFor
-	if leaseFor <= 0 {
-		leaseFor = conversation.DefaultTurnLease
-	}
-	return s.loadTurn(ctx, tenantID, conversationID, start.HistoryTurns, leaseFor)
-}
-
-// takeTurnLease takes the lease unless an unexpired one is held; no row
-// means it is held or the conversation is not the caller's.
-const takeTurnLease = `
-UPDATE conversations c
-SET turn_lease_id = gen_random_uuid(), turn_lease_until = now() + $3::bigint * interval '1 millisecond'
-WHERE c.tenant_id = $1::uuid AND c.id = $2::uuid AND ` + ownedConversation + `
-  AND (c.turn_lease_until IS NULL OR c.turn_lease_until <= now())
-RETURNING c.turn_lease_id::text`
-
-const selectTenantTokensToday = `
-SELECT coalesce(sum(total_tokens), 0) FROM tenant_daily_usage
-WHERE tenant_id = $1::uuid AND day = (now() AT TIME ZONE 'UTC')::date`
-
-// loadTurn loads a turn's state; with leaseFor > 0 it is StartTurn.
-func (s *Store) loadTurn(ctx context.Context, tenantID, conversationID string, historyTurns int, leaseFor time.Duration) (conversation.TurnState, error) {
-	sc, err := scope(ctx, tenantID, conversationID)
-	if err != nil {
-		return conversation.TurnState{}, err
-	}
-	historyTurns = max(historyTurns, 0)
-	leasing := leaseFor > 0
-
-	batch := sc.newBatch()
-	if leasing {
-		batch.Queue(takeTurnLease, tenantID, conversationID, leaseFor.Milliseconds())
-	}
-	batch.Queue(selectConversation, tenantID, conversationID)
-	batch.Queue(selectRecentTurns, tenantID, conversationID, historyTurns)
-	batch.Queue(selectContext, tenantID, conversationID)
-	queueHandoff(batch, tenantID, conversationID)
-	if leasing {
-		batch.Queue(selectTenantTokensToday, tenantID)
-	}
-	results, err := send(ctx, s.pool, batch)
-	if err != nil {
-		return conversation.TurnState{}, fmt.Errorf("load conversation: %w", err)
-	}
-	defer results.Close()
-
-	state := conversation.TurnState{Context: emptyContext()}
-	var leaseErr error
-	if leasing {
-		leaseErr = results.QueryRow().Scan(&state.LeaseID)
-	}
-	state.Conversation, err = scanConversation(results.QueryRow(), tenantID)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return conversation.TurnState{}, conversation.ErrNotFound
-	}
-	if err != nil {
-		return conversation.TurnState{}, fmt.Errorf("load conversation: %w", err)
-	}
-	switch {
-	case errors.Is(leaseErr, pgx.ErrNoRows):
-		return conversation.TurnState{}, conversation.ErrTurnInProgress
-	case leaseErr != nil:
-		return conversation.TurnState{}, fmt.Errorf("take turn lease: %w", leaseErr)
-	}
-
-	rows, err := results.Query()
-	if err != nil {
-		return conversation.TurnState{}, fmt.Errorf("load history: %w", err)
-	}
-	state.History, err = pgx.CollectRows(rows, scanTurn)
-	if err != nil {
-		return conversation.TurnState{}, fmt.Errorf("load history: %w", err)
-	}
-	if state.History == nil {
-		state.History = []conversation.Turn{}
-	}
-
-	var raw []byte
-	switch err := results.QueryRow().Scan(&raw); {
-	case errors.Is(err, pgx.ErrNoRows):
-		// No context yet: the empty context.
-	case err != nil:
-		state.ContextErr = fmt.Errorf("load conversation context: %w", err)
-	default:
-		loaded, err := decodeContext(raw)
-		if err != nil {
-			state.ContextErr = err
-		} else {
-			state.Context = loaded
-		}
-	}
-	if handoff, err := readHandoff(results, tenantID); err != nil {
-		state.HandoffErr = err
-	} else {
-		state.Handoff = &handoff
-	}
-	if leasing {
-		_ = results.QueryRow().Scan(&state.TenantTokensToday)
-	}
-	return state, nil
-}
-
-const endTurnLease = `
-UPDATE conversations c SET turn_lease_id = NULL, turn_lease_until = NULL
-WHERE c.tenant_id = $1::uuid AND c.id = $2::uuid AND ` + ownedConversation + ` AND c.turn_lease_id = $3::uuid`
-
-// EndTurn gives back the lease if it is still leaseID.
-func (s *Store) EndTurn(ctx context.Context, tenantID, conversationID, leaseID string) error {
-	sc, err := scope(ctx, tenantID, conversationID)
-	if err != nil || !isUUID(leaseID) {
-		return err
-	}
-	if _, err := sc.exec(ctx, s.pool, endTurnLease, tenantID, conversationID, leaseID); err != nil {
-		return fmt.Errorf("end turn: %w", err)
-	}
-	return nil
-}
-
-// TenantTokensToday returns the tenant's usage on the current UTC day.
-func (s *Store) TenantTokensToday(ctx context.Context, tenantID string) (int64, error) {
-	sc, err := scopeOf(ctx, tenantID)
-	if err != nil {
-		return 0, err
-	}
-	var tokens int64
-	if err := sc.queryRow(ctx, s.pool, selectTenantTokensToday, tenantID).Scan(&tokens); err != nil {
-		return 0, fmt.Errorf("tenant usage: %w", err)
-	}
-	return tokens, nil
+	return s.loadTurn(ctx, tenantID, conversationID, conversation.TurnStart{HistoryTurns: historyTurns}, "")
 }
 
 func scanTurn(row pgx.CollectableRow) (conversation.Turn, error) {
@@ -456,141 +330,4 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
-}
-
-// leaseParam is a lease id as a query parameter: null when there is none.
-func leaseParam(id string) *string {
-	if !isUUID(id) {
-		return nil
-	}
-	return &id
-}
-
-// ReserveTurn stores the question of a new turn, status streaming, under
-// the next number: the appendTurn statement with an empty answer, which
-// adds no tokens to the tenant's day.
-func (s *Store) ReserveTurn(ctx context.Context, tenantID, conversationID string, t conversation.Turn) (int, error) {
-	started := conversation.Turn{UserText: t.UserText, Status: conversation.TurnStreaming, Profile: t.Profile}
-	return s.AppendTurn(ctx, tenantID, conversationID, started)
-}
-
-const turnColumns = `turn_number, user_text, assistant_text, status, provider, model,
-       input_tokens, output_tokens, total_tokens, latency_ms, referenced_nodes, metadata, created_at`
-
-// retryTurn restarts the conversation's last turn if it failed or was
-// interrupted. The row lock makes a concurrent second retry see the
-// streaming status and match nothing.
-const retryTurn = `
-UPDATE conversation_turns
-SET status = 'streaming', assistant_text = ''
-WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid
-  AND turn_number = (SELECT c.last_turn_number FROM conversations c
-                     WHERE c.tenant_id = $1::uuid AND c.id = $2::uuid AND ` + ownedConversation + `)
-  AND status IN ('error', 'interrupted')
-RETURNING ` + turnColumns
-
-const conversationExists = `SELECT 1 FROM conversations c WHERE c.tenant_id = $1::uuid AND c.id = $2::uuid AND ` + ownedConversation
-
-// RetryTurn restarts the last turn when it failed or was interrupted. Only
-// a refusal costs a second round trip, to tell ErrNotFound from
-// ErrNotRetryable.
-func (s *Store) RetryTurn(ctx context.Context, tenantID, conversationID string) (conversation.Turn, error) {
-	sc, err := scope(ctx, tenantID, conversationID)
-	if err != nil {
-		return conversation.Turn{}, err
-	}
-	turns, err := query(ctx, s.pool, sc, scanTurn, retryTurn, tenantID, conversationID)
-	if err != nil {
-		return conversation.Turn{}, fmt.Errorf("retry turn: %w", err)
-	}
-	if len(turns) == 1 {
-		return turns[0], nil
-	}
-	var one int
-	switch err := sc.queryRow(ctx, s.pool, conversationExists, tenantID, conversationID).Scan(&one); {
-	case errors.Is(err, pgx.ErrNoRows):
-		return conversation.Turn{}, conversation.ErrNotFound
-	case err != nil:
-		return conversation.Turn{}, fmt.Errorf("retry turn: %w", err)
-	}
-	return conversation.Turn{}, conversation.ErrNotRetryable
-}
-
-// finishTurn stores a reserved turn's outcome, touches its conversation,
-// gives the turn lease $14 back and adds the turn's tokens to its tenant's
-// usage of the day.
-const finishTurn = `
-WITH finished AS (
-    UPDATE conversation_turns
-    SET assistant_text = $4, status = $5, provider = $6, model = $7,
-        input_tokens = $8::integer, output_tokens = $9::integer, total_tokens = $10::integer,
-        latency_ms = $11::bigint, referenced_nodes = $12::text[], metadata = $13::jsonb
-    WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid AND turn_number = $3::integer` + ofOwnedConversation + `
-    RETURNING tenant_id, conversation_id
-),
-touched AS (
-    UPDATE conversations c SET updated_at = now(),
-        turn_lease_until = CASE WHEN c.turn_lease_id = $14::uuid THEN NULL ELSE c.turn_lease_until END,
-        turn_lease_id = CASE WHEN c.turn_lease_id = $14::uuid THEN NULL ELSE c.turn_lease_id END
-    FROM finished
-    WHERE c.tenant_id = finished.tenant_id AND c.id = finished.conversation_id
-    RETURNING c.tenant_id
-),
-usage AS (
-    INSERT INTO tenant_daily_usage AS u (tenant_id, day, input_tokens, output_tokens, total_tokens, turns)
-    SELECT touched.tenant_id, (now() AT TIME ZONE 'UTC')::date, $8::integer, $9::integer, $10::integer, 1 FROM touched
-    ON CONFLICT (tenant_id, day) DO UPDATE SET
-        input_tokens = u.input_tokens + EXCLUDED.input_tokens,
-        output_tokens = u.output_tokens + EXCLUDED.output_tokens,
-        total_tokens = u.total_tokens + EXCLUDED.total_tokens,
-        turns = u.turns + 1,
-        updated_at = now()
-)
-SELECT 1 FROM touched`
-
-// FinishTurn stores the outcome of turn t.Number and, with activeNodes,
-// merges them into the context: both statements in one pipelined batch,
-// which Postgres runs as one implicit transaction.
-func (s *Store) FinishTurn(ctx context.Context, tenantID, conversationID string, t conversation.Turn, activeNodes []string, maxNodes int) error {
-	sc, err := scope(ctx, tenantID, conversationID)
-	if err != nil {
-		return err
-	}
-	if !t.Status.Valid() || t.Status == conversation.TurnStreaming {
-		return fmt.Errorf("finish turn: %q is not a final turn status", t.Status)
-	}
-	metadata, err := encodeMetadata(t.Metadata)
-	if err != nil {
-		return err
-	}
-	if maxNodes <= 0 {
-		maxNodes = conversation.DefaultMaxActiveNodes
-	}
-	batch := sc.newBatch()
-	batch.Queue(finishTurn, tenantID, conversationID, t.Number,
-		t.AssistantText, string(t.Status), t.Provider, t.Model,
-		t.Usage.InputTokens, t.Usage.OutputTokens, t.Usage.TotalTokens, t.LatencyMS,
-		nonNil(t.ReferencedNodes), metadata, leaseParam(t.LeaseID))
-	if len(activeNodes) > 0 {
-		batch.Queue(mergeActiveNodes, tenantID, conversationID, activeNodes, maxNodes)
-	}
-	results, err := send(ctx, s.pool, batch)
-	if err != nil {
-		return fmt.Errorf("finish turn: %w", err)
-	}
-	defer results.Close()
-	var one int
-	err = results.QueryRow().Scan(&one)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return conversation.ErrNotFound
-	}
-	if err != nil {
-		return fmt.Errorf("finish turn: %w", err)
-	}
-	if len(activeNodes) > 0 {
-		if err := results.QueryRow().Scan(&one); err != nil {
-			return fmt.Errorf("finish turn: merge active nodes: %w", err)
-		}
-	}
-	return results.Close()
 }

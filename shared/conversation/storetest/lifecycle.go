@@ -33,7 +33,7 @@ func testStartThenFinish(t *testing.T, s conversation.Store) {
 	finished := conversation.Turn{Number: n, UserText: "not stored", AssistantText: "a2", Status: conversation.TurnOK,
 		Provider: "openai", Model: "gpt-test", Usage: conversation.Usage{InputTokens: 3, OutputTokens: 2, TotalTokens: 5},
 		LatencyMS: 7, ReferencedNodes: []string{"TAX:IE:VAT"}, Metadata: conversation.TurnMetadata{QueryComposition: "kb"}}
-	if err := s.FinishTurn(ctx, tenant, c.ID, finished, []string{"TAX:IE:VAT"}, 0); err != nil {
+	if err := s.FinishTurn(ctx, tenant, c.ID, finished, conversation.TurnFinish{ActiveNodes: []string{"TAX:IE:VAT"}}); err != nil {
 		t.Fatalf("FinishTurn: %v", err)
 	}
 	st = mustLoad(t, s, tenant, c.ID, 5)
@@ -62,14 +62,14 @@ func testFinishRefusals(t *testing.T, s conversation.Store) {
 		t.Fatal(err)
 	}
 	for _, status := range []conversation.TurnStatus{conversation.TurnStreaming, "failed", ""} {
-		if err := s.FinishTurn(ctx, tenant, c.ID, conversation.Turn{Number: n, Status: status}, nil, 0); err == nil {
+		if err := s.FinishTurn(ctx, tenant, c.ID, conversation.Turn{Number: n, Status: status}, conversation.TurnFinish{}); err == nil {
 			t.Errorf("FinishTurn with status %q was accepted", status)
 		}
 	}
-	if err := s.FinishTurn(ctx, tenant, c.ID, conversation.Turn{Number: n + 1, Status: conversation.TurnOK}, nil, 0); !errors.Is(err, conversation.ErrNotFound) {
+	if err := s.FinishTurn(ctx, tenant, c.ID, conversation.Turn{Number: n + 1, Status: conversation.TurnOK}, conversation.TurnFinish{}); !errors.Is(err, conversation.ErrNotFound) {
 		t.Errorf("FinishTurn of a turn never started = %v, want ErrNotFound", err)
 	}
-	if err := s.FinishTurn(ctx, newTenant(), c.ID, conversation.Turn{Number: n, Status: conversation.TurnOK}, []string{"A"}, 0); !errors.Is(err, conversation.ErrNotFound) {
+	if err := s.FinishTurn(ctx, newTenant(), c.ID, conversation.Turn{Number: n, Status: conversation.TurnOK}, conversation.TurnFinish{ActiveNodes: []string{"A"}}); !errors.Is(err, conversation.ErrNotFound) {
 		t.Errorf("FinishTurn from another tenant = %v, want ErrNotFound", err)
 	}
 	if st := mustLoad(t, s, tenant, c.ID, 5); st.History[0].Status != conversation.TurnStreaming || len(st.Context.ActiveNodeIDs) != 0 {
@@ -113,7 +113,7 @@ func testRetryLastTurn(t *testing.T, s conversation.Store) {
 	if _, err := s.RetryTurn(ctx, tenant, c.ID); !errors.Is(err, conversation.ErrNotRetryable) {
 		t.Errorf("second retry while the first streams = %v, want ErrNotRetryable", err)
 	}
-	if err := s.FinishTurn(ctx, tenant, c.ID, conversation.Turn{Number: 3, AssistantText: "whole", Status: conversation.TurnOK}, nil, 0); err != nil {
+	if err := s.FinishTurn(ctx, tenant, c.ID, conversation.Turn{Number: 3, AssistantText: "whole", Status: conversation.TurnOK}, conversation.TurnFinish{}); err != nil {
 		t.Fatal(err)
 	}
 	st := mustLoad(t, s, tenant, c.ID, 10)

@@ -45,6 +45,11 @@ func Run(t *testing.T, newStore func(t *testing.T) conversation.Store) {
 		{"OneTurnAtATime", testTurnLease},
 		{"TenantUsagePerDay", testTenantUsage},
 		{"FinishEndsTheTurn", testFinishEndsTheTurn},
+		{"StartReservesTheTurn", testStartReserves},
+		{"StartWithoutReservation", testStartWithoutReservation},
+		{"StartRetriesTheFailedTurn", testStartRetries},
+		{"StartConversationReservesItsFirstTurn", testStartConversation},
+		{"FinishTouchesUsedItems", testFinishTouchesUsedItems},
 		// Context handoff.
 		{"RequestCreatedPendingAndLoaded", testRequestLifecycle},
 		{"RequestsAreTenantAndConversationScoped", testRequestIsolation},

@@ -73,7 +73,7 @@ func testTenantUsage(t *testing.T, s conversation.Store) {
 	if n, err := s.TenantTokensToday(userCtx, newTenant()); err != nil || n != 0 {
 		t.Errorf("another tenant's usage: %d, %v; want 0", n, err)
 	}
-	st, err := s.StartTurn(userCtx, tenant, a.ID, conversation.TurnStart{HistoryTurns: 5, LeaseFor: time.Minute})
+	st, err := s.StartTurn(userCtx, tenant, a.ID, conversation.TurnStart{HistoryTurns: 5, LeaseFor: time.Minute, DailyTokenLimit: 1000})
 	if err != nil || st.TenantTokensToday != 15 {
 		t.Errorf("StartTurn reports usage %d (%v), want 15", st.TenantTokensToday, err)
 	}
@@ -102,7 +102,7 @@ func testFinishEndsTheTurn(t *testing.T, s conversation.Store) {
 	}
 	finished := conversation.Turn{Number: n, AssistantText: "a", Status: conversation.TurnOK,
 		Usage: conversation.Usage{InputTokens: 8, OutputTokens: 4, TotalTokens: 12}, LeaseID: st.LeaseID}
-	if err := s.FinishTurn(userCtx, tenant, c.ID, finished, nil, 0); err != nil {
+	if err := s.FinishTurn(userCtx, tenant, c.ID, finished, conversation.TurnFinish{}); err != nil {
 		t.Fatal(err)
 	}
 	if used, err := s.TenantTokensToday(userCtx, tenant); err != nil || used != 12 {
