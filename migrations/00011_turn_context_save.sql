@@ -29,8 +29,7 @@ BEGIN
     IF cardinality(p_used) > 0 THEN
         UPDATE supplied_context_items i SET last_used_at = now()
         WHERE i.tenant_id = p_tenant AND i.conversation_id = p_conversation AND i.id = ANY (p_used)
-          AND EXISTS (SELECT 1 FROM conversations c
-                      WHERE c.tenant_id = p_tenant AND c.id = p_conversation AND c.owner_id = regintel_scope_owner());
+          AND i.owner_id = regintel_scope_owner();
     END IF;
     RETURN NULL;
 EXCEPTION WHEN OTHERS THEN

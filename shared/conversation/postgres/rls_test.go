@@ -138,3 +138,37 @@ func TestRuntimeRoleCannotBypassRowLevelSecurity(t *testing.T) {
 		t.Errorf("tables with tenant_id and no forced row level security: %v (%v)", unprotected, err)
 	}
 }
+
+// The policies compare the rows' own columns: a policy with a subquery (the
+// conversation looked up for every row) made each statement of a turn
+// costlier to plan and to run. Rows tied to a conversation carry its
+// owner, whatever an insert says.
+func TestPoliciesCompareColumnsOnly(t *testing.T) {
+	ctx := context.Background()
+	owner, runtime := pgtest.NewRuntimePools(t, 1)
+	rows, err := owner.Query(ctx, `SELECT tablename || '.' || policyname FROM pg_policies
+		WHERE schemaname = 'public' AND (qual ILIKE '%select%' OR with_check ILIKE '%select%')`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withSubqueries, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil || len(withSubqueries) != 0 {
+		t.Errorf("policies with a subquery: %v (%v)", withSubqueries, err)
+	}
+
+	store := convpg.New(runtime)
+	tenant := uuid.NewString()
+	asU := conversation.WithOwner(ctx, "u")
+	c, err := store.CreateConversation(asU, conversation.Conversation{TenantID: tenant, OwnerID: "u"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := owner.Exec(ctx, `INSERT INTO conversation_turns (tenant_id, conversation_id, owner_id, turn_number, user_text)
+		VALUES ($1::uuid, $2::uuid, 'someone-else', 1, 'q')`, tenant, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.LoadTurnState(asU, tenant, c.ID, 5)
+	if err != nil || len(st.History) != 1 {
+		t.Fatalf("the conversation's owner sees %+v, %v; want its one turn", st.History, err)
+	}
+}

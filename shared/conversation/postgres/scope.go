@@ -20,10 +20,10 @@ const setScope = `SELECT set_config('regintel.tenant_id', $1::text, true), set_c
 // written into the store's queries as well as enforced by the policies.
 const ownedConversation = `c.owner_id = regintel_scope_owner()`
 
-// ofOwnedConversation limits rows of a child table (with tenant_id and
-// conversation_id) to those of a conversation the caller owns.
-const ofOwnedConversation = ` AND EXISTS (SELECT 1 FROM conversations c
-    WHERE c.tenant_id = $1::uuid AND c.id = $2::uuid AND ` + ownedConversation + `)`
+// ofOwnedConversation limits rows of a table tied to a conversation to
+// those of a conversation the caller owns: such rows carry their
+// conversation's owner_id.
+const ofOwnedConversation = ` AND owner_id = regintel_scope_owner()`
 
 // callScope is the tenant and owner of one store call.
 type callScope struct{ tenant, owner string }
