@@ -35,9 +35,9 @@ func (e *Engine) checkDailyLimit(usedToday int64) error {
 	return &DailyLimitError{RetryAfter: midnight.Sub(now)}
 }
 
-// checkTenantUsage applies the cap to a turn that loads no conversation (a
-// new or stateless one): only then, and only with a cap, is usage read on
-// its own. A failed read does not refuse the turn.
+// checkTenantUsage applies the cap to a stateless turn, which starts no
+// conversation turn in the store: only then, and only with a cap, is
+// usage read on its own. A failed read does not refuse the turn.
 func (e *Engine) checkTenantUsage(ctx context.Context, tenantID string, log *slog.Logger) error {
 	if e.cfg.DailyTokenLimit <= 0 {
 		return nil

@@ -112,7 +112,10 @@ func (e *Engine) Prepare(ctx context.Context, req Request) (*Turn, error) {
 	var err error
 	switch {
 	case req.Stateless:
-		return t, e.checkTenantUsage(ctx, req.TenantID, log)
+		if err := e.checkTenantUsage(ctx, req.TenantID, log); err != nil {
+			return nil, err
+		}
+		return t, nil
 	case req.ConversationID == "":
 		err = t.create(ctx, log)
 	default:
