@@ -1,8 +1,9 @@
 // Command migrate is the Lambda function that applies the Postgres schema
 // migrations, and the graph schema when the graph is reachable; the deploy
 // runs it as a CDK Trigger. In AWS it signs in with the master secret
-// (DB_SECRET_ARN) and grants the runtime role DB_APP_USER. Settings: the
-// database, the graph and those two; see shared/config.
+// (DB_SECRET_ARN), grants the runtime role DB_APP_USER and the sweep's role
+// DB_SWEEP_USER. Settings: the database, the graph and those three; see
+// shared/config.
 package main
 
 import (
@@ -44,7 +45,7 @@ func build(ctx context.Context, cfg config.Config, log *slog.Logger) (*dbsetup.H
 		return nil, errors.New("migrate: set DATABASE_URL or DB_HOST")
 	}
 	db := app.PostgresConfig(cfg.Postgres)
-	h := &dbsetup.Handler{Database: db, AppRole: cfg.Migrate.AppUser}
+	h := &dbsetup.Handler{Database: db, AppRole: cfg.Migrate.AppUser, SweepRole: cfg.Migrate.SweepUser}
 	if arn := cfg.Migrate.DBSecretARN; arn != "" {
 		// Read at each sign-in attempt, not at cold start: the secret may
 		// be rotated between two attempts.

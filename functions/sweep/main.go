@@ -3,6 +3,10 @@
 // for RETENTION_DAYS (default 30) and expires overdue context requests,
 // logging the counts as JSON.
 //
+// It must sign in as the sweep's own role (the one the migrate function
+// creates from DB_SWEEP_USER): row-level security shows the runtime role
+// one tenant at a time, so as that role a sweep finds nothing.
+//
 // Settings: the database (DATABASE_URL or DB_HOST and the rest) and
 // RETENTION_DAYS; see shared/config.
 package main

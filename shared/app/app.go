@@ -77,7 +77,7 @@ func Build(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 	a.Engine = chat.New(chat.Deps{Store: store, Graph: graphStore, Provider: provider, Concepts: concepts, Log: log, Sheet: sheet},
 		chat.Config{Model: cfg.LLM.Model, HistoryTurns: cfg.Chat.HistoryTurns, MaxActiveNodes: cfg.Chat.MaxActiveNodes,
 			TokenBudget: cfg.Chat.TokenBudget, ContextRequestTTL: cfg.Chat.ContextRequestTTL, PIIRedaction: cfg.Chat.PIIRedaction,
-			Tools: cfg.LLM.Tools, MaxModelCalls: cfg.LLM.MaxCalls})
+			Tools: cfg.LLM.Tools, MaxModelCalls: cfg.LLM.MaxCalls, DailyTokenLimit: cfg.Chat.DailyTokenLimit})
 	routes := httpapi.Routes()
 	a.Handler = httpapi.CORS(cfg.Chat.CORSOrigins, routes)(httpapi.New(httpapi.Options{
 		Auth: authenticator, Engine: a.Engine, Conversations: store,

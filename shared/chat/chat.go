@@ -48,6 +48,11 @@ type Config struct {
 	Tools string
 	// MaxModelCalls bounds the model calls of one turn's tool loop (default 3).
 	MaxModelCalls int
+	// TurnLease is how long a turn holds its conversation against a second
+	// one (default conversation.DefaultTurnLease).
+	TurnLease time.Duration
+	// DailyTokenLimit caps a tenant's model tokens per UTC day (0: no cap).
+	DailyTokenLimit int
 }
 
 func (c Config) withDefaults() Config {
@@ -80,6 +85,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxModelCalls <= 0 {
 		c.MaxModelCalls = 3
+	}
+	if c.TurnLease <= 0 {
+		c.TurnLease = conversation.DefaultTurnLease
 	}
 	return c
 }

@@ -337,7 +337,7 @@ func TestGuardRejectedConceptAppearsNowhere(t *testing.T) {
 		t.Fatalf("referencedNodes %v", res.Metadata.ReferencedNodes)
 	}
 	blob, _ := json.Marshal(res.Metadata)
-	state, err := h.store.LoadTurnState(context.Background(), tenantA, *res.Metadata.ConversationID, 5)
+	state, err := h.store.LoadTurnState(conversation.WithOwner(context.Background(), "user-1"), tenantA, *res.Metadata.ConversationID, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -408,11 +408,11 @@ func TestModelFailureKeepsThePartialAnswer(t *testing.T) {
 	if res.Status != "error" || names[len(names)-2] != chat.EventError || names[len(names)-1] != chat.EventDone {
 		t.Fatalf("status %q events %v", res.Status, names)
 	}
-	convs, err := h.store.ListConversations(context.Background(), tenantA, conversation.ListQuery{OwnerID: "user-1"})
+	convs, err := h.store.ListConversations(conversation.WithOwner(context.Background(), "user-1"), tenantA, conversation.ListQuery{})
 	if err != nil || len(convs.Conversations) != 1 {
 		t.Fatalf("list: %v %+v", err, convs)
 	}
-	state, _ := h.store.LoadTurnState(context.Background(), tenantA, convs.Conversations[0].ID, 5)
+	state, _ := h.store.LoadTurnState(conversation.WithOwner(context.Background(), "user-1"), tenantA, convs.Conversations[0].ID, 5)
 	if len(state.History) != 1 || state.History[0].AssistantText != "The rate is " || state.History[0].Status == conversation.TurnOK {
 		t.Fatalf("stored %+v", state.History)
 	}

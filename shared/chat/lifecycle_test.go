@@ -31,7 +31,7 @@ func startOf(t *testing.T, s *sink) chat.Start {
 
 func (h *harness) history(conversationID string) []conversation.Turn {
 	h.t.Helper()
-	state, err := h.store.LoadTurnState(context.Background(), tenantA, conversationID, 10)
+	state, err := h.store.LoadTurnState(conversation.WithOwner(context.Background(), "user-1"), tenantA, conversationID, 10)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -230,17 +230,23 @@ func TestRetryRequestsAreChecked(t *testing.T) {
 	}
 }
 
-// startRefused is a store whose StartTurn fails, as during a short outage.
-type startRefused struct{ *convmem.Store }
+// reserveRefused is a store that cannot store a turn's reservation, as
+// during a short outage: the start reserves nothing and ReserveTurn fails.
+type reserveRefused struct{ *convmem.Store }
 
-func (startRefused) StartTurn(context.Context, string, string, conversation.Turn) (int, error) {
+func (s reserveRefused) StartConversation(ctx context.Context, c conversation.Conversation, start conversation.TurnStart) (conversation.TurnState, error) {
+	start.Reserve = nil
+	return s.Store.StartConversation(ctx, c, start)
+}
+
+func (reserveRefused) ReserveTurn(context.Context, string, string, conversation.Turn) (int, error) {
 	return 0, errors.New("connection reset")
 }
 
 // A turn whose start cannot be stored still answers, and is stored whole
 // when it ends: the start event has no number, the metadata has one.
 func TestTurnWhoseStartFailsIsStoredAtTheEnd(t *testing.T) {
-	store := startRefused{convmem.New()}
+	store := reserveRefused{convmem.New()}
 	h := newHarness(t, "responses", func(d *chat.Deps, _ *chat.Config) { d.Store = store })
 	h.store = store.Store
 	h.srv.Enqueue(llmtest.TextScript("Answer."))
@@ -249,7 +255,7 @@ func TestTurnWhoseStartFailsIsStoredAtTheEnd(t *testing.T) {
 	if res.Status != "ok" || start.ConversationID == nil || start.TurnNumber != nil || res.Metadata.TurnNumber == nil || *res.Metadata.TurnNumber != 1 {
 		t.Fatalf("status %q start %+v metadata turn %v", res.Status, start, res.Metadata.TurnNumber)
 	}
-	state, err := store.LoadTurnState(context.Background(), tenantA, *start.ConversationID, 5)
+	state, err := store.LoadTurnState(conversation.WithOwner(context.Background(), "user-1"), tenantA, *start.ConversationID, 5)
 	if err != nil || len(state.History) != 1 || state.History[0].Status != conversation.TurnOK || state.History[0].AssistantText != "Answer." ||
 		state.Conversation.Profile == nil || state.Conversation.Profile.Jurisdictions[0] != "IE" {
 		t.Fatalf("stored %+v, %v", state, err)

@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"slices"
 	"time"
@@ -55,12 +56,11 @@ func (t *Turn) save(ctx context.Context, out *conversed, fitted prompt.Fitted, l
 		Provider: e.provider.Name(), Model: e.cfg.Model,
 		Usage:     out.usage,
 		LatencyMS: s.metadata.LatencyMS, ReferencedNodes: ids, Metadata: s.metadata.TurnMetadata,
-		Profile: t.sentProfile(),
-	}, ids, log)
+		Profile: t.sentProfile(), LeaseID: t.state.LeaseID,
+	}, conversation.TurnFinish{ActiveNodes: ids, MaxNodes: e.cfg.MaxActiveNodes, UsedItems: fitted.SuppliedIDs}, log)
 	if s.number > 0 {
 		s.metadata.TurnNumber = &s.number
 	}
-	t.touchSupplied(ctx, fitted.SuppliedIDs, log)
 	return s
 }
 
@@ -133,11 +133,11 @@ func (t *Turn) publishConcepts(ctx context.Context, concepts []concept.Concept, 
 	}
 }
 
-// store saves the turn and merges its concepts into the context: the
-// started turn is finished in place, with the merge in the same round
-// trip; a turn whose start was not stored is appended now. It returns the
+// store saves the turn with its context (concepts merged, used items
+// marked): the reserved turn is finished in place, all in one round trip;
+// a turn whose reservation was not stored is appended now. It returns the
 // turn number, or 0 when nothing was stored.
-func (t *Turn) store(ctx context.Context, turn conversation.Turn, ids []string, log *slog.Logger) int {
+func (t *Turn) store(ctx context.Context, turn conversation.Turn, f conversation.TurnFinish, log *slog.Logger) int {
 	if !t.persist {
 		return 0
 	}
@@ -147,10 +147,14 @@ func (t *Turn) store(ctx context.Context, turn conversation.Turn, ids []string, 
 	defer cancel()
 	if t.number > 0 {
 		turn.Number = t.number
-		if err := e.store.FinishTurn(sctx, tenant, conv, turn, ids, e.cfg.MaxActiveNodes); err != nil {
+		err := e.store.FinishTurn(sctx, tenant, conv, turn, f)
+		switch {
+		case errors.Is(err, conversation.ErrContextNotSaved):
+			t.contextNotSaved(f, err, log)
+		case err != nil:
 			log.Error("save turn failed", "err", err)
 			t.warn("This turn could not be saved to the conversation history.")
-			if len(ids) > 0 {
+			if len(f.ActiveNodes) > 0 {
 				t.warn("Conversation context could not be updated; later turns may not recall this answer's concepts.")
 			}
 		}
@@ -162,13 +166,26 @@ func (t *Turn) store(ctx context.Context, turn conversation.Turn, ids []string, 
 		t.warn("This turn could not be saved to the conversation history.")
 		number = 0
 	}
-	if len(ids) > 0 {
-		if err := e.store.MergeActiveNodes(sctx, tenant, conv, ids, e.cfg.MaxActiveNodes); err != nil {
-			log.Error("save conversation context failed", "err", err)
-			t.warn("Conversation context could not be updated; later turns may not recall this answer's concepts.")
+	if len(f.ActiveNodes) > 0 {
+		if err := e.store.MergeActiveNodes(sctx, tenant, conv, f.ActiveNodes, f.MaxNodes); err != nil {
+			t.contextNotSaved(f, err, log)
 		}
 	}
+	t.touchSupplied(ctx, f.UsedItems, log)
 	return number
+}
+
+// contextNotSaved reports a context that was not updated: a warning when
+// the turn had concepts to remember, a log line either way.
+func (t *Turn) contextNotSaved(f conversation.TurnFinish, err error, log *slog.Logger) {
+	if len(f.ActiveNodes) == 0 {
+		if len(f.UsedItems) > 0 {
+			log.Warn("mark supplied context used failed", "err", err)
+		}
+		return
+	}
+	log.Error("save conversation context failed", "err", err)
+	t.warn("Conversation context could not be updated; later turns may not recall this answer's concepts.")
 }
 
 // close sends the closing events: the error, or the late warnings, the

@@ -106,57 +106,103 @@ func (e *Engine) Prepare(ctx context.Context, req Request) (*Turn, error) {
 		return nil, err
 	}
 	req.Profile, _ = req.Profile.Validate() // normalised: upper-case codes, no repeats
+	ctx = conversation.WithOwner(ctx, req.UserID)
 	t := &Turn{e: e, req: req, started: time.Now(), question: req.Message}
-	if req.Stateless {
-		return t, nil
-	}
 	log := e.log.With("request_id", req.RequestID)
-	if req.ConversationID == "" {
-		if err := t.create(ctx, log); err != nil {
+	var err error
+	switch {
+	case req.Stateless:
+		if err := e.checkTenantUsage(ctx, req.TenantID, log); err != nil {
 			return nil, err
 		}
-		return t, t.reserve(ctx, log)
+		return t, nil
+	case req.ConversationID == "":
+		err = t.create(ctx, log)
+	default:
+		err = t.load(ctx, log)
 	}
+	if err == nil {
+		err = t.reserve(ctx, log)
+	}
+	if err != nil {
+		t.endTurn(ctx, log)
+		return nil, err
+	}
+	return t, nil
+}
+
+// turnStart is what the turn's start asks of the store: a plain message
+// or a retry is reserved in the same round trip as the load; a supply is
+// settled first, since it may stop the turn or change its question.
+func (t *Turn) turnStart() conversation.TurnStart {
+	e := t.e
+	start := conversation.TurnStart{HistoryTurns: e.cfg.HistoryTurns, LeaseFor: e.cfg.TurnLease,
+		DailyTokenLimit: int64(max(e.cfg.DailyTokenLimit, 0))}
+	switch {
+	case t.req.Supply != nil:
+	case t.req.Retry:
+		start.Retry = true
+	default:
+		start.Reserve = &conversation.Turn{UserText: e.storedText(t.question), Profile: t.sentProfile()}
+	}
+	return start
+}
+
+// load starts the turn of an existing conversation: its state, its lease,
+// the tenant's usage and (see turnStart) its reservation in one round trip;
+// then the daily cap and the handoff are settled.
+func (t *Turn) load(ctx context.Context, log *slog.Logger) error {
+	e, req := t.e, t.req
 	sctx, cancel := e.storeCtx(ctx)
 	defer cancel()
-	state, err := e.store.LoadTurnState(sctx, req.TenantID, req.ConversationID, e.cfg.HistoryTurns)
+	state, err := e.store.StartTurn(sctx, req.TenantID, req.ConversationID, t.turnStart())
 	switch {
 	case errors.Is(err, conversation.ErrNotFound):
-		return nil, ErrNotFound
+		return ErrNotFound
+	case errors.Is(err, conversation.ErrTurnInProgress):
+		return ErrTurnInProgress
 	case err != nil:
 		if req.Supply != nil || req.Retry {
 			// A supply that cannot be stored must not be acknowledged, and
 			// a retry cannot know its question.
-			return nil, err
+			return err
 		}
 		log.Error("load conversation failed; answering without history or context", "err", err)
 		t.warn("Conversation history and context are unavailable; this answer does not use earlier turns.")
 		t.state.Conversation = conversation.Conversation{ID: req.ConversationID, TenantID: req.TenantID}
 		t.persist = true // the save may still succeed once storage is back
-		return t, nil
+		return nil
 	}
 	if state.ContextErr != nil {
 		log.Error("load conversation context failed; using the empty context", "err", state.ContextErr)
 		t.warn("Conversation context is unavailable; earlier concepts are not in this answer's prompt.")
 		state.Context = conversation.Context{}
 	}
-	t.state = state
-	t.persist = true
-	if err := t.settleHandoff(ctx, log); err != nil {
-		return nil, err
+	t.setState(state)
+	if err := e.checkDailyLimit(state.TenantTokensToday); err != nil {
+		return err
 	}
-	if err := t.reserve(ctx, log); err != nil {
-		return nil, err
-	}
-	return t, nil
+	return t.settleHandoff(ctx, log)
 }
 
-// reserve takes the turn's number before the answer streams: a retry
-// restarts the failed turn (ErrNotRetryable if the last turn did not fail),
-// any other turn stores its question. A turn whose start cannot be stored
-// still runs, and is appended when it ends.
+// setState keeps the started turn's state and the turn it reserved.
+func (t *Turn) setState(state conversation.TurnState) {
+	t.state = state
+	t.persist = true
+	if r := state.Reserved; r != nil {
+		t.number = r.Number
+		if t.req.Retry {
+			t.retried, t.question = true, r.UserText
+		}
+	}
+}
+
+// reserve takes the turn's number before the answer streams, unless its
+// start did: a retry restarts the failed turn (ErrNotRetryable if the last
+// turn did not fail), any other turn stores its question. A turn whose
+// reservation cannot be stored still runs, and is appended when it ends.
 func (t *Turn) reserve(ctx context.Context, log *slog.Logger) error {
-	if !t.persist {
+	if !t.persist || t.number > 0 {
 		return nil
 	}
 	e := t.e
@@ -171,7 +217,7 @@ func (t *Turn) reserve(ctx context.Context, log *slog.Logger) error {
 		t.number, t.retried, t.question = failed.Number, true, failed.UserText
 		return nil
 	}
-	n, err := e.store.StartTurn(sctx, tenant, conv, conversation.Turn{UserText: e.storedText(t.question), Profile: t.sentProfile()})
+	n, err := e.store.ReserveTurn(sctx, tenant, conv, conversation.Turn{UserText: e.storedText(t.question), Profile: t.sentProfile()})
 	if err != nil {
 		log.Error("start turn failed; the turn is stored when it ends", "err", err)
 		return nil
@@ -193,8 +239,10 @@ func (t *Turn) start() Start {
 	return s
 }
 
-// create starts the conversation, remembering the request's profile. A
-// storage outage does not fail the turn: it answers without saving.
+// create starts the conversation, remembering the request's profile, with
+// its lease and (see turnStart) its first turn reserved in one round trip.
+// At the tenant's daily cap nothing is created. A storage outage does not
+// fail the turn: it answers without saving.
 func (t *Turn) create(ctx context.Context, log *slog.Logger) error {
 	e, req := t.e, t.req
 	sctx, cancel := e.storeCtx(ctx)
@@ -204,14 +252,23 @@ func (t *Turn) create(ctx context.Context, log *slog.Logger) error {
 	if t.profileSent() {
 		c.Profile = &req.Profile
 	}
-	conv, err := e.store.CreateConversation(sctx, c)
+	start := t.turnStart()
+	if start.Reserve != nil {
+		start.Reserve.Profile = nil // stored with the conversation
+	}
+	state, err := e.store.StartConversation(sctx, c, start)
+	if err == nil && state.Conversation.ID == "" {
+		if err := e.checkDailyLimit(state.TenantTokensToday); err != nil {
+			return err
+		}
+		err = errors.New("start conversation: nothing was created")
+	}
 	if err != nil {
 		log.Error("create conversation failed; answering without saving", "err", err)
 		t.warn("This conversation could not be saved; the answer will not be remembered.")
 		return nil
 	}
-	t.state.Conversation = conv
-	t.persist = true
+	t.setState(state)
 	if req.Supply != nil {
 		return t.supplyUnasked(ctx, log)
 	}
@@ -249,6 +306,7 @@ func titleFrom(message string) string {
 // returns once the turn is stored and "done" was sent.
 func (t *Turn) Stream(ctx context.Context, sink Sink) Result {
 	log := t.e.log.With("request_id", t.req.RequestID)
+	ctx = conversation.WithOwner(ctx, t.req.UserID)
 	_ = sink.Event(EventStart, t.start())
 	grounding := t.ground(ctx, log)
 	tools := t.tools()

@@ -128,6 +128,9 @@ type Chat struct {
 	// detail counts as current.
 	Freshness   time.Duration
 	CORSOrigins []string // CORS_ORIGINS, comma-separated
+	// DailyTokenLimit (TENANT_DAILY_TOKEN_LIMIT) caps the model tokens a
+	// tenant's turns may use per UTC day; zero (unset) is no cap.
+	DailyTokenLimit int
 }
 
 // Retention is the sweep's policy.
@@ -141,6 +144,7 @@ type Retention struct {
 type Migrate struct {
 	DBSecretARN string // DB_SECRET_ARN: the master user's secret
 	AppUser     string // DB_APP_USER: the runtime role to create and grant
+	SweepUser   string // DB_SWEEP_USER: the retention sweep's role to create and grant
 }
 
 // FromEnv reads the configuration and checks it is coherent. On error the
@@ -165,7 +169,7 @@ func FromEnv() (Config, error) {
 	c.Queues = Queues{ConceptsURL: r.str("CONCEPTS_QUEUE_URL", ""), EnrichmentURL: r.str("ENRICHMENT_QUEUE_URL", "")}
 	c.Chat = readChat(r)
 	c.Retention = Retention{MaxIdle: r.days("RETENTION_DAYS", 30)}
-	c.Migrate = Migrate{DBSecretARN: r.str("DB_SECRET_ARN", ""), AppUser: r.str("DB_APP_USER", "")}
+	c.Migrate = Migrate{DBSecretARN: r.str("DB_SECRET_ARN", ""), AppUser: r.str("DB_APP_USER", ""), SweepUser: r.str("DB_SWEEP_USER", "")}
 	return c, r.err
 }
 
@@ -247,6 +251,7 @@ func readChat(r *reader) Chat {
 		PromptSheetsDir:   r.str("PROMPT_SHEETS_DIR", ""),
 		Freshness:         r.days("ENRICHMENT_FRESHNESS_DAYS", 30),
 		CORSOrigins:       r.list("CORS_ORIGINS"),
+		DailyTokenLimit:   r.int("TENANT_DAILY_TOKEN_LIMIT", 0, 0, maxInt),
 	}
 	if c.TokenBudget != 0 && c.TokenBudget < 1000 {
 		r.fail(fmt.Errorf("CONTEXT_TOKEN_BUDGET=%d: use at least 1000 tokens (or leave it unset)", c.TokenBudget))

@@ -17,7 +17,7 @@ func clearEnv(t *testing.T) {
 		"DEV_TENANT_ID", "DEV_USER_ID", "CONCEPTS_QUEUE_URL", "ENRICHMENT_QUEUE_URL",
 		"HISTORY_TURNS", "MAX_ACTIVE_NODES", "CONTEXT_TOKEN_BUDGET", "CONTEXT_REQUEST_TTL", "PII_REDACTION", "PROMPT_SHEETS_DIR",
 		"ENRICHMENT_FRESHNESS_DAYS", "CORS_ORIGINS", "RETENTION_DAYS", "DB_SECRET_ARN", "DB_APP_USER", "DEMO_PAGE",
-		"AWS_SAM_LOCAL", "JWT_HEADER", "DB_SSLROOTCERT"} {
+		"AWS_SAM_LOCAL", "JWT_HEADER", "DB_SSLROOTCERT", "DB_SWEEP_USER", "TENANT_DAILY_TOKEN_LIMIT"} {
 		t.Setenv(k, "")
 	}
 }
@@ -69,7 +69,8 @@ func TestEachVariableLandsInItsSection(t *testing.T) {
 		"CONCEPTS_QUEUE_URL": "https://q/concepts", "ENRICHMENT_QUEUE_URL": "https://q/enrichment",
 		"HISTORY_TURNS": "7", "MAX_ACTIVE_NODES": "20", "ENRICHMENT_FRESHNESS_DAYS": "2",
 		"CORS_ORIGINS":   " https://a.example , ,https://b.example",
-		"RETENTION_DAYS": "90", "DB_SECRET_ARN": "arn:db", "DB_APP_USER": "app", "DEMO_PAGE": "false",
+		"RETENTION_DAYS": "90", "DB_SECRET_ARN": "arn:db", "DB_APP_USER": "app", "DEMO_PAGE": "false", "DB_SWEEP_USER": "sweep",
+		"TENANT_DAILY_TOKEN_LIMIT": "1000000",
 	} {
 		t.Setenv(k, v)
 	}
@@ -85,9 +86,9 @@ func TestEachVariableLandsInItsSection(t *testing.T) {
 			DevTenant: "dev-tenant", DevUser: "dev-user"},
 		Queues: Queues{ConceptsURL: "https://q/concepts", EnrichmentURL: "https://q/enrichment"},
 		Chat: Chat{HistoryTurns: 7, MaxActiveNodes: 20, ContextRequestTTL: 15 * time.Minute, PIIRedaction: "both",
-			Freshness: 2 * 24 * time.Hour, CORSOrigins: []string{"https://a.example", "https://b.example"}},
+			Freshness: 2 * 24 * time.Hour, CORSOrigins: []string{"https://a.example", "https://b.example"}, DailyTokenLimit: 1000000},
 		Retention: Retention{MaxIdle: 90 * 24 * time.Hour},
-		Migrate:   Migrate{DBSecretARN: "arn:db", AppUser: "app"},
+		Migrate:   Migrate{DBSecretARN: "arn:db", AppUser: "app", SweepUser: "sweep"},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("sections:\n got %+v\nwant %+v", c, want)
@@ -187,7 +188,7 @@ func TestTokenHeaderAndCABundle(t *testing.T) {
 // Each bad value is refused with an error naming its variable.
 func TestRejectsBadValues(t *testing.T) {
 	for _, tc := range []struct{ name, value string }{
-		{"PORT", "eighty"}, {"LLM_PROVIDER", "gemini"}, {"AUTH_MODE", "none"}, {"HISTORY_TURNS", "-1"},
+		{"PORT", "eighty"}, {"LLM_PROVIDER", "gemini"}, {"AUTH_MODE", "none"}, {"HISTORY_TURNS", "-1"}, {"TENANT_DAILY_TOKEN_LIMIT", "-5"},
 		{"ENRICHMENT_FRESHNESS_DAYS", "0"}, {"ENRICHMENT_FRESHNESS_DAYS", "soon"},
 		{"DB_IAM_AUTH", "maybe"}, {"DB_MAX_CONNS", "0"}, {"DB_MAX_CONNS", "two"},
 		{"RETENTION_DAYS", "0"}, {"RETENTION_DAYS", "-3"}, {"RETENTION_DAYS", "week"}, {"RETENTION_DAYS", "1.5"},

@@ -11,11 +11,12 @@ import (
 )
 
 // Admin is what the conversation API needs beyond a chat turn: listing,
-// reading, renaming and archiving, erasing and exporting a tenant's
-// conversations. Every method is scoped by tenant; another tenant's
-// conversation is ErrNotFound, and a list never shows it.
+// reading, renaming and archiving, erasing and exporting a user's
+// conversations. Every method is scoped by tenant and by the owner in the
+// context (WithOwner); another tenant's or user's conversation is
+// ErrNotFound, and a list never shows it.
 type Admin interface {
-	// ListConversations returns one page of the tenant's conversations,
+	// ListConversations returns one page of the owner's conversations,
 	// newest activity first (updated_at, then id, both descending).
 	ListConversations(ctx context.Context, tenantID string, q ListQuery) (Page, error)
 	// GetConversation returns the conversation with every turn, its active
@@ -48,8 +49,6 @@ var ErrInvalidCursor = errors.New("invalid page cursor")
 
 // ListQuery selects one page of conversations.
 type ListQuery struct {
-	// OwnerID, when set, lists only that user's conversations.
-	OwnerID string
 	// Archived, when set, lists only archived (true) or unarchived (false)
 	// conversations.
 	Archived *bool

@@ -160,6 +160,9 @@ type Turn struct {
 	// Profile, when set, replaces the conversation's remembered profile in
 	// the same write that stores the turn. It is not read back with the turn.
 	Profile *Profile `json:"-"`
+	// LeaseID, when it is the conversation's current turn lease, is given
+	// back in the same write.
+	LeaseID string `json:"-"`
 }
 
 // TurnState is everything a new turn needs from storage, loaded together.
@@ -175,15 +178,25 @@ type TurnState struct {
 	// with the rest. When that part failed it is nil and HandoffErr says why.
 	Handoff    *HandoffState
 	HandoffErr error
+	// LeaseID is the turn lease StartTurn took ("" from LoadTurnState).
+	LeaseID string
+	// TenantTokensToday is set by StartTurn given a token limit: the
+	// tenant's usage today.
+	TenantTokensToday int64
+	// Reserved is the turn StartTurn reserved (its number and question,
+	// status TurnStreaming), nil when it reserved none.
+	Reserved *Turn
 }
 
 // Store is the whole persistence contract of a conversation: chat turns,
 // context handoff (ContextRequests) and the conversation API (Admin). Every
-// method is scoped by tenant; a conversation of another tenant is
-// ErrNotFound.
+// method is scoped by tenant and by the owner in the context (WithOwner;
+// without one a call is ErrNoOwner); a conversation of another tenant or
+// of another user is ErrNotFound.
 type Store interface {
 	ContextRequests
 	Admin
+	Turns
 	// CreateConversation inserts a new conversation (with c.Profile, if set)
 	// and returns it with its id.
 	CreateConversation(ctx context.Context, c Conversation) (Conversation, error)
@@ -191,26 +204,11 @@ type Store interface {
 	// historyTurns turns, its context and its handoff state in as few round
 	// trips as the backend allows.
 	LoadTurnState(ctx context.Context, tenantID, conversationID string, historyTurns int) (TurnState, error)
-	// StartTurn stores the question of a new turn (t.UserText, status
-	// TurnStreaming) under the next turn number, as AppendTurn numbers, and
-	// returns that number, so the client learns it before the answer. A
-	// non-nil t.Profile replaces the conversation's profile in the same
-	// write. FinishTurn completes the turn.
-	StartTurn(ctx context.Context, tenantID, conversationID string, t Turn) (int, error)
-	// RetryTurn restarts the conversation's last turn when its status is
-	// retryable: the turn goes back to TurnStreaming with an empty answer
-	// and is returned (number and question). Otherwise ErrNotRetryable.
-	RetryTurn(ctx context.Context, tenantID, conversationID string) (Turn, error)
-	// FinishTurn stores the outcome of turn t.Number, started by StartTurn
-	// or RetryTurn: answer, status, usage, metadata (the question stays).
-	// With activeNodes it also merges them into the context, as
-	// MergeActiveNodes does, in the same round trip. ErrNotFound when the
-	// turn is gone.
-	FinishTurn(ctx context.Context, tenantID, conversationID string, t Turn, activeNodes []string, maxNodes int) error
 	// AppendTurn stores t under the next turn number of the conversation,
 	// atomically (concurrent appends get distinct consecutive numbers), and
 	// returns that number. A non-nil t.Profile replaces the conversation's
-	// profile in the same write.
+	// profile, t.LeaseID gives the turn lease back and t.Usage is added to
+	// the tenant's usage of the day, all in the same write.
 	AppendTurn(ctx context.Context, tenantID, conversationID string, t Turn) (int, error)
 	// MergeActiveNodes adds ids to the context's activeNodeIds in one atomic
 	// step: an id seen again moves to the newest end, the list is capped at

@@ -43,6 +43,9 @@ type Handler struct {
 	// AppRole, when set, is the runtime functions' IAM-authenticated role,
 	// created and granted after the migrations (DB_APP_USER).
 	AppRole string
+	// SweepRole, when set, is the retention sweep's role, created and
+	// granted after the migrations (DB_SWEEP_USER).
+	SweepRole string
 	// GraphSchema, when set, applies the graph's constraints and indexes
 	// after Postgres. The graph may not be reachable at deploy time (it is
 	// run outside this stack), so its failure is logged, not fatal.
@@ -76,6 +79,11 @@ func (h *Handler) Run(ctx context.Context) (pgpool.MigrationOutcome, error) {
 	}
 	if h.AppRole != "" {
 		if err := EnsureAppRole(ctx, pool, h.AppRole); err != nil {
+			return outcome, err
+		}
+	}
+	if h.SweepRole != "" {
+		if err := EnsureSweepRole(ctx, pool, h.SweepRole); err != nil {
 			return outcome, err
 		}
 	}

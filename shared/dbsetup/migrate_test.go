@@ -92,8 +92,15 @@ func TestHandlerGrantsTheApplicationRole(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "INSERT INTO conversations (tenant_id, owner_id) VALUES (gen_random_uuid(), 'u')"); err != nil {
-		t.Fatalf("application role cannot write: %v", err)
+	// It writes within the scope the store sets, and nowhere else.
+	tenant := "6b1f3c52-3d8e-4d1e-9a53-2f0c8b7a9e10"
+	scoped := `WITH scope AS (SELECT set_config('regintel.tenant_id', $1::text, true), set_config('regintel.owner_id', 'u', true))
+		INSERT INTO conversations (tenant_id, owner_id) SELECT $1::uuid, 'u' FROM scope`
+	if _, err := conn.Exec(ctx, scoped, tenant); err != nil {
+		t.Fatalf("application role cannot write in its scope: %v", err)
+	}
+	if _, err := conn.Exec(ctx, "INSERT INTO conversations (tenant_id, owner_id) VALUES (gen_random_uuid(), 'u')"); err == nil {
+		t.Fatal("application role wrote a row outside any tenant scope")
 	}
 	if _, err := conn.Exec(ctx, "CREATE TABLE sneaky (id int)"); err == nil {
 		t.Fatal("application role can create tables; it should only have data access")

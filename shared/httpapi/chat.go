@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"regintel/shared/chat"
@@ -86,6 +87,7 @@ func (a *API) prepareFailed(w http.ResponseWriter, requestID string, err error) 
 	var partial *chat.PartialSupplyError
 	var pending *chat.PendingRequestError
 	var closed *chat.RequestClosedError
+	var limited *chat.DailyLimitError
 	switch {
 	case errors.Is(err, chat.ErrInvalid):
 		writeError(w, http.StatusBadRequest, "invalid_request", strings.TrimPrefix(err.Error(), chat.ErrInvalid.Error()+": "))
@@ -93,6 +95,11 @@ func (a *API) prepareFailed(w http.ResponseWriter, requestID string, err error) 
 		writeError(w, http.StatusNotFound, "conversation_not_found", "no such conversation")
 	case errors.Is(err, chat.ErrNotRetryable):
 		writeError(w, http.StatusConflict, "not_retryable", "only a last turn that failed or was interrupted can be retried")
+	case errors.Is(err, chat.ErrTurnInProgress):
+		writeError(w, http.StatusConflict, "turn_in_progress", "the previous answer in this conversation is still being written; send the message once it is done")
+	case errors.As(err, &limited):
+		w.Header().Set("Retry-After", strconv.Itoa(int(limited.RetryAfter.Seconds()+0.999)))
+		writeError(w, http.StatusTooManyRequests, "daily_token_limit", "this organisation has used its tokens for today (UTC); try again tomorrow")
 	case errors.Is(err, chat.ErrRequestNotFound):
 		writeError(w, http.StatusNotFound, "context_request_not_found", "no such context request in this conversation")
 	case errors.Is(err, chat.ErrRequestExpired):

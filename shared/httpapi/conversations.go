@@ -27,7 +27,7 @@ const graphTimeout = 3 * time.Second
 func (a *API) listConversations(w http.ResponseWriter, r *http.Request) {
 	c := caller(r)
 	params := r.URL.Query()
-	q := conversation.ListQuery{OwnerID: c.UserID, Cursor: params.Get("cursor")}
+	q := conversation.ListQuery{Cursor: params.Get("cursor")}
 	if v := params.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > conversation.MaxPageSize {

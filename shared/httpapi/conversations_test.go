@@ -33,7 +33,7 @@ const (
 // Postgres the test also reads and writes rows directly.
 type fixture struct {
 	t      *testing.T
-	pool   *pgxpool.Pool // nil on the memory store
+	pool   *pgxpool.Pool // the owner's pool; nil on the memory store
 	store  conversationStore
 	server *httptest.Server
 }
@@ -47,8 +47,9 @@ func newFixture(t *testing.T, o fixtureOptions) *fixture {
 	t.Helper()
 	f := &fixture{t: t, store: convmem.New()}
 	if !o.memory {
-		f.pool = pgtest.NewMigratedPool(t, 8)
-		f.store = convpg.New(f.pool)
+		var runtime *pgxpool.Pool
+		f.pool, runtime = pgtest.NewRuntimePools(t, 8)
+		f.store = convpg.New(runtime)
 	}
 	reader := o.graph
 	if reader == nil {
@@ -163,7 +164,7 @@ type seeded struct {
 // supplied items.
 func (f *fixture) seedFull(tenant, title string) seeded {
 	f.t.Helper()
-	ctx := context.Background()
+	ctx := conversation.WithOwner(context.Background(), userA)
 	tenantID := auth.TenantUUID(tenant)
 	s := seeded{Conversation: f.create(tenant, userA, title)}
 	for i, q := range []string{"What is the VAT rate?", "And for food?"} {

@@ -65,7 +65,7 @@ type env struct {
 	t      testing.TB
 	server *httptest.Server
 	llm    *llmtest.Server
-	pool   *pgxpool.Pool // nil on the memory store
+	pool   *pgxpool.Pool // the owner's pool; nil on the memory store
 	graph  *graphmem.Store
 	queue  *resolvingPublisher
 }
@@ -109,8 +109,11 @@ func newEnv(t testing.TB, o envOptions) *env {
 	case store != nil:
 		admin, _ = store.(conversation.Admin)
 	case o.postgres:
-		e.pool = pgtest.NewMigratedPool(t, 60)
-		pg := convpg.New(e.pool)
+		// The store signs in as the runtime role, under row-level
+		// security; e.pool is the owner's, for looking at rows directly.
+		var runtime *pgxpool.Pool
+		e.pool, runtime = pgtest.NewRuntimePools(t, 60)
+		pg := convpg.New(runtime)
 		store, admin = pg, pg
 	default:
 		mem := convmem.New()

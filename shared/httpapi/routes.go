@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"regintel/shared/auth"
+	"regintel/shared/conversation"
 )
 
 // Route is one row of the routes table.
@@ -167,7 +168,9 @@ func (a *API) authenticated(next http.Handler) http.Handler {
 			writeError(w, http.StatusUnauthorized, "unauthorized", "a valid bearer token is required")
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, c)))
+		// The store acts for the caller: their conversations and no one else's.
+		ctx := conversation.WithOwner(context.WithValue(r.Context(), callerKey{}, c), c.UserID)
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 

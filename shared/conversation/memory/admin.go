@@ -13,10 +13,14 @@ import (
 
 // ListConversations implements conversation.Admin with the Postgres store's
 // order: updated_at descending, then id descending.
-func (s *Store) ListConversations(_ context.Context, tenantID string, q conversation.ListQuery) (conversation.Page, error) {
+func (s *Store) ListConversations(ctx context.Context, tenantID string, q conversation.ListQuery) (conversation.Page, error) {
 	tenant, ok := canonical(tenantID)
 	if !ok {
 		return conversation.Page{}, ErrInvalidTenant
+	}
+	owner, err := conversation.OwnerOf(ctx)
+	if err != nil {
+		return conversation.Page{}, err
 	}
 	var after *conversation.Cursor
 	if q.Cursor != "" {
@@ -34,8 +38,7 @@ func (s *Store) ListConversations(_ context.Context, tenantID string, q conversa
 	var matching []conversation.Conversation
 	for k, r := range s.conversations {
 		c := r.conversation
-		if k.tenantID != tenant ||
-			(q.OwnerID != "" && c.OwnerID != q.OwnerID) ||
+		if k.tenantID != tenant || k.ownerID != owner ||
 			(q.Archived != nil && c.Archived != *q.Archived) ||
 			(after != nil && !newerFirstBefore(*after, c)) {
 			continue
@@ -96,8 +99,8 @@ func (s *Store) GetConversation(ctx context.Context, tenantID, conversationID st
 }
 
 // UpdateConversation implements conversation.Admin.
-func (s *Store) UpdateConversation(_ context.Context, tenantID, conversationID string, u conversation.Update) (conversation.Conversation, error) {
-	k, err := scope(tenantID, conversationID)
+func (s *Store) UpdateConversation(ctx context.Context, tenantID, conversationID string, u conversation.Update) (conversation.Conversation, error) {
+	k, err := scope(ctx, tenantID, conversationID)
 	if err != nil {
 		return conversation.Conversation{}, err
 	}
@@ -124,8 +127,8 @@ func (s *Store) UpdateConversation(_ context.Context, tenantID, conversationID s
 
 // DeleteConversation implements conversation.Admin; the record holds every
 // row of the conversation, so removing it under the mutex erases them at once.
-func (s *Store) DeleteConversation(_ context.Context, tenantID, conversationID string) (conversation.Erased, error) {
-	k, err := scope(tenantID, conversationID)
+func (s *Store) DeleteConversation(ctx context.Context, tenantID, conversationID string) (conversation.Erased, error) {
+	k, err := scope(ctx, tenantID, conversationID)
 	if err != nil {
 		return conversation.Erased{}, err
 	}
@@ -145,8 +148,8 @@ func (s *Store) DeleteConversation(_ context.Context, tenantID, conversationID s
 }
 
 // ExportConversation implements conversation.Admin.
-func (s *Store) ExportConversation(_ context.Context, tenantID, conversationID string) (conversation.Export, error) {
-	k, err := scope(tenantID, conversationID)
+func (s *Store) ExportConversation(ctx context.Context, tenantID, conversationID string) (conversation.Export, error) {
+	k, err := scope(ctx, tenantID, conversationID)
 	if err != nil {
 		return conversation.Export{}, err
 	}

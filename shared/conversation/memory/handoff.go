@@ -13,8 +13,8 @@ import (
 )
 
 // recordFor returns the conversation's record; the caller holds s.mu.
-func (s *Store) recordFor(tenantID, conversationID string) (*record, error) {
-	k, err := scope(tenantID, conversationID)
+func (s *Store) recordFor(ctx context.Context, tenantID, conversationID string) (*record, error) {
+	k, err := scope(ctx, tenantID, conversationID)
 	if err != nil {
 		return nil, err
 	}
@@ -38,13 +38,13 @@ func copyRequest(r conversation.ContextRequest) conversation.ContextRequest {
 }
 
 // CreateContextRequest stores r as pending.
-func (s *Store) CreateContextRequest(_ context.Context, r conversation.ContextRequest) (conversation.ContextRequest, error) {
+func (s *Store) CreateContextRequest(ctx context.Context, r conversation.ContextRequest) (conversation.ContextRequest, error) {
 	if r.ExpiresAt.IsZero() {
 		return conversation.ContextRequest{}, errors.New("create context request: expiry is required")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rec, err := s.recordFor(r.TenantID, r.ConversationID)
+	rec, err := s.recordFor(ctx, r.TenantID, r.ConversationID)
 	if err != nil {
 		return conversation.ContextRequest{}, err
 	}
@@ -59,8 +59,8 @@ func (s *Store) CreateContextRequest(_ context.Context, r conversation.ContextRe
 }
 
 // findRequest returns the index of the request; the caller holds s.mu.
-func (s *Store) findRequest(tenantID, conversationID, requestID string) (*record, int, error) {
-	rec, err := s.recordFor(tenantID, conversationID)
+func (s *Store) findRequest(ctx context.Context, tenantID, conversationID, requestID string) (*record, int, error) {
+	rec, err := s.recordFor(ctx, tenantID, conversationID)
 	if errors.Is(err, conversation.ErrNotFound) {
 		return nil, 0, conversation.ErrRequestNotFound
 	}
@@ -80,10 +80,10 @@ func (s *Store) findRequest(tenantID, conversationID, requestID string) (*record
 }
 
 // GetContextRequest returns one request of the conversation.
-func (s *Store) GetContextRequest(_ context.Context, tenantID, conversationID, requestID string) (conversation.ContextRequest, error) {
+func (s *Store) GetContextRequest(ctx context.Context, tenantID, conversationID, requestID string) (conversation.ContextRequest, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rec, i, err := s.findRequest(tenantID, conversationID, requestID)
+	rec, i, err := s.findRequest(ctx, tenantID, conversationID, requestID)
 	if err != nil {
 		return conversation.ContextRequest{}, err
 	}
@@ -91,10 +91,10 @@ func (s *Store) GetContextRequest(_ context.Context, tenantID, conversationID, r
 }
 
 // ListContextRequests returns the conversation's requests, oldest first.
-func (s *Store) ListContextRequests(_ context.Context, tenantID, conversationID string) ([]conversation.ContextRequest, error) {
+func (s *Store) ListContextRequests(ctx context.Context, tenantID, conversationID string) ([]conversation.ContextRequest, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rec, err := s.recordFor(tenantID, conversationID)
+	rec, err := s.recordFor(ctx, tenantID, conversationID)
 	if errors.Is(err, conversation.ErrNotFound) {
 		return []conversation.ContextRequest{}, nil
 	}
@@ -110,7 +110,7 @@ func (s *Store) ListContextRequests(_ context.Context, tenantID, conversationID 
 
 // ResolveContextRequest moves a pending request to status, exactly once
 // (the mutex makes the check and the update one step).
-func (s *Store) ResolveContextRequest(_ context.Context, tenantID, conversationID, requestID, status string) (conversation.ContextRequest, error) {
+func (s *Store) ResolveContextRequest(ctx context.Context, tenantID, conversationID, requestID, status string) (conversation.ContextRequest, error) {
 	switch status {
 	case conversation.RequestFulfilled, conversation.RequestExpired, conversation.RequestSkipped:
 	default:
@@ -118,7 +118,7 @@ func (s *Store) ResolveContextRequest(_ context.Context, tenantID, conversationI
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rec, i, err := s.findRequest(tenantID, conversationID, requestID)
+	rec, i, err := s.findRequest(ctx, tenantID, conversationID, requestID)
 	if err != nil {
 		return conversation.ContextRequest{}, err
 	}
@@ -133,10 +133,10 @@ func (s *Store) ResolveContextRequest(_ context.Context, tenantID, conversationI
 }
 
 // LoadHandoffState returns the newest pending request and the supplied items.
-func (s *Store) LoadHandoffState(_ context.Context, tenantID, conversationID string) (conversation.HandoffState, error) {
+func (s *Store) LoadHandoffState(ctx context.Context, tenantID, conversationID string) (conversation.HandoffState, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rec, err := s.recordFor(tenantID, conversationID)
+	rec, err := s.recordFor(ctx, tenantID, conversationID)
 	if err != nil {
 		return conversation.HandoffState{}, err
 	}
@@ -161,7 +161,7 @@ func (r *record) handoffState() conversation.HandoffState {
 }
 
 // SupplyItems stores items, replacing earlier items with the same keys.
-func (s *Store) SupplyItems(_ context.Context, tenantID, conversationID string, items []conversation.SuppliedItem) ([]conversation.SuppliedItem, error) {
+func (s *Store) SupplyItems(ctx context.Context, tenantID, conversationID string, items []conversation.SuppliedItem) ([]conversation.SuppliedItem, error) {
 	keys := map[string]bool{}
 	for _, it := range items {
 		if keys[it.Key] {
@@ -179,7 +179,7 @@ func (s *Store) SupplyItems(_ context.Context, tenantID, conversationID string, 
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rec, err := s.recordFor(tenantID, conversationID)
+	rec, err := s.recordFor(ctx, tenantID, conversationID)
 	if err != nil {
 		return nil, err
 	}
@@ -204,10 +204,10 @@ func (s *Store) SupplyItems(_ context.Context, tenantID, conversationID string, 
 }
 
 // TouchSuppliedItems marks the items as used now.
-func (s *Store) TouchSuppliedItems(_ context.Context, tenantID, conversationID string, itemIDs []string) error {
+func (s *Store) TouchSuppliedItems(ctx context.Context, tenantID, conversationID string, itemIDs []string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rec, err := s.recordFor(tenantID, conversationID)
+	rec, err := s.recordFor(ctx, tenantID, conversationID)
 	if err != nil {
 		return err
 	}
@@ -221,10 +221,10 @@ func (s *Store) TouchSuppliedItems(_ context.Context, tenantID, conversationID s
 }
 
 // DeleteSuppliedItem removes one item.
-func (s *Store) DeleteSuppliedItem(_ context.Context, tenantID, conversationID, itemID string) error {
+func (s *Store) DeleteSuppliedItem(ctx context.Context, tenantID, conversationID, itemID string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rec, err := s.recordFor(tenantID, conversationID)
+	rec, err := s.recordFor(ctx, tenantID, conversationID)
 	if errors.Is(err, conversation.ErrNotFound) {
 		return conversation.ErrItemNotFound
 	}

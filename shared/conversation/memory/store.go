@@ -29,11 +29,17 @@ var ErrInvalidTenant = errors.New("conversation store: tenant id is not a uuid")
 type Store struct {
 	mu            sync.Mutex
 	conversations map[key]*record
+	// usage is the total tokens per tenant and UTC day.
+	usage map[usageKey]int64
 }
+
+type usageKey struct{ tenantID, day string }
 
 var _ conversation.Store = (*Store)(nil)
 
-type key struct{ tenantID, conversationID string }
+// key scopes a conversation by tenant and owner, so a lookup by another
+// user of the tenant finds nothing, as in Postgres.
+type key struct{ tenantID, ownerID, conversationID string }
 
 type record struct {
 	conversation conversation.Conversation
@@ -43,11 +49,18 @@ type record struct {
 	// Context handoff (handoff.go); they go with the record when it is deleted.
 	requests []conversation.ContextRequest
 	supplied []conversation.SuppliedItem
+	// lease is the running turn's, nil when none was taken or it was given back.
+	lease *turnLease
+}
+
+type turnLease struct {
+	id    string
+	until time.Time
 }
 
 // New returns an empty store.
 func New() *Store {
-	return &Store{conversations: map[key]*record{}}
+	return &Store{conversations: map[key]*record{}, usage: map[usageKey]int64{}}
 }
 
 // ids are compared in canonical (lower-case) form, as Postgres does for uuid.
@@ -58,16 +71,21 @@ func canonical(id string) (string, bool) {
 	return strings.ToLower(id), true
 }
 
-func scope(tenantID, conversationID string) (key, error) {
+// scope is the key of a conversation of the owner in ctx.
+func scope(ctx context.Context, tenantID, conversationID string) (key, error) {
 	tenant, ok := canonical(tenantID)
 	if !ok {
 		return key{}, ErrInvalidTenant
+	}
+	owner, err := conversation.OwnerOf(ctx)
+	if err != nil {
+		return key{}, err
 	}
 	id, ok := canonical(conversationID)
 	if !ok {
 		return key{}, conversation.ErrNotFound
 	}
-	return key{tenant, id}, nil
+	return key{tenant, owner, id}, nil
 }
 
 // CreateConversation stores c under a new id (or c.ID, which must be an
@@ -76,6 +94,9 @@ func (s *Store) CreateConversation(_ context.Context, c conversation.Conversatio
 	tenant, ok := canonical(c.TenantID)
 	if !ok {
 		return conversation.Conversation{}, ErrInvalidTenant
+	}
+	if c.OwnerID == "" {
+		return conversation.Conversation{}, conversation.ErrNoOwner
 	}
 	id := uuid.NewString()
 	if c.ID != "" {
@@ -104,15 +125,15 @@ func (s *Store) CreateConversation(_ context.Context, c conversation.Conversatio
 			return conversation.Conversation{}, fmt.Errorf("create conversation: id %s already exists", id)
 		}
 	}
-	s.conversations[key{tenant, id}] = &record{conversation: stored}
+	s.conversations[key{tenant, c.OwnerID, id}] = &record{conversation: stored}
 	return copyConversation(stored), nil
 }
 
 // LoadTurnState returns the conversation, its last historyTurns turns
 // (oldest first), its context and its handoff state. The memory store
 // cannot fail to load either, so ContextErr and HandoffErr are never set.
-func (s *Store) LoadTurnState(_ context.Context, tenantID, conversationID string, historyTurns int) (conversation.TurnState, error) {
-	k, err := scope(tenantID, conversationID)
+func (s *Store) LoadTurnState(ctx context.Context, tenantID, conversationID string, historyTurns int) (conversation.TurnState, error) {
+	k, err := scope(ctx, tenantID, conversationID)
 	if err != nil {
 		return conversation.TurnState{}, err
 	}
@@ -122,6 +143,125 @@ func (s *Store) LoadTurnState(_ context.Context, tenantID, conversationID string
 	if !ok {
 		return conversation.TurnState{}, conversation.ErrNotFound
 	}
+	return r.turnState(historyTurns), nil
+}
+
+// StartTurn is LoadTurnState that also takes the turn lease, reads the
+// tenant's usage today and reserves the turn, in the same critical section.
+func (s *Store) StartTurn(ctx context.Context, tenantID, conversationID string, start conversation.TurnStart) (conversation.TurnState, error) {
+	k, err := scope(ctx, tenantID, conversationID)
+	if err != nil {
+		return conversation.TurnState{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.conversations[k]
+	if !ok {
+		return conversation.TurnState{}, conversation.ErrNotFound
+	}
+	now := time.Now()
+	if r.lease != nil && now.Before(r.lease.until) {
+		return conversation.TurnState{}, conversation.ErrTurnInProgress
+	}
+	r.lease = &turnLease{id: uuid.NewString(), until: now.Add(leaseDuration(start.LeaseFor))}
+	state := r.turnState(start.HistoryTurns)
+	state.LeaseID = r.lease.id
+	s.reserveStarted(k.tenantID, r, start, &state)
+	return state, nil
+}
+
+// reserveStarted reads the usage (given a limit) and reserves the turn
+// when asked, as the Postgres store does: not at the limit, not while a
+// context request is pending. The caller holds s.mu.
+func (s *Store) reserveStarted(tenant string, r *record, start conversation.TurnStart, state *conversation.TurnState) {
+	now := time.Now()
+	if start.DailyTokenLimit > 0 {
+		state.TenantTokensToday = s.usage[usageKey{tenant, conversation.UsageDay(now)}]
+		if state.TenantTokensToday >= start.DailyTokenLimit {
+			return
+		}
+	}
+	if r.handoffState().Pending != nil {
+		return
+	}
+	switch {
+	case start.Retry:
+		if restarted, ok := r.restartLast(now); ok {
+			state.Reserved = &restarted
+		}
+	case start.Reserve != nil:
+		reserved := r.append(conversation.Turn{UserText: start.Reserve.UserText, Status: conversation.TurnStreaming,
+			Profile: start.Reserve.Profile}, conversation.TurnMetadata{}, now)
+		state.Reserved = &reserved
+	}
+}
+
+// StartConversation creates c holding the lease and reserves its first
+// turn, unless the tenant reached start.DailyTokenLimit.
+func (s *Store) StartConversation(ctx context.Context, c conversation.Conversation, start conversation.TurnStart) (conversation.TurnState, error) {
+	if tenant, ok := canonical(c.TenantID); ok && start.DailyTokenLimit > 0 {
+		s.mu.Lock()
+		used := s.usage[usageKey{tenant, conversation.UsageDay(time.Now())}]
+		s.mu.Unlock()
+		if used >= start.DailyTokenLimit {
+			return conversation.TurnState{TenantTokensToday: used}, nil
+		}
+	}
+	created, err := s.CreateConversation(ctx, c)
+	if err != nil {
+		return conversation.TurnState{}, err
+	}
+	start.DailyTokenLimit = 0
+	state, err := s.StartTurn(conversation.WithOwner(ctx, c.OwnerID), c.TenantID, created.ID, start)
+	if err != nil {
+		return conversation.TurnState{}, err
+	}
+	state.Conversation = created
+	return state, nil
+}
+
+func leaseDuration(d time.Duration) time.Duration {
+	if d <= 0 {
+		return conversation.DefaultTurnLease
+	}
+	return d
+}
+
+// EndTurn gives back the lease if it is still leaseID.
+func (s *Store) EndTurn(ctx context.Context, tenantID, conversationID, leaseID string) error {
+	k, err := scope(ctx, tenantID, conversationID)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.conversations[k]
+	if !ok {
+		return conversation.ErrNotFound
+	}
+	r.endLease(leaseID)
+	return nil
+}
+
+func (r *record) endLease(leaseID string) {
+	if r.lease != nil && leaseID != "" && r.lease.id == leaseID {
+		r.lease = nil
+	}
+}
+
+// TenantTokensToday returns the tenant's usage on the current UTC day.
+func (s *Store) TenantTokensToday(_ context.Context, tenantID string) (int64, error) {
+	tenant, ok := canonical(tenantID)
+	if !ok {
+		return 0, ErrInvalidTenant
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.usage[usageKey{tenant, conversation.UsageDay(time.Now())}], nil
+}
+
+// turnState copies what a turn needs; the caller holds s.mu.
+func (r *record) turnState(historyTurns int) conversation.TurnState {
 	recent := r.turns[len(r.turns)-min(max(historyTurns, 0), len(r.turns)):]
 	state := conversation.TurnState{
 		Conversation: copyConversation(r.conversation),
@@ -136,13 +276,13 @@ func (s *Store) LoadTurnState(_ context.Context, tenantID, conversationID string
 	}
 	handoff := r.handoffState()
 	state.Handoff = &handoff
-	return state, nil
+	return state
 }
 
 // AppendTurn stores t under the next turn number and returns it; a non-nil
 // t.Profile replaces the conversation's profile in the same step.
-func (s *Store) AppendTurn(_ context.Context, tenantID, conversationID string, t conversation.Turn) (int, error) {
-	k, err := scope(tenantID, conversationID)
+func (s *Store) AppendTurn(ctx context.Context, tenantID, conversationID string, t conversation.Turn) (int, error) {
+	k, err := scope(ctx, tenantID, conversationID)
 	if err != nil {
 		return 0, err
 	}
@@ -165,6 +305,16 @@ func (s *Store) AppendTurn(_ context.Context, tenantID, conversationID string, t
 		return 0, conversation.ErrNotFound
 	}
 	now := time.Now()
+	stored := r.append(t, metadata, now)
+	r.endLease(t.LeaseID)
+	if t.Status != conversation.TurnStreaming {
+		s.usage[usageKey{k.tenantID, conversation.UsageDay(now)}] += int64(t.Usage.TotalTokens)
+	}
+	return stored.Number, nil
+}
+
+// append stores t under the next number; the caller holds s.mu.
+func (r *record) append(t conversation.Turn, metadata conversation.TurnMetadata, now time.Time) conversation.Turn {
 	r.conversation.LastTurnNumber++
 	r.conversation.UpdatedAt = now
 	if t.Profile != nil {
@@ -175,14 +325,14 @@ func (s *Store) AppendTurn(_ context.Context, tenantID, conversationID string, t
 	stored.CreatedAt = now
 	stored.Metadata = metadata
 	r.turns = append(r.turns, stored)
-	return stored.Number, nil
+	return copyTurn(stored)
 }
 
 // MergeActiveNodes merges ids into activeNodeIds: an id seen again moves to
 // the newest end, empty ids are dropped, and the newest maxNodes are kept
 // (zero or less means conversation.DefaultMaxActiveNodes).
-func (s *Store) MergeActiveNodes(_ context.Context, tenantID, conversationID string, ids []string, maxNodes int) error {
-	k, err := scope(tenantID, conversationID)
+func (s *Store) MergeActiveNodes(ctx context.Context, tenantID, conversationID string, ids []string, maxNodes int) error {
+	k, err := scope(ctx, tenantID, conversationID)
 	if err != nil {
 		return err
 	}
@@ -257,6 +407,7 @@ func copyTurn(t conversation.Turn) conversation.Turn {
 	t.ReferencedNodes = cloneStrings(t.ReferencedNodes)
 	// The profile belongs to the conversation, not to the stored turn.
 	t.Profile = nil
+	t.LeaseID = ""
 	if copied, err := roundTripMetadata(t.Metadata); err == nil {
 		t.Metadata = copied
 	}
@@ -271,16 +422,16 @@ func cloneStrings(s []string) []string {
 	return slices.Clone(s)
 }
 
-// StartTurn stores the question of a new turn, status streaming, under the
-// next number.
-func (s *Store) StartTurn(ctx context.Context, tenantID, conversationID string, t conversation.Turn) (int, error) {
+// ReserveTurn stores the question of a new turn, status streaming, under
+// the next number.
+func (s *Store) ReserveTurn(ctx context.Context, tenantID, conversationID string, t conversation.Turn) (int, error) {
 	started := conversation.Turn{UserText: t.UserText, Status: conversation.TurnStreaming, Profile: t.Profile}
 	return s.AppendTurn(ctx, tenantID, conversationID, started)
 }
 
 // RetryTurn restarts the last turn when it failed or was interrupted.
-func (s *Store) RetryTurn(_ context.Context, tenantID, conversationID string) (conversation.Turn, error) {
-	k, err := scope(tenantID, conversationID)
+func (s *Store) RetryTurn(ctx context.Context, tenantID, conversationID string) (conversation.Turn, error) {
+	k, err := scope(ctx, tenantID, conversationID)
 	if err != nil {
 		return conversation.Turn{}, err
 	}
@@ -290,20 +441,31 @@ func (s *Store) RetryTurn(_ context.Context, tenantID, conversationID string) (c
 	if !ok {
 		return conversation.Turn{}, conversation.ErrNotFound
 	}
-	if len(r.turns) == 0 || !r.turns[len(r.turns)-1].Status.Retryable() {
+	restarted, ok := r.restartLast(time.Now())
+	if !ok {
 		return conversation.Turn{}, conversation.ErrNotRetryable
+	}
+	return restarted, nil
+}
+
+// restartLast puts the last turn back to streaming if it is retryable; the
+// caller holds s.mu.
+func (r *record) restartLast(now time.Time) (conversation.Turn, bool) {
+	if len(r.turns) == 0 || !r.turns[len(r.turns)-1].Status.Retryable() {
+		return conversation.Turn{}, false
 	}
 	last := &r.turns[len(r.turns)-1]
 	last.Status = conversation.TurnStreaming
 	last.AssistantText = ""
-	r.conversation.UpdatedAt = time.Now()
-	return copyTurn(*last), nil
+	r.conversation.UpdatedAt = now
+	return copyTurn(*last), true
 }
 
-// FinishTurn stores the outcome of turn t.Number and merges activeNodes,
-// in one critical section.
-func (s *Store) FinishTurn(_ context.Context, tenantID, conversationID string, t conversation.Turn, activeNodes []string, maxNodes int) error {
-	k, err := scope(tenantID, conversationID)
+// FinishTurn stores the outcome of turn t.Number, gives the lease back,
+// adds the turn's tokens to the tenant's day and applies f, in one
+// critical section.
+func (s *Store) FinishTurn(ctx context.Context, tenantID, conversationID string, t conversation.Turn, f conversation.TurnFinish) error {
+	k, err := scope(ctx, tenantID, conversationID)
 	if err != nil {
 		return err
 	}
@@ -329,16 +491,25 @@ func (s *Store) FinishTurn(_ context.Context, tenantID, conversationID string, t
 	stored.CreatedAt = r.turns[i].CreatedAt
 	stored.Metadata = metadata
 	r.turns[i] = stored
-	r.conversation.UpdatedAt = time.Now()
-	if len(activeNodes) > 0 {
+	now := time.Now()
+	r.conversation.UpdatedAt = now
+	r.endLease(t.LeaseID)
+	s.usage[usageKey{k.tenantID, conversation.UsageDay(now)}] += int64(t.Usage.TotalTokens)
+	if len(f.ActiveNodes) > 0 {
 		var previous []string
 		if r.context != nil {
 			previous = r.context.ActiveNodeIDs
 		}
+		maxNodes := f.MaxNodes
 		if maxNodes <= 0 {
 			maxNodes = conversation.DefaultMaxActiveNodes
 		}
-		r.context = &conversation.Context{ActiveNodeIDs: mergeByRecency(previous, activeNodes, maxNodes)}
+		r.context = &conversation.Context{ActiveNodeIDs: mergeByRecency(previous, f.ActiveNodes, maxNodes)}
+	}
+	for i := range r.supplied {
+		if slices.Contains(f.UsedItems, r.supplied[i].ID) {
+			r.supplied[i].LastUsedAt = now
+		}
 	}
 	return nil
 }

@@ -16,18 +16,19 @@ import (
 // another page follows.
 const listConversations = `
 SELECT ` + conversationColumns + `
-FROM conversations
-WHERE tenant_id = $1::uuid
-  AND ($2::text = '' OR owner_id = $2::text)
-  AND ($3::boolean IS NULL OR archived = $3::boolean)
-  AND ($4::timestamptz IS NULL OR (updated_at, id) < ($4::timestamptz, $5::uuid))
+FROM conversations c
+WHERE c.tenant_id = $1::uuid AND ` + ownedConversation + `
+  AND ($2::boolean IS NULL OR archived = $2::boolean)
+  AND ($3::timestamptz IS NULL OR (updated_at, id) < ($3::timestamptz, $4::uuid))
 ORDER BY updated_at DESC, id DESC
-LIMIT $6::integer`
+LIMIT $5::integer`
 
-// ListConversations implements conversation.Admin.
+// ListConversations implements conversation.Admin: the conversations of
+// the owner in ctx.
 func (s *Store) ListConversations(ctx context.Context, tenantID string, q conversation.ListQuery) (conversation.Page, error) {
-	if !isUUID(tenantID) {
-		return conversation.Page{}, ErrInvalidTenant
+	sc, err := scopeOf(ctx, tenantID)
+	if err != nil {
+		return conversation.Page{}, err
 	}
 	var after *time.Time
 	var afterID *string
@@ -39,13 +40,9 @@ func (s *Store) ListConversations(ctx context.Context, tenantID string, q conver
 		after, afterID = &cur.UpdatedAt, &cur.ID
 	}
 	size := q.PageSize()
-	rows, err := s.pool.Query(ctx, listConversations, tenantID, q.OwnerID, q.Archived, after, afterID, size+1)
-	if err != nil {
-		return conversation.Page{}, fmt.Errorf("list conversations: %w", err)
-	}
-	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (conversation.Conversation, error) {
+	list, err := query(ctx, s.pool, sc, func(row pgx.CollectableRow) (conversation.Conversation, error) {
 		return scanConversation(row, tenantID)
-	})
+	}, listConversations, tenantID, q.Archived, after, afterID, size+1)
 	if err != nil {
 		return conversation.Page{}, fmt.Errorf("list conversations: %w", err)
 	}
@@ -64,34 +61,35 @@ const selectAllTurns = `
 SELECT turn_number, user_text, assistant_text, status, provider, model,
        input_tokens, output_tokens, total_tokens, latency_ms, referenced_nodes, metadata, created_at
 FROM conversation_turns
-WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid
+WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid` + ofOwnedConversation + `
 ORDER BY turn_number`
 
 const selectContextRow = `
 SELECT context_json, updated_at FROM conversation_context
-WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid`
+WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid` + ofOwnedConversation
 
 // $3 restricts to pending requests that have not yet expired at the
 // database's now(); null selects every request.
 const selectContextRequests = `
 SELECT id::text, status, items, question, created_at, expires_at, resolved_at
 FROM context_requests
-WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid
+WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid` + ofOwnedConversation + `
   AND (NOT $3::boolean OR (status = 'pending' AND expires_at > now()))
 ORDER BY created_at, id`
 
 const selectSuppliedItems = `
 SELECT id::text, coalesce(request_id::text, ''), key, kind, content, redacted, created_at, last_used_at
 FROM supplied_context_items
-WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid
+WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid` + ofOwnedConversation + `
 ORDER BY created_at, id`
 
 // GetConversation implements conversation.Admin in one pipelined batch.
 func (s *Store) GetConversation(ctx context.Context, tenantID, conversationID string) (conversation.Detail, error) {
-	if err := scope(tenantID, conversationID); err != nil {
+	sc, err := scope(ctx, tenantID, conversationID)
+	if err != nil {
 		return conversation.Detail{}, err
 	}
-	held, err := readHeld(ctx, s.pool, tenantID, conversationID, true)
+	held, err := readHeld(ctx, s.pool, sc, conversationID, true)
 	if err != nil {
 		return conversation.Detail{}, err
 	}
@@ -115,14 +113,15 @@ func (s *Store) GetConversation(ctx context.Context, tenantID, conversationID st
 // ExportConversation implements conversation.Admin. The reads run in one
 // repeatable-read transaction so the export is a single snapshot.
 func (s *Store) ExportConversation(ctx context.Context, tenantID, conversationID string) (conversation.Export, error) {
-	if err := scope(tenantID, conversationID); err != nil {
+	sc, err := scope(ctx, tenantID, conversationID)
+	if err != nil {
 		return conversation.Export{}, err
 	}
 	var out conversation.Export
-	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
+	err = pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
 		func(tx pgx.Tx) error {
 			var err error
-			out, err = readHeld(ctx, tx, tenantID, conversationID, false)
+			out, err = readHeld(ctx, tx, sc, conversationID, false)
 			return err
 		})
 	if err != nil {
@@ -131,25 +130,23 @@ func (s *Store) ExportConversation(ctx context.Context, tenantID, conversationID
 	return out, nil
 }
 
-// batchSender is a pool or a transaction.
-type batchSender interface {
-	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
-}
-
 // readHeld reads the conversation and every row tied to it in one batch.
 // pendingOnly limits context requests to those still awaiting the client.
-func readHeld(ctx context.Context, db batchSender, tenantID, conversationID string, pendingOnly bool) (conversation.Export, error) {
-	batch := &pgx.Batch{}
+func readHeld(ctx context.Context, db batchSender, sc callScope, conversationID string, pendingOnly bool) (conversation.Export, error) {
+	tenantID := sc.tenant
+	batch := sc.newBatch()
 	batch.Queue(selectConversation, tenantID, conversationID)
 	batch.Queue(selectAllTurns, tenantID, conversationID)
 	batch.Queue(selectContextRow, tenantID, conversationID)
 	batch.Queue(selectContextRequests, tenantID, conversationID, pendingOnly)
 	batch.Queue(selectSuppliedItems, tenantID, conversationID)
-	results := db.SendBatch(ctx, batch)
+	results, err := send(ctx, db, batch)
+	if err != nil {
+		return conversation.Export{}, fmt.Errorf("read conversation: %w", err)
+	}
 	defer results.Close()
 
 	out := conversation.Export{TenantID: tenantID}
-	var err error
 	out.Conversation, err = scanConversation(results.QueryRow(), tenantID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return conversation.Export{}, conversation.ErrNotFound
@@ -218,18 +215,19 @@ func emptyListsNotNull(e *conversation.Export) {
 }
 
 const updateConversation = `
-UPDATE conversations
+UPDATE conversations c
 SET title = coalesce($3::text, title), archived = coalesce($4::boolean, archived),
     profile = coalesce($5::jsonb, profile)
-WHERE tenant_id = $1::uuid AND id = $2::uuid
+WHERE c.tenant_id = $1::uuid AND c.id = $2::uuid AND ` + ownedConversation + `
 RETURNING ` + conversationColumns
 
 // UpdateConversation implements conversation.Admin.
 func (s *Store) UpdateConversation(ctx context.Context, tenantID, conversationID string, u conversation.Update) (conversation.Conversation, error) {
-	if err := scope(tenantID, conversationID); err != nil {
+	sc, err := scope(ctx, tenantID, conversationID)
+	if err != nil {
 		return conversation.Conversation{}, err
 	}
-	u, err := u.Validate()
+	u, err = u.Validate()
 	if err != nil {
 		return conversation.Conversation{}, err
 	}
@@ -237,7 +235,7 @@ func (s *Store) UpdateConversation(ctx context.Context, tenantID, conversationID
 	if err != nil {
 		return conversation.Conversation{}, fmt.Errorf("update conversation: %w", err)
 	}
-	c, err := scanConversation(s.pool.QueryRow(ctx, updateConversation, tenantID, conversationID, u.Title, u.Archived, profile), tenantID)
+	c, err := scanConversation(sc.queryRow(ctx, s.pool, updateConversation, tenantID, conversationID, u.Title, u.Archived, profile), tenantID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return conversation.Conversation{}, conversation.ErrNotFound
 	}
@@ -253,7 +251,7 @@ func (s *Store) UpdateConversation(ctx context.Context, tenantID, conversationID
 // the cascades, so the counts say what was erased; items go before
 // requests because they reference them.
 var eraseConversation = []string{
-	`SELECT 1 FROM conversations WHERE tenant_id = $1::uuid AND id = $2::uuid FOR UPDATE`,
+	`SELECT 1 FROM conversations c WHERE c.tenant_id = $1::uuid AND c.id = $2::uuid AND ` + ownedConversation + ` FOR UPDATE`,
 	`DELETE FROM supplied_context_items WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid`,
 	`DELETE FROM context_requests WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid`,
 	`DELETE FROM conversation_context WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid`,
@@ -264,16 +262,20 @@ var eraseConversation = []string{
 // DeleteConversation implements conversation.Admin: the lock and the five
 // deletes go in one batch inside one transaction.
 func (s *Store) DeleteConversation(ctx context.Context, tenantID, conversationID string) (conversation.Erased, error) {
-	if err := scope(tenantID, conversationID); err != nil {
+	sc, err := scope(ctx, tenantID, conversationID)
+	if err != nil {
 		return conversation.Erased{}, err
 	}
 	var erased conversation.Erased
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		batch := &pgx.Batch{}
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		batch := sc.newBatch()
 		for _, sql := range eraseConversation {
 			batch.Queue(sql, tenantID, conversationID)
 		}
-		results := tx.SendBatch(ctx, batch)
+		results, err := send(ctx, tx, batch)
+		if err != nil {
+			return err
+		}
 		defer results.Close()
 		var one int
 		if err := results.QueryRow().Scan(&one); err != nil {

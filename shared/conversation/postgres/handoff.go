@@ -35,12 +35,13 @@ const insertContextRequest = `
 INSERT INTO context_requests (tenant_id, conversation_id, status, items, question, expires_at)
 SELECT c.tenant_id, c.id, 'pending', $3::jsonb, $4, $5::timestamptz
 FROM conversations c
-WHERE c.tenant_id = $1::uuid AND c.id = $2::uuid
+WHERE c.tenant_id = $1::uuid AND c.id = $2::uuid AND ` + ownedConversation + `
 RETURNING ` + requestColumns
 
 // CreateContextRequest stores r as pending.
 func (s *Store) CreateContextRequest(ctx context.Context, r conversation.ContextRequest) (conversation.ContextRequest, error) {
-	if err := scope(r.TenantID, r.ConversationID); err != nil {
+	sc, err := scope(ctx, r.TenantID, r.ConversationID)
+	if err != nil {
 		return conversation.ContextRequest{}, err
 	}
 	if r.ExpiresAt.IsZero() {
@@ -54,7 +55,7 @@ func (s *Store) CreateContextRequest(ctx context.Context, r conversation.Context
 	if err != nil {
 		return conversation.ContextRequest{}, fmt.Errorf("create context request: %w", err)
 	}
-	out, err := scanRequest(s.pool.QueryRow(ctx, insertContextRequest, r.TenantID, r.ConversationID, string(raw), r.Question, r.ExpiresAt))
+	out, err := scanRequest(sc.queryRow(ctx, s.pool, insertContextRequest, r.TenantID, r.ConversationID, string(raw), r.Question, r.ExpiresAt))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return conversation.ContextRequest{}, conversation.ErrNotFound
 	}
@@ -68,14 +69,15 @@ func (s *Store) CreateContextRequest(ctx context.Context, r conversation.Context
 const selectContextRequest = `
 SELECT ` + requestColumns + `
 FROM context_requests
-WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid AND id = $3::uuid`
+WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid AND id = $3::uuid` + ofOwnedConversation
 
 // GetContextRequest returns one request of the conversation.
 func (s *Store) GetContextRequest(ctx context.Context, tenantID, conversationID, requestID string) (conversation.ContextRequest, error) {
-	if err := requestScope(tenantID, conversationID, requestID); err != nil {
+	sc, err := requestScope(ctx, tenantID, conversationID, requestID)
+	if err != nil {
 		return conversation.ContextRequest{}, err
 	}
-	r, err := scanRequest(s.pool.QueryRow(ctx, selectContextRequest, tenantID, conversationID, requestID))
+	r, err := scanRequest(sc.queryRow(ctx, s.pool, selectContextRequest, tenantID, conversationID, requestID))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return conversation.ContextRequest{}, conversation.ErrRequestNotFound
 	}
@@ -88,39 +90,37 @@ func (s *Store) GetContextRequest(ctx context.Context, tenantID, conversationID,
 
 // requestScope is scope for calls naming a request: an id that is not a
 // uuid cannot exist, so it is not found.
-func requestScope(tenantID, conversationID, requestID string) error {
-	if err := scope(tenantID, conversationID); err != nil {
+func requestScope(ctx context.Context, tenantID, conversationID, requestID string) (callScope, error) {
+	sc, err := scope(ctx, tenantID, conversationID)
+	if err != nil {
 		if errors.Is(err, conversation.ErrNotFound) {
-			return conversation.ErrRequestNotFound
+			return sc, conversation.ErrRequestNotFound
 		}
-		return err
+		return sc, err
 	}
 	if !isUUID(requestID) {
-		return conversation.ErrRequestNotFound
+		return sc, conversation.ErrRequestNotFound
 	}
-	return nil
+	return sc, nil
 }
 
 const selectHandoffRequests = `
 SELECT ` + requestColumns + `
 FROM context_requests
-WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid
+WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid` + ofOwnedConversation + `
 ORDER BY created_at, id`
 
 // ListContextRequests returns the conversation's requests, oldest first.
 func (s *Store) ListContextRequests(ctx context.Context, tenantID, conversationID string) ([]conversation.ContextRequest, error) {
-	if err := scope(tenantID, conversationID); err != nil {
+	sc, err := scope(ctx, tenantID, conversationID)
+	if err != nil {
 		return nil, err
 	}
-	rows, err := s.pool.Query(ctx, selectHandoffRequests, tenantID, conversationID)
-	if err != nil {
-		return nil, fmt.Errorf("list context requests: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (conversation.ContextRequest, error) {
+	out, err := query(ctx, s.pool, sc, func(row pgx.CollectableRow) (conversation.ContextRequest, error) {
 		r, err := scanRequest(row)
 		r.TenantID = tenantID
 		return r, err
-	})
+	}, selectHandoffRequests, tenantID, conversationID)
 	if err != nil {
 		return nil, fmt.Errorf("list context requests: %w", err)
 	}
@@ -136,12 +136,13 @@ func (s *Store) ListContextRequests(ctx context.Context, tenantID, conversationI
 const resolveContextRequest = `
 UPDATE context_requests
 SET status = $4, resolved_at = now()
-WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid AND id = $3::uuid AND status = 'pending'
+WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid AND id = $3::uuid AND status = 'pending'` + ofOwnedConversation + `
 RETURNING ` + requestColumns
 
 // ResolveContextRequest moves a pending request to status, exactly once.
 func (s *Store) ResolveContextRequest(ctx context.Context, tenantID, conversationID, requestID, status string) (conversation.ContextRequest, error) {
-	if err := requestScope(tenantID, conversationID, requestID); err != nil {
+	sc, err := requestScope(ctx, tenantID, conversationID, requestID)
+	if err != nil {
 		return conversation.ContextRequest{}, err
 	}
 	switch status {
@@ -149,7 +150,7 @@ func (s *Store) ResolveContextRequest(ctx context.Context, tenantID, conversatio
 	default:
 		return conversation.ContextRequest{}, fmt.Errorf("resolve context request: status %q is not a final status", status)
 	}
-	r, err := scanRequest(s.pool.QueryRow(ctx, resolveContextRequest, tenantID, conversationID, requestID, status))
+	r, err := scanRequest(sc.queryRow(ctx, s.pool, resolveContextRequest, tenantID, conversationID, requestID, status))
 	if errors.Is(err, pgx.ErrNoRows) {
 		// Either it does not exist or it is no longer pending.
 		if _, getErr := s.GetContextRequest(ctx, tenantID, conversationID, requestID); getErr != nil {
@@ -167,7 +168,7 @@ func (s *Store) ResolveContextRequest(ctx context.Context, tenantID, conversatio
 const selectPendingRequest = `
 SELECT ` + requestColumns + `
 FROM context_requests
-WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid AND status = 'pending'
+WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid AND status = 'pending'` + ofOwnedConversation + `
 ORDER BY created_at DESC, id DESC
 LIMIT 1`
 
@@ -176,7 +177,7 @@ const itemColumns = `id::text, conversation_id::text, coalesce(request_id::text,
 const selectHandoffItems = `
 SELECT ` + itemColumns + `
 FROM supplied_context_items
-WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid
+WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid` + ofOwnedConversation + `
 ORDER BY created_at, id`
 
 func scanItem(row pgx.CollectableRow) (conversation.SuppliedItem, error) {
@@ -188,12 +189,16 @@ func scanItem(row pgx.CollectableRow) (conversation.SuppliedItem, error) {
 // LoadHandoffState reads the newest pending request and the supplied items
 // in one pipelined batch.
 func (s *Store) LoadHandoffState(ctx context.Context, tenantID, conversationID string) (conversation.HandoffState, error) {
-	if err := scope(tenantID, conversationID); err != nil {
+	sc, err := scope(ctx, tenantID, conversationID)
+	if err != nil {
 		return conversation.HandoffState{}, err
 	}
-	batch := &pgx.Batch{}
+	batch := sc.newBatch()
 	queueHandoff(batch, tenantID, conversationID)
-	results := s.pool.SendBatch(ctx, batch)
+	results, err := send(ctx, s.pool, batch)
+	if err != nil {
+		return conversation.HandoffState{}, fmt.Errorf("load handoff state: %w", err)
+	}
 	defer results.Close()
 	return readHandoff(results, tenantID)
 }
@@ -239,7 +244,8 @@ func readHandoff(results pgx.BatchResults, tenantID string) (conversation.Handof
 // tenant.
 const supplyItems = `
 WITH conv AS (
-    SELECT tenant_id, id FROM conversations WHERE tenant_id = $1::uuid AND id = $2::uuid
+    SELECT tenant_id, id FROM conversations c
+    WHERE c.tenant_id = $1::uuid AND c.id = $2::uuid AND ` + ownedConversation + `
 ),
 incoming AS (
     SELECT * FROM jsonb_to_recordset($3::jsonb)
@@ -269,7 +275,8 @@ type suppliedRow struct {
 // SupplyItems stores items, replacing earlier items with the same keys, and
 // returns them in the order given.
 func (s *Store) SupplyItems(ctx context.Context, tenantID, conversationID string, items []conversation.SuppliedItem) ([]conversation.SuppliedItem, error) {
-	if err := scope(tenantID, conversationID); err != nil {
+	sc, err := scope(ctx, tenantID, conversationID)
+	if err != nil {
 		return nil, err
 	}
 	if len(items) == 0 {
@@ -298,11 +305,7 @@ func (s *Store) SupplyItems(ctx context.Context, tenantID, conversationID string
 	if err != nil {
 		return nil, fmt.Errorf("supply context: %w", err)
 	}
-	rows, err := s.pool.Query(ctx, supplyItems, tenantID, conversationID, string(raw))
-	if err != nil {
-		return nil, fmt.Errorf("supply context: %w", err)
-	}
-	stored, err := pgx.CollectRows(rows, scanItem)
+	stored, err := query(ctx, s.pool, sc, scanItem, supplyItems, tenantID, conversationID, string(raw))
 	if err != nil {
 		return nil, fmt.Errorf("supply context: %w", err)
 	}
@@ -319,11 +322,12 @@ func (s *Store) SupplyItems(ctx context.Context, tenantID, conversationID string
 
 const touchSuppliedItems = `
 UPDATE supplied_context_items SET last_used_at = $4::timestamptz
-WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid AND id = ANY($3::uuid[])`
+WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid AND id = ANY($3::uuid[])` + ofOwnedConversation
 
 // TouchSuppliedItems marks the items as used now.
 func (s *Store) TouchSuppliedItems(ctx context.Context, tenantID, conversationID string, itemIDs []string) error {
-	if err := scope(tenantID, conversationID); err != nil {
+	sc, err := scope(ctx, tenantID, conversationID)
+	if err != nil {
 		return err
 	}
 	valid := make([]string, 0, len(itemIDs))
@@ -335,7 +339,7 @@ func (s *Store) TouchSuppliedItems(ctx context.Context, tenantID, conversationID
 	if len(valid) == 0 {
 		return nil
 	}
-	if _, err := s.pool.Exec(ctx, touchSuppliedItems, tenantID, conversationID, valid, time.Now()); err != nil {
+	if _, err := sc.exec(ctx, s.pool, touchSuppliedItems, tenantID, conversationID, valid, time.Now()); err != nil {
 		return fmt.Errorf("touch supplied context: %w", err)
 	}
 	return nil
@@ -343,11 +347,12 @@ func (s *Store) TouchSuppliedItems(ctx context.Context, tenantID, conversationID
 
 const deleteSuppliedItem = `
 DELETE FROM supplied_context_items
-WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid AND id = $3::uuid`
+WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid AND id = $3::uuid` + ofOwnedConversation
 
 // DeleteSuppliedItem removes one item.
 func (s *Store) DeleteSuppliedItem(ctx context.Context, tenantID, conversationID, itemID string) error {
-	if err := scope(tenantID, conversationID); err != nil {
+	sc, err := scope(ctx, tenantID, conversationID)
+	if err != nil {
 		if errors.Is(err, conversation.ErrNotFound) {
 			return conversation.ErrItemNotFound
 		}
@@ -356,11 +361,11 @@ func (s *Store) DeleteSuppliedItem(ctx context.Context, tenantID, conversationID
 	if !isUUID(itemID) {
 		return conversation.ErrItemNotFound
 	}
-	tag, err := s.pool.Exec(ctx, deleteSuppliedItem, tenantID, conversationID, itemID)
+	deleted, err := sc.exec(ctx, s.pool, deleteSuppliedItem, tenantID, conversationID, itemID)
 	if err != nil {
 		return fmt.Errorf("delete supplied context: %w", err)
 	}
-	if tag.RowsAffected() == 0 {
+	if deleted == 0 {
 		return conversation.ErrItemNotFound
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -59,7 +60,7 @@ func (r *roundTrips) take() (queries, batches int) {
 }
 
 func TestEachOperationIsOneRoundTrip(t *testing.T) {
-	ctx := context.Background()
+	ctx := conversation.WithOwner(context.Background(), "u")
 	migrated := pgtest.NewMigratedPool(t, 1)
 	cfg, err := pgxpool.ParseConfig(migrated.Config().ConnString())
 	if err != nil {
@@ -86,45 +87,81 @@ func TestEachOperationIsOneRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	check := func(op string, wantQueries, wantBatches int) {
+	// Each call is one batch: the statement that sets the row-level
+	// security scope goes in the same round trip as the work.
+	check := func(op string) {
 		t.Helper()
-		if q, b := tracer.take(); q != wantQueries || b != wantBatches {
-			t.Errorf("%s sent %d queries and %d batches, want %d and %d", op, q, b, wantQueries, wantBatches)
+		if q, b := tracer.take(); q != 0 || b != 1 {
+			t.Errorf("%s sent %d queries and %d batches, want one batch", op, q, b)
 		}
 	}
-	check("CreateConversation", 1, 0)
+	check("CreateConversation")
 	if _, err := store.AppendTurn(ctx, tenant, c.ID, conversation.Turn{UserText: "q"}); err != nil {
 		t.Fatal(err)
 	}
-	check("AppendTurn", 1, 0)
+	check("AppendTurn")
 	// Remembering the profile rides in the same statement as the turn.
 	profile := conversation.Profile{PersonaType: "employee", Jurisdictions: []string{"IE"}}
 	if _, err := store.AppendTurn(ctx, tenant, c.ID, conversation.Turn{UserText: "q2", Profile: &profile}); err != nil {
 		t.Fatal(err)
 	}
-	check("AppendTurn with a profile", 1, 0)
+	check("AppendTurn with a profile")
 	if err := store.MergeActiveNodes(ctx, tenant, c.ID, []string{"A", "B"}, 3); err != nil {
 		t.Fatal(err)
 	}
-	check("MergeActiveNodes", 1, 0)
+	check("MergeActiveNodes")
 	// A streamed turn: its number is taken at the start, its outcome and
 	// concepts are stored together at the end.
-	n, err := store.StartTurn(ctx, tenant, c.ID, conversation.Turn{UserText: "q3", Profile: &profile})
+	n, err := store.ReserveTurn(ctx, tenant, c.ID, conversation.Turn{UserText: "q3", Profile: &profile})
 	if err != nil {
 		t.Fatal(err)
 	}
-	check("StartTurn", 1, 0)
-	if err := store.FinishTurn(ctx, tenant, c.ID, conversation.Turn{Number: n, Status: conversation.TurnError}, []string{"C"}, 3); err != nil {
+	check("ReserveTurn")
+	if err := store.FinishTurn(ctx, tenant, c.ID, conversation.Turn{Number: n, Status: conversation.TurnError}, conversation.TurnFinish{ActiveNodes: []string{"C"}, MaxNodes: 3}); err != nil {
 		t.Fatal(err)
 	}
-	check("FinishTurn with concepts", 0, 1)
+	check("FinishTurn with concepts")
 	if _, err := store.RetryTurn(ctx, tenant, c.ID); err != nil {
 		t.Fatal(err)
 	}
-	check("RetryTurn", 1, 0)
+	check("RetryTurn")
 	st, err := store.LoadTurnState(ctx, tenant, c.ID, 5)
 	if err != nil || len(st.History) != 3 || len(st.Context.ActiveNodeIDs) != 3 || st.Conversation.Profile == nil || st.Handoff == nil {
 		t.Fatalf("LoadTurnState = %+v, %v", st, err)
 	}
-	check("LoadTurnState", 0, 1)
+	check("LoadTurnState")
+	// A turn's load takes its lease and reads the tenant's usage in the same batch.
+	started, err := store.StartTurn(ctx, tenant, c.ID, conversation.TurnStart{HistoryTurns: 5, LeaseFor: time.Minute})
+	if err != nil || started.LeaseID == "" || len(started.History) != 3 {
+		t.Fatalf("StartTurn = %+v, %v", started, err)
+	}
+	check("StartTurn")
+	if err := store.EndTurn(ctx, tenant, c.ID, started.LeaseID); err != nil {
+		t.Fatal(err)
+	}
+	tracer.take()
+
+	// Before the first byte, one round trip: the lease, the loads, the
+	// usage and the reservation.
+	turn, err := store.StartTurn(ctx, tenant, c.ID, conversation.TurnStart{HistoryTurns: 5, LeaseFor: time.Minute,
+		DailyTokenLimit: 1000, Reserve: &conversation.Turn{UserText: "q4", Profile: &profile}})
+	if err != nil || turn.Reserved == nil || turn.Reserved.Number != 4 {
+		t.Fatalf("StartTurn with a reservation = %+v, %v", turn, err)
+	}
+	check("StartTurn with a reservation")
+	// After the answer, one round trip: the outcome, usage, lease, concepts
+	// and used items.
+	finished := conversation.Turn{Number: 4, AssistantText: "a4", Status: conversation.TurnOK, LeaseID: turn.LeaseID,
+		Usage: conversation.Usage{TotalTokens: 9}}
+	if err := store.FinishTurn(ctx, tenant, c.ID, finished, conversation.TurnFinish{ActiveNodes: []string{"D"}, UsedItems: []string{uuid.NewString()}}); err != nil {
+		t.Fatal(err)
+	}
+	check("FinishTurn with concepts and used items")
+	// A new conversation: created with its first turn reserved, in one.
+	first, err := store.StartConversation(ctx, conversation.Conversation{TenantID: tenant, OwnerID: "u"},
+		conversation.TurnStart{DailyTokenLimit: 1000, Reserve: &conversation.Turn{UserText: "hello"}})
+	if err != nil || first.Reserved == nil {
+		t.Fatalf("StartConversation = %+v, %v", first, err)
+	}
+	check("StartConversation")
 }

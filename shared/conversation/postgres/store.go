@@ -1,10 +1,12 @@
 // Package postgres is the production conversation.Store on PostgreSQL
 // (Aurora in AWS), over the schema in migrations/.
 //
-// Every statement filters by tenant_id, and each operation is one round
-// trip: LoadTurnState pipelines its three reads in one batch, AppendTurn
-// numbers and inserts in one statement, MergeActiveNodes merges in SQL in
-// one upsert. SQL casts parameters explicitly because the pool runs in
+// Every statement filters by tenant_id and by the owner in the context
+// (conversation.WithOwner), under row-level security scoped to both (see
+// scope.go), and each operation is one round trip: LoadTurnState and
+// StartTurn pipeline their reads in one batch, AppendTurn numbers and
+// inserts in one statement, FinishTurn stores the outcome and merges the
+// context in one batch, MergeActiveNodes merges in SQL in one upsert. SQL casts parameters explicitly because the pool runs in
 // pgx's exec mode (see shared/postgres).
 package postgres
 
@@ -38,16 +40,18 @@ func New(pool *pgxpool.Pool) *Store {
 // layer maps tenant claims to uuids before they reach the store.
 var ErrInvalidTenant = errors.New("conversation store: tenant id is not a uuid")
 
-// scope validates the ids of a conversation-scoped call. A conversation id
-// that is not a uuid cannot exist, so it is ErrNotFound.
-func scope(tenantID, conversationID string) error {
-	if !isUUID(tenantID) {
-		return ErrInvalidTenant
+// scope validates the ids of a conversation-scoped call and takes its
+// owner from ctx. A conversation id that is not a uuid cannot exist, so it
+// is ErrNotFound.
+func scope(ctx context.Context, tenantID, conversationID string) (callScope, error) {
+	sc, err := scopeOf(ctx, tenantID)
+	if err != nil {
+		return sc, err
 	}
 	if !isUUID(conversationID) {
-		return conversation.ErrNotFound
+		return sc, conversation.ErrNotFound
 	}
-	return nil
+	return sc, nil
 }
 
 // isUUID accepts the hyphenated 36-character form only, the one ids are
@@ -102,21 +106,11 @@ RETURNING ` + conversationColumns
 // CreateConversation inserts c. An empty c.ID gets a new uuid; a given one
 // must be a uuid not yet in use.
 func (s *Store) CreateConversation(ctx context.Context, c conversation.Conversation) (conversation.Conversation, error) {
-	if !isUUID(c.TenantID) {
-		return conversation.Conversation{}, ErrInvalidTenant
-	}
-	var id *string
-	if c.ID != "" {
-		if !isUUID(c.ID) {
-			return conversation.Conversation{}, errors.New("create conversation: id is not a uuid")
-		}
-		id = &c.ID
-	}
-	profile, err := encodeProfile(c.Profile)
+	sc, id, profile, err := newConversationParams(c)
 	if err != nil {
-		return conversation.Conversation{}, fmt.Errorf("create conversation: %w", err)
+		return conversation.Conversation{}, err
 	}
-	out, err := scanConversation(s.pool.QueryRow(ctx, insertConversation,
+	out, err := scanConversation(sc.queryRow(ctx, s.pool, insertConversation,
 		id, c.TenantID, c.OwnerID, c.Title, nonNil(c.Jurisdictions), c.Archived, profile), c.TenantID)
 	if err != nil {
 		return conversation.Conversation{}, fmt.Errorf("create conversation: %w", err)
@@ -124,17 +118,41 @@ func (s *Store) CreateConversation(ctx context.Context, c conversation.Conversat
 	return out, nil
 }
 
+// newConversationParams checks c and returns its scope, its id parameter
+// (null: a new uuid) and its profile parameter.
+func newConversationParams(c conversation.Conversation) (callScope, *string, *string, error) {
+	if !isUUID(c.TenantID) {
+		return callScope{}, nil, nil, ErrInvalidTenant
+	}
+	if c.OwnerID == "" {
+		return callScope{}, nil, nil, conversation.ErrNoOwner
+	}
+	sc := callScope{tenant: c.TenantID, owner: c.OwnerID}
+	var id *string
+	if c.ID != "" {
+		if !isUUID(c.ID) {
+			return sc, nil, nil, errors.New("create conversation: id is not a uuid")
+		}
+		id = &c.ID
+	}
+	profile, err := encodeProfile(c.Profile)
+	if err != nil {
+		return sc, nil, nil, fmt.Errorf("create conversation: %w", err)
+	}
+	return sc, id, profile, nil
+}
+
 const selectConversation = `
 SELECT ` + conversationColumns + `
-FROM conversations
-WHERE tenant_id = $1::uuid AND id = $2::uuid`
+FROM conversations c
+WHERE c.tenant_id = $1::uuid AND c.id = $2::uuid AND ` + ownedConversation
 
 // The newest $3 turns, returned oldest first.
 const selectRecentTurns = `
 SELECT ` + turnColumns + `
 FROM (
     SELECT * FROM conversation_turns
-    WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid
+    WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid` + ofOwnedConversation + `
     ORDER BY turn_number DESC
     LIMIT $3::integer
 ) recent
@@ -142,68 +160,14 @@ ORDER BY turn_number`
 
 const selectContext = `
 SELECT context_json FROM conversation_context
-WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid`
+WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid` + ofOwnedConversation
 
 // LoadTurnState sends the conversation, history and context reads as one
 // pipelined batch: one network round trip. The context read comes last, so
 // its failure (or an unreadable context_json) leaves the rest intact and is
 // reported in ContextErr.
 func (s *Store) LoadTurnState(ctx context.Context, tenantID, conversationID string, historyTurns int) (conversation.TurnState, error) {
-	if err := scope(tenantID, conversationID); err != nil {
-		return conversation.TurnState{}, err
-	}
-	historyTurns = max(historyTurns, 0)
-
-	batch := &pgx.Batch{}
-	batch.Queue(selectConversation, tenantID, conversationID)
-	batch.Queue(selectRecentTurns, tenantID, conversationID, historyTurns)
-	batch.Queue(selectContext, tenantID, conversationID)
-	queueHandoff(batch, tenantID, conversationID)
-	results := s.pool.SendBatch(ctx, batch)
-	defer results.Close()
-
-	state := conversation.TurnState{Context: emptyContext()}
-	var err error
-	state.Conversation, err = scanConversation(results.QueryRow(), tenantID)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return conversation.TurnState{}, conversation.ErrNotFound
-	}
-	if err != nil {
-		return conversation.TurnState{}, fmt.Errorf("load conversation: %w", err)
-	}
-
-	rows, err := results.Query()
-	if err != nil {
-		return conversation.TurnState{}, fmt.Errorf("load history: %w", err)
-	}
-	state.History, err = pgx.CollectRows(rows, scanTurn)
-	if err != nil {
-		return conversation.TurnState{}, fmt.Errorf("load history: %w", err)
-	}
-	if state.History == nil {
-		state.History = []conversation.Turn{}
-	}
-
-	var raw []byte
-	switch err := results.QueryRow().Scan(&raw); {
-	case errors.Is(err, pgx.ErrNoRows):
-		// No context yet: the empty context.
-	case err != nil:
-		state.ContextErr = fmt.Errorf("load conversation context: %w", err)
-	default:
-		loaded, err := decodeContext(raw)
-		if err != nil {
-			state.ContextErr = err
-		} else {
-			state.Context = loaded
-		}
-	}
-	if handoff, err := readHandoff(results, tenantID); err != nil {
-		state.HandoffErr = err
-	} else {
-		state.Handoff = &handoff
-	}
-	return state, nil
+	return s.loadTurn(ctx, tenantID, conversationID, conversation.TurnStart{HistoryTurns: historyTurns}, "")
 }
 
 func scanTurn(row pgx.CollectableRow) (conversation.Turn, error) {
@@ -235,14 +199,29 @@ func decodeContext(raw []byte) (conversation.Context, error) {
 // counter and inserts the turn under it, in one statement. The UPDATE's row
 // lock serialises concurrent appends; if the INSERT fails the increment
 // rolls back with it, so numbers have no gaps. The same UPDATE replaces the
-// remembered profile when $14 is not null.
+// remembered profile when $14 is not null and gives the turn lease $15
+// back; the turn's tokens are added to its tenant's usage of the day (a
+// reserved turn's once it is finished).
 const appendTurn = `
 WITH next AS (
-    UPDATE conversations
+    UPDATE conversations c
     SET last_turn_number = last_turn_number + 1, updated_at = now(),
-        profile = coalesce($14::jsonb, profile)
-    WHERE tenant_id = $1::uuid AND id = $2::uuid
-    RETURNING tenant_id, id, last_turn_number
+        profile = coalesce($14::jsonb, profile),
+        turn_lease_until = CASE WHEN c.turn_lease_id = $15::uuid THEN NULL ELSE c.turn_lease_until END,
+        turn_lease_id = CASE WHEN c.turn_lease_id = $15::uuid THEN NULL ELSE c.turn_lease_id END
+    WHERE c.tenant_id = $1::uuid AND c.id = $2::uuid AND ` + ownedConversation + `
+    RETURNING c.tenant_id, c.id, c.last_turn_number
+),
+usage AS (
+    INSERT INTO tenant_daily_usage AS u (tenant_id, day, input_tokens, output_tokens, total_tokens, turns)
+    SELECT next.tenant_id, (now() AT TIME ZONE 'UTC')::date, $8::integer, $9::integer, $10::integer, 1 FROM next
+    WHERE $5 <> 'streaming'
+    ON CONFLICT (tenant_id, day) DO UPDATE SET
+        input_tokens = u.input_tokens + EXCLUDED.input_tokens,
+        output_tokens = u.output_tokens + EXCLUDED.output_tokens,
+        total_tokens = u.total_tokens + EXCLUDED.total_tokens,
+        turns = u.turns + 1,
+        updated_at = now()
 )
 INSERT INTO conversation_turns (
     tenant_id, conversation_id, turn_number, user_text, assistant_text, status, provider, model,
@@ -257,7 +236,8 @@ RETURNING turn_number`
 // is conversation.TurnOK. A non-nil t.Profile replaces the conversation's
 // profile in the same statement.
 func (s *Store) AppendTurn(ctx context.Context, tenantID, conversationID string, t conversation.Turn) (int, error) {
-	if err := scope(tenantID, conversationID); err != nil {
+	sc, err := scope(ctx, tenantID, conversationID)
+	if err != nil {
 		return 0, err
 	}
 	metadata, err := encodeMetadata(t.Metadata)
@@ -276,10 +256,10 @@ func (s *Store) AppendTurn(ctx context.Context, tenantID, conversationID string,
 		return 0, fmt.Errorf("append turn: %q is not a turn status", status)
 	}
 	var number int
-	err = s.pool.QueryRow(ctx, appendTurn, tenantID, conversationID,
+	err = sc.queryRow(ctx, s.pool, appendTurn, tenantID, conversationID,
 		t.UserText, t.AssistantText, string(status), t.Provider, t.Model,
 		t.Usage.InputTokens, t.Usage.OutputTokens, t.Usage.TotalTokens, t.LatencyMS,
-		nonNil(t.ReferencedNodes), metadata, profile,
+		nonNil(t.ReferencedNodes), metadata, profile, leaseParam(t.LeaseID),
 	).Scan(&number)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, conversation.ErrNotFound
@@ -310,7 +290,7 @@ SELECT c.tenant_id, c.id,
        jsonb_build_object('activeNodeIds', merge_active_node_ids('[]'::jsonb, $3::text[], $4::integer)),
        now()
 FROM conversations c
-WHERE c.tenant_id = $1::uuid AND c.id = $2::uuid
+WHERE c.tenant_id = $1::uuid AND c.id = $2::uuid AND ` + ownedConversation + `
 ON CONFLICT (tenant_id, conversation_id) DO UPDATE
 SET context_json = (CASE WHEN jsonb_typeof(cc.context_json) = 'object' THEN cc.context_json ELSE '{}'::jsonb END)
         || jsonb_build_object('activeNodeIds',
@@ -322,14 +302,15 @@ RETURNING 1`
 // order, capped at maxNodes; zero or less means
 // conversation.DefaultMaxActiveNodes).
 func (s *Store) MergeActiveNodes(ctx context.Context, tenantID, conversationID string, ids []string, maxNodes int) error {
-	if err := scope(tenantID, conversationID); err != nil {
+	sc, err := scope(ctx, tenantID, conversationID)
+	if err != nil {
 		return err
 	}
 	if maxNodes <= 0 {
 		maxNodes = conversation.DefaultMaxActiveNodes
 	}
 	var one int
-	err := s.pool.QueryRow(ctx, mergeActiveNodes, tenantID, conversationID, nonNil(ids), maxNodes).Scan(&one)
+	err = sc.queryRow(ctx, s.pool, mergeActiveNodes, tenantID, conversationID, nonNil(ids), maxNodes).Scan(&one)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return conversation.ErrNotFound
 	}
@@ -349,113 +330,4 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
-}
-
-// StartTurn stores the question of a new turn, status streaming, under the
-// next number: the appendTurn statement with an empty answer.
-func (s *Store) StartTurn(ctx context.Context, tenantID, conversationID string, t conversation.Turn) (int, error) {
-	started := conversation.Turn{UserText: t.UserText, Status: conversation.TurnStreaming, Profile: t.Profile}
-	return s.AppendTurn(ctx, tenantID, conversationID, started)
-}
-
-const turnColumns = `turn_number, user_text, assistant_text, status, provider, model,
-       input_tokens, output_tokens, total_tokens, latency_ms, referenced_nodes, metadata, created_at`
-
-// retryTurn restarts the conversation's last turn if it failed or was
-// interrupted. The row lock makes a concurrent second retry see the
-// streaming status and match nothing.
-const retryTurn = `
-UPDATE conversation_turns
-SET status = 'streaming', assistant_text = ''
-WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid
-  AND turn_number = (SELECT last_turn_number FROM conversations WHERE tenant_id = $1::uuid AND id = $2::uuid)
-  AND status IN ('error', 'interrupted')
-RETURNING ` + turnColumns
-
-const conversationExists = `SELECT 1 FROM conversations WHERE tenant_id = $1::uuid AND id = $2::uuid`
-
-// RetryTurn restarts the last turn when it failed or was interrupted. Only
-// a refusal costs a second round trip, to tell ErrNotFound from
-// ErrNotRetryable.
-func (s *Store) RetryTurn(ctx context.Context, tenantID, conversationID string) (conversation.Turn, error) {
-	if err := scope(tenantID, conversationID); err != nil {
-		return conversation.Turn{}, err
-	}
-	rows, err := s.pool.Query(ctx, retryTurn, tenantID, conversationID)
-	if err != nil {
-		return conversation.Turn{}, fmt.Errorf("retry turn: %w", err)
-	}
-	turn, err := pgx.CollectExactlyOneRow(rows, scanTurn)
-	if !errors.Is(err, pgx.ErrNoRows) {
-		if err != nil {
-			return conversation.Turn{}, fmt.Errorf("retry turn: %w", err)
-		}
-		return turn, nil
-	}
-	var one int
-	switch err := s.pool.QueryRow(ctx, conversationExists, tenantID, conversationID).Scan(&one); {
-	case errors.Is(err, pgx.ErrNoRows):
-		return conversation.Turn{}, conversation.ErrNotFound
-	case err != nil:
-		return conversation.Turn{}, fmt.Errorf("retry turn: %w", err)
-	}
-	return conversation.Turn{}, conversation.ErrNotRetryable
-}
-
-// finishTurn stores a started turn's outcome and touches its conversation.
-const finishTurn = `
-WITH finished AS (
-    UPDATE conversation_turns
-    SET assistant_text = $4, status = $5, provider = $6, model = $7,
-        input_tokens = $8::integer, output_tokens = $9::integer, total_tokens = $10::integer,
-        latency_ms = $11::bigint, referenced_nodes = $12::text[], metadata = $13::jsonb
-    WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid AND turn_number = $3::integer
-    RETURNING tenant_id, conversation_id
-)
-UPDATE conversations c SET updated_at = now()
-FROM finished
-WHERE c.tenant_id = finished.tenant_id AND c.id = finished.conversation_id
-RETURNING 1`
-
-// FinishTurn stores the outcome of turn t.Number and, with activeNodes,
-// merges them into the context: both statements in one pipelined batch,
-// which Postgres runs as one implicit transaction.
-func (s *Store) FinishTurn(ctx context.Context, tenantID, conversationID string, t conversation.Turn, activeNodes []string, maxNodes int) error {
-	if err := scope(tenantID, conversationID); err != nil {
-		return err
-	}
-	if !t.Status.Valid() || t.Status == conversation.TurnStreaming {
-		return fmt.Errorf("finish turn: %q is not a final turn status", t.Status)
-	}
-	metadata, err := encodeMetadata(t.Metadata)
-	if err != nil {
-		return err
-	}
-	if maxNodes <= 0 {
-		maxNodes = conversation.DefaultMaxActiveNodes
-	}
-	batch := &pgx.Batch{}
-	batch.Queue(finishTurn, tenantID, conversationID, t.Number,
-		t.AssistantText, string(t.Status), t.Provider, t.Model,
-		t.Usage.InputTokens, t.Usage.OutputTokens, t.Usage.TotalTokens, t.LatencyMS,
-		nonNil(t.ReferencedNodes), metadata)
-	if len(activeNodes) > 0 {
-		batch.Queue(mergeActiveNodes, tenantID, conversationID, activeNodes, maxNodes)
-	}
-	results := s.pool.SendBatch(ctx, batch)
-	defer results.Close()
-	var one int
-	err = results.QueryRow().Scan(&one)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return conversation.ErrNotFound
-	}
-	if err != nil {
-		return fmt.Errorf("finish turn: %w", err)
-	}
-	if len(activeNodes) > 0 {
-		if err := results.QueryRow().Scan(&one); err != nil {
-			return fmt.Errorf("finish turn: merge active nodes: %w", err)
-		}
-	}
-	return results.Close()
 }

@@ -2,7 +2,9 @@ package postgres_test
 
 import (
 	"context"
+	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -17,14 +19,16 @@ func TestStoreContract(t *testing.T) {
 	// One database for the whole contract: its tests use their own tenants.
 	// The pool is larger than in Lambda so the 50-way concurrency tests
 	// really run concurrently.
-	store := convpg.New(pgtest.NewMigratedPool(t, 25))
+	// The store signs in as the runtime role, under row-level security.
+	_, runtime := pgtest.NewRuntimePools(t, 25)
+	store := convpg.New(runtime)
 	storetest.Run(t, func(*testing.T) conversation.Store { return store })
 }
 
 // An unreadable context is reported in ContextErr; the conversation and
 // history still load (seed 000 §4.3).
 func TestUnreadableContextIsContextErr(t *testing.T) {
-	ctx := context.Background()
+	ctx := conversation.WithOwner(context.Background(), "u")
 	pool := pgtest.NewMigratedPool(t, 2)
 	store := convpg.New(pool)
 	tenant := uuid.NewString()
@@ -73,7 +77,7 @@ func TestUnreadableContextIsContextErr(t *testing.T) {
 // Rows of a deleted conversation go with it, and rows always carry the
 // conversation's tenant.
 func TestDeleteCascadesAndTenantColumns(t *testing.T) {
-	ctx := context.Background()
+	ctx := conversation.WithOwner(context.Background(), "u")
 	pool := pgtest.NewMigratedPool(t, 2)
 	store := convpg.New(pool)
 	tenant := uuid.NewString()
@@ -109,5 +113,55 @@ func TestDeleteCascadesAndTenantColumns(t *testing.T) {
 		(SELECT count(*) FROM conversation_turns WHERE conversation_id = $1::uuid) +
 		(SELECT count(*) FROM conversation_context WHERE conversation_id = $1::uuid)`, c.ID).Scan(&left); err != nil || left != 0 {
 		t.Fatalf("rows left after deleting the conversation: %d (err %v)", left, err)
+	}
+}
+
+// A turn's context that cannot be saved does not undo the turn saved with
+// it in the same round trip: FinishTurn reports ErrContextNotSaved and the
+// turn, its usage and the lease's release stand.
+func TestContextFailureKeepsTheFinishedTurn(t *testing.T) {
+	ctx := conversation.WithOwner(context.Background(), "u")
+	pool := pgtest.NewMigratedPool(t, 2)
+	store := convpg.New(pool)
+	tenant := uuid.NewString()
+	// A context write of this tenant fails, as a full disk or a lock
+	// timeout would.
+	for _, stmt := range []string{
+		`CREATE OR REPLACE FUNCTION refuse_context_of_tenant() RETURNS trigger LANGUAGE plpgsql AS $$
+		 BEGIN
+		     IF NEW.tenant_id = '` + tenant + `'::uuid THEN RAISE EXCEPTION 'context write refused'; END IF;
+		     RETURN NEW;
+		 END $$`,
+		`CREATE TRIGGER refuse_context_` + strings.ReplaceAll(tenant, "-", "") + ` BEFORE INSERT OR UPDATE ON conversation_context
+		 FOR EACH ROW EXECUTE FUNCTION refuse_context_of_tenant()`,
+	} {
+		if _, err := pool.Exec(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		_, _ = pool.Exec(context.Background(), `DROP TRIGGER IF EXISTS refuse_context_`+strings.ReplaceAll(tenant, "-", "")+` ON conversation_context`)
+	})
+	st, err := store.StartConversation(ctx, conversation.Conversation{TenantID: tenant, OwnerID: "u"},
+		conversation.TurnStart{Reserve: &conversation.Turn{UserText: "q"}})
+	if err != nil || st.Reserved == nil {
+		t.Fatalf("StartConversation = %+v, %v", st, err)
+	}
+	id := st.Conversation.ID
+	finished := conversation.Turn{Number: 1, AssistantText: "a", Status: conversation.TurnOK, LeaseID: st.LeaseID, Usage: conversation.Usage{TotalTokens: 7}}
+	err = store.FinishTurn(ctx, tenant, id, finished, conversation.TurnFinish{ActiveNodes: []string{"TAX:IE:VAT"}})
+	if !errors.Is(err, conversation.ErrContextNotSaved) {
+		t.Fatalf("FinishTurn with a failing context write = %v, want ErrContextNotSaved", err)
+	}
+	loaded, err := store.LoadTurnState(ctx, tenant, id, 5)
+	if err != nil || len(loaded.History) != 1 || loaded.History[0].Status != conversation.TurnOK || loaded.History[0].AssistantText != "a" ||
+		len(loaded.Context.ActiveNodeIDs) != 0 {
+		t.Fatalf("after the finish: %+v, %v", loaded, err)
+	}
+	if used, err := store.TenantTokensToday(ctx, tenant); err != nil || used != 7 {
+		t.Errorf("usage = %d, %v; want 7", used, err)
+	}
+	if _, err := store.StartTurn(ctx, tenant, id, conversation.TurnStart{}); err != nil {
+		t.Errorf("the lease was not given back: %v", err)
 	}
 }

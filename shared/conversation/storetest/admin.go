@@ -16,7 +16,7 @@ import (
 
 func adminCreate(t *testing.T, s conversation.Store, tenantID, owner string) conversation.Conversation {
 	t.Helper()
-	c, err := s.CreateConversation(context.Background(), conversation.Conversation{TenantID: tenantID, OwnerID: owner, Title: "t"})
+	c, err := s.CreateConversation(userCtx, conversation.Conversation{TenantID: tenantID, OwnerID: owner, Title: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,12 +26,18 @@ func adminCreate(t *testing.T, s conversation.Store, tenantID, owner string) con
 // listAll walks every page of size pageSize and returns the ids in order.
 func listAll(t *testing.T, s conversation.Store, tenantID string, q conversation.ListQuery) []conversation.Conversation {
 	t.Helper()
+	return listAllAs(t, s, userCtx, tenantID, q)
+}
+
+// listAllAs is listAll for the owner in ctx.
+func listAllAs(t *testing.T, s conversation.Store, ctx context.Context, tenantID string, q conversation.ListQuery) []conversation.Conversation {
+	t.Helper()
 	var all []conversation.Conversation
 	for pages := 0; ; pages++ {
 		if pages > 50 {
 			t.Fatal("pagination does not end")
 		}
-		page, err := s.ListConversations(context.Background(), tenantID, q)
+		page, err := s.ListConversations(ctx, tenantID, q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,11 +64,11 @@ func testAdminListPages(t *testing.T, s conversation.Store) {
 	tenant := newTenant()
 	var made []conversation.Conversation
 	for range 7 {
-		made = append(made, adminCreate(t, s, tenant, "owner"))
+		made = append(made, adminCreate(t, s, tenant, testUser))
 	}
 	// A turn is activity: these two move to the top, the later one first.
 	for _, c := range []conversation.Conversation{made[1], made[4]} {
-		if _, err := s.AppendTurn(context.Background(), tenant, c.ID, conversation.Turn{UserText: "q"}); err != nil {
+		if _, err := s.AppendTurn(userCtx, tenant, c.ID, conversation.Turn{UserText: "q"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -86,47 +92,53 @@ func testAdminListPages(t *testing.T, s conversation.Store) {
 		t.Errorf("the conversations with turns are not first: %v", ids(whole))
 	}
 
-	if _, err := s.ListConversations(context.Background(), tenant, conversation.ListQuery{Cursor: "%%%"}); !errors.Is(err, conversation.ErrInvalidCursor) {
+	if _, err := s.ListConversations(userCtx, tenant, conversation.ListQuery{Cursor: "%%%"}); !errors.Is(err, conversation.ErrInvalidCursor) {
 		t.Errorf("garbage cursor: %v, want ErrInvalidCursor", err)
 	}
 	badID := conversation.Cursor{UpdatedAt: time.Now(), ID: "nope"}.Encode()
-	if _, err := s.ListConversations(context.Background(), tenant, conversation.ListQuery{Cursor: badID}); !errors.Is(err, conversation.ErrInvalidCursor) {
+	if _, err := s.ListConversations(userCtx, tenant, conversation.ListQuery{Cursor: badID}); !errors.Is(err, conversation.ErrInvalidCursor) {
 		t.Errorf("cursor with a bad id: %v, want ErrInvalidCursor", err)
 	}
 }
 
 func testAdminListFilters(t *testing.T, s conversation.Store) {
-	ctx := context.Background()
+	ctx := userCtx
 	tenant := newTenant()
-	mine := adminCreate(t, s, tenant, "me")
-	archived := adminCreate(t, s, tenant, "me")
+	mine := adminCreate(t, s, tenant, testUser)
+	archived := adminCreate(t, s, tenant, testUser)
 	theirs := adminCreate(t, s, tenant, "them")
-	adminCreate(t, s, newTenant(), "me")
+	adminCreate(t, s, newTenant(), testUser)
 	if _, err := s.UpdateConversation(ctx, tenant, archived.ID, conversation.Update{Archived: new(true)}); err != nil {
 		t.Fatal(err)
 	}
 	for name, tc := range map[string]struct {
+		user string
 		q    conversation.ListQuery
 		want []string
 	}{
-		"tenant":       {conversation.ListQuery{}, []string{mine.ID, archived.ID, theirs.ID}},
-		"owner":        {conversation.ListQuery{OwnerID: "me"}, []string{mine.ID, archived.ID}},
-		"archived":     {conversation.ListQuery{Archived: new(true)}, []string{archived.ID}},
-		"not archived": {conversation.ListQuery{OwnerID: "me", Archived: new(false)}, []string{mine.ID}},
+		// A list shows the caller's own conversations, never the tenant's.
+		"own":          {testUser, conversation.ListQuery{}, []string{mine.ID, archived.ID}},
+		"archived":     {testUser, conversation.ListQuery{Archived: new(true)}, []string{archived.ID}},
+		"not archived": {testUser, conversation.ListQuery{Archived: new(false)}, []string{mine.ID}},
+		"another user": {"them", conversation.ListQuery{}, []string{theirs.ID}},
+		"no such user": {"nobody", conversation.ListQuery{}, nil},
 	} {
-		got := ids(listAll(t, s, tenant, tc.q))
+		got := ids(listAllAs(t, s, conversation.WithOwner(context.Background(), tc.user), tenant, tc.q))
 		slices.Sort(got)
 		slices.Sort(tc.want)
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("%s: listed %v, want %v", name, got, tc.want)
 		}
 	}
+	if _, err := s.ListConversations(context.Background(), tenant, conversation.ListQuery{}); !errors.Is(err, conversation.ErrNoOwner) {
+		t.Errorf("list without an owner: %v, want ErrNoOwner", err)
+	}
 }
 
 func testAdminLifecycle(t *testing.T, s conversation.Store) {
-	ctx := context.Background()
+	ctx := userCtx
 	tenant := newTenant()
-	c := adminCreate(t, s, tenant, "me")
+	c := adminCreate(t, s, tenant, testUser)
 	for _, q := range []string{"first", "second"} {
 		if _, err := s.AppendTurn(ctx, tenant, c.ID, conversation.Turn{UserText: q, Metadata: conversation.TurnMetadata{QueryComposition: "chat"}}); err != nil {
 			t.Fatal(err)
@@ -206,9 +218,9 @@ func testAdminLifecycle(t *testing.T, s conversation.Store) {
 }
 
 func testAdminTenantIsolation(t *testing.T, s conversation.Store) {
-	ctx := context.Background()
+	ctx := userCtx
 	owner := newTenant()
-	c := adminCreate(t, s, owner, "me")
+	c := adminCreate(t, s, owner, testUser)
 	other := newTenant()
 	if page, err := s.ListConversations(ctx, other, conversation.ListQuery{}); err != nil || len(page.Conversations) != 0 {
 		t.Errorf("other tenant lists %+v, %v", page, err)

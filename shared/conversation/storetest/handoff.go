@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -15,7 +14,7 @@ import (
 
 func mustRequest(t *testing.T, s conversation.Store, tenantID, conversationID string) conversation.ContextRequest {
 	t.Helper()
-	r, err := s.CreateContextRequest(context.Background(), conversation.ContextRequest{
+	r, err := s.CreateContextRequest(userCtx, conversation.ContextRequest{
 		TenantID: tenantID, ConversationID: conversationID, Question: "Am I due a refund?",
 		Items: []conversation.RequestedItem{
 			{Key: "annual_income", Description: "Gross income for 2024", Kind: conversation.KindProfileFact, Required: true},
@@ -30,7 +29,7 @@ func mustRequest(t *testing.T, s conversation.Store, tenantID, conversationID st
 }
 
 func testRequestLifecycle(t *testing.T, s conversation.Store) {
-	ctx := context.Background()
+	ctx := userCtx
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
 	r := mustRequest(t, s, tenant, c.ID)
@@ -69,7 +68,7 @@ func testRequestLifecycle(t *testing.T, s conversation.Store) {
 }
 
 func testRequestIsolation(t *testing.T, s conversation.Store) {
-	ctx := context.Background()
+	ctx := userCtx
 	tenant, other := newTenant(), newTenant()
 	c := mustCreate(t, s, tenant)
 	otherConv := mustCreate(t, s, tenant)
@@ -102,7 +101,7 @@ func testRequestIsolation(t *testing.T, s conversation.Store) {
 }
 
 func testConcurrentResolve(t *testing.T, s conversation.Store) {
-	ctx := context.Background()
+	ctx := userCtx
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
 	r := mustRequest(t, s, tenant, c.ID)
@@ -132,7 +131,7 @@ func testConcurrentResolve(t *testing.T, s conversation.Store) {
 }
 
 func testSuppliedItems(t *testing.T, s conversation.Store) {
-	ctx := context.Background()
+	ctx := userCtx
 	tenant, other := newTenant(), newTenant()
 	c := mustCreate(t, s, tenant)
 	r := mustRequest(t, s, tenant, c.ID)
@@ -188,7 +187,7 @@ func testSuppliedItems(t *testing.T, s conversation.Store) {
 // Clients supplying the same key at once leave exactly one item (ten
 // rounds of twenty, so a race between replace and insert shows).
 func testConcurrentSupplySameKey(t *testing.T, s conversation.Store) {
-	ctx := context.Background()
+	ctx := userCtx
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
 	for round := 0; round < 10; round++ {
@@ -223,7 +222,7 @@ func testConcurrentSupplySameKey(t *testing.T, s conversation.Store) {
 // LoadTurnState brings the pending request and the supplied items along, so
 // a turn needs a single read before it can stream.
 func testLoadTurnStateCarriesHandoff(t *testing.T, s conversation.Store) {
-	ctx := context.Background()
+	ctx := userCtx
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
 	r, err := s.CreateContextRequest(ctx, conversation.ContextRequest{TenantID: tenant, ConversationID: c.ID, Question: "q",

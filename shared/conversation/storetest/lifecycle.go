@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"context"
 	"errors"
 	"slices"
 	"sync"
@@ -12,29 +11,29 @@ import (
 	"regintel/shared/conversation"
 )
 
-// A started turn is visible with its question and number while it streams,
+// A reserved turn is visible with its question and number while it streams,
 // and FinishTurn completes it in place and merges its concepts.
 func testStartThenFinish(t *testing.T, s conversation.Store) {
-	ctx := context.Background()
+	ctx := userCtx
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
 	mustAppend(t, s, tenant, c.ID, conversation.Turn{UserText: "q1", AssistantText: "a1"})
 	profile := conversation.Profile{PersonaType: "employee", Jurisdictions: []string{"IE"}}
-	n, err := s.StartTurn(ctx, tenant, c.ID, conversation.Turn{UserText: "q2", AssistantText: "ignored", Profile: &profile})
+	n, err := s.ReserveTurn(ctx, tenant, c.ID, conversation.Turn{UserText: "q2", AssistantText: "ignored", Profile: &profile})
 	if err != nil || n != 2 {
-		t.Fatalf("StartTurn = %d, %v; want 2", n, err)
+		t.Fatalf("ReserveTurn = %d, %v; want 2", n, err)
 	}
 	st := mustLoad(t, s, tenant, c.ID, 5)
 	if len(st.History) != 2 || st.History[1].Status != conversation.TurnStreaming || st.History[1].UserText != "q2" || st.History[1].AssistantText != "" {
 		t.Fatalf("started turn stored as %+v", st.History)
 	}
 	if st.Conversation.Profile == nil || st.Conversation.Profile.PersonaType != "employee" {
-		t.Errorf("StartTurn did not remember the profile: %+v", st.Conversation.Profile)
+		t.Errorf("ReserveTurn did not remember the profile: %+v", st.Conversation.Profile)
 	}
 	finished := conversation.Turn{Number: n, UserText: "not stored", AssistantText: "a2", Status: conversation.TurnOK,
 		Provider: "openai", Model: "gpt-test", Usage: conversation.Usage{InputTokens: 3, OutputTokens: 2, TotalTokens: 5},
 		LatencyMS: 7, ReferencedNodes: []string{"TAX:IE:VAT"}, Metadata: conversation.TurnMetadata{QueryComposition: "kb"}}
-	if err := s.FinishTurn(ctx, tenant, c.ID, finished, []string{"TAX:IE:VAT"}, 0); err != nil {
+	if err := s.FinishTurn(ctx, tenant, c.ID, finished, conversation.TurnFinish{ActiveNodes: []string{"TAX:IE:VAT"}}); err != nil {
 		t.Fatalf("FinishTurn: %v", err)
 	}
 	st = mustLoad(t, s, tenant, c.ID, 5)
@@ -55,22 +54,22 @@ func testStartThenFinish(t *testing.T, s conversation.Store) {
 // FinishTurn takes a final status only, and a turn that is not there is
 // ErrNotFound, in this tenant as in another.
 func testFinishRefusals(t *testing.T, s conversation.Store) {
-	ctx := context.Background()
+	ctx := userCtx
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
-	n, err := s.StartTurn(ctx, tenant, c.ID, conversation.Turn{UserText: "q"})
+	n, err := s.ReserveTurn(ctx, tenant, c.ID, conversation.Turn{UserText: "q"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, status := range []conversation.TurnStatus{conversation.TurnStreaming, "failed", ""} {
-		if err := s.FinishTurn(ctx, tenant, c.ID, conversation.Turn{Number: n, Status: status}, nil, 0); err == nil {
+		if err := s.FinishTurn(ctx, tenant, c.ID, conversation.Turn{Number: n, Status: status}, conversation.TurnFinish{}); err == nil {
 			t.Errorf("FinishTurn with status %q was accepted", status)
 		}
 	}
-	if err := s.FinishTurn(ctx, tenant, c.ID, conversation.Turn{Number: n + 1, Status: conversation.TurnOK}, nil, 0); !errors.Is(err, conversation.ErrNotFound) {
+	if err := s.FinishTurn(ctx, tenant, c.ID, conversation.Turn{Number: n + 1, Status: conversation.TurnOK}, conversation.TurnFinish{}); !errors.Is(err, conversation.ErrNotFound) {
 		t.Errorf("FinishTurn of a turn never started = %v, want ErrNotFound", err)
 	}
-	if err := s.FinishTurn(ctx, newTenant(), c.ID, conversation.Turn{Number: n, Status: conversation.TurnOK}, []string{"A"}, 0); !errors.Is(err, conversation.ErrNotFound) {
+	if err := s.FinishTurn(ctx, newTenant(), c.ID, conversation.Turn{Number: n, Status: conversation.TurnOK}, conversation.TurnFinish{ActiveNodes: []string{"A"}}); !errors.Is(err, conversation.ErrNotFound) {
 		t.Errorf("FinishTurn from another tenant = %v, want ErrNotFound", err)
 	}
 	if st := mustLoad(t, s, tenant, c.ID, 5); st.History[0].Status != conversation.TurnStreaming || len(st.Context.ActiveNodeIDs) != 0 {
@@ -82,7 +81,7 @@ func testFinishRefusals(t *testing.T, s conversation.Store) {
 // streaming with its question and number, and a finished retry replaces
 // it: the conversation keeps its number of turns.
 func testRetryLastTurn(t *testing.T, s conversation.Store) {
-	ctx := context.Background()
+	ctx := userCtx
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
 	if _, err := s.RetryTurn(ctx, tenant, c.ID); !errors.Is(err, conversation.ErrNotRetryable) {
@@ -114,7 +113,7 @@ func testRetryLastTurn(t *testing.T, s conversation.Store) {
 	if _, err := s.RetryTurn(ctx, tenant, c.ID); !errors.Is(err, conversation.ErrNotRetryable) {
 		t.Errorf("second retry while the first streams = %v, want ErrNotRetryable", err)
 	}
-	if err := s.FinishTurn(ctx, tenant, c.ID, conversation.Turn{Number: 3, AssistantText: "whole", Status: conversation.TurnOK}, nil, 0); err != nil {
+	if err := s.FinishTurn(ctx, tenant, c.ID, conversation.Turn{Number: 3, AssistantText: "whole", Status: conversation.TurnOK}, conversation.TurnFinish{}); err != nil {
 		t.Fatal(err)
 	}
 	st := mustLoad(t, s, tenant, c.ID, 10)
@@ -125,7 +124,7 @@ func testRetryLastTurn(t *testing.T, s conversation.Store) {
 
 // Concurrent retries of one failed turn: exactly one restarts it.
 func testConcurrentRetries(t *testing.T, s conversation.Store) {
-	ctx := context.Background()
+	ctx := userCtx
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
 	mustAppend(t, s, tenant, c.ID, conversation.Turn{UserText: "q", Status: conversation.TurnError})

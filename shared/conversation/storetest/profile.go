@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"context"
 	"errors"
 	"slices"
 	"strings"
@@ -17,7 +16,7 @@ func sameProfile(got *conversation.Profile, want conversation.Profile) bool {
 // profileEverywhere checks that every read of the conversation shows want.
 func profileEverywhere(t *testing.T, s conversation.Store, tenantID, id string, want conversation.Profile) {
 	t.Helper()
-	ctx := context.Background()
+	ctx := userCtx
 	if st := mustLoad(t, s, tenantID, id, 5); !sameProfile(st.Conversation.Profile, want) {
 		t.Errorf("LoadTurnState profile = %+v, want %+v", st.Conversation.Profile, want)
 	}
@@ -43,8 +42,8 @@ func profileEverywhere(t *testing.T, s conversation.Store, tenantID, id string, 
 func testProfileAtCreation(t *testing.T, s conversation.Store) {
 	tenant := newTenant()
 	want := conversation.Profile{PersonaType: "self-employed", Jurisdictions: []string{"IE", "EU"}}
-	c, err := s.CreateConversation(context.Background(), conversation.Conversation{
-		TenantID: tenant, OwnerID: "u", Profile: &conversation.Profile{PersonaType: want.PersonaType, Jurisdictions: slices.Clone(want.Jurisdictions)},
+	c, err := s.CreateConversation(userCtx, conversation.Conversation{
+		TenantID: tenant, OwnerID: testUser, Profile: &conversation.Profile{PersonaType: want.PersonaType, Jurisdictions: slices.Clone(want.Jurisdictions)},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -55,8 +54,8 @@ func testProfileAtCreation(t *testing.T, s conversation.Store) {
 	profileEverywhere(t, s, tenant, c.ID, want)
 
 	// A profile without jurisdictions comes back with an empty list.
-	bare, err := s.CreateConversation(context.Background(), conversation.Conversation{
-		TenantID: tenant, OwnerID: "u", Profile: &conversation.Profile{PersonaType: "retired"},
+	bare, err := s.CreateConversation(userCtx, conversation.Conversation{
+		TenantID: tenant, OwnerID: testUser, Profile: &conversation.Profile{PersonaType: "retired"},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +67,7 @@ func testProfileAtCreation(t *testing.T, s conversation.Store) {
 }
 
 func testTurnReplacesProfile(t *testing.T, s conversation.Store) {
-	ctx := context.Background()
+	ctx := userCtx
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
 
@@ -117,7 +116,7 @@ func testRefusedTurnLeavesProfile(t *testing.T, s conversation.Store) {
 		{UserText: "unknown status", Status: "done", Profile: &other},
 	}
 	for _, turn := range refused {
-		if _, err := s.AppendTurn(context.Background(), tenant, c.ID, turn); err == nil {
+		if _, err := s.AppendTurn(userCtx, tenant, c.ID, turn); err == nil {
 			t.Fatalf("AppendTurn(%q) was accepted", turn.UserText)
 		}
 	}
@@ -128,7 +127,7 @@ func testRefusedTurnLeavesProfile(t *testing.T, s conversation.Store) {
 }
 
 func testPatchSetsProfile(t *testing.T, s conversation.Store) {
-	ctx := context.Background()
+	ctx := userCtx
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
 	before := mustLoad(t, s, tenant, c.ID, 0).Conversation

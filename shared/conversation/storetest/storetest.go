@@ -28,6 +28,8 @@ func Run(t *testing.T, newStore func(t *testing.T) conversation.Store) {
 		{"CreateThenLoadEmptyState", testCreateThenLoad},
 		{"CreateWithChosenID", testCreateWithChosenID},
 		{"OtherTenantIsNotFound", testTenantIsolation},
+		{"OtherUserIsNotFound", testOwnerIsolation},
+		{"NoOwnerIsRefused", testNoOwner},
 		{"UnknownOrMalformedIDs", testUnknownIDs},
 		{"TurnsNumberedFromOne", testTurnNumbering},
 		{"HistoryOldestFirstAndLimited", testHistoryOrderAndLimit},
@@ -40,6 +42,14 @@ func Run(t *testing.T, newStore func(t *testing.T) conversation.Store) {
 		{"FinishRefusesOpenStatusAndMissingTurn", testFinishRefusals},
 		{"RetryRestartsOnlyAFailedLastTurn", testRetryLastTurn},
 		{"ConcurrentRetriesRestartOnce", testConcurrentRetries},
+		{"OneTurnAtATime", testTurnLease},
+		{"TenantUsagePerDay", testTenantUsage},
+		{"FinishEndsTheTurn", testFinishEndsTheTurn},
+		{"StartReservesTheTurn", testStartReserves},
+		{"StartWithoutReservation", testStartWithoutReservation},
+		{"StartRetriesTheFailedTurn", testStartRetries},
+		{"StartConversationReservesItsFirstTurn", testStartConversation},
+		{"FinishTouchesUsedItems", testFinishTouchesUsedItems},
 		// Context handoff.
 		{"RequestCreatedPendingAndLoaded", testRequestLifecycle},
 		{"RequestsAreTenantAndConversationScoped", testRequestIsolation},
@@ -68,10 +78,15 @@ func Run(t *testing.T, newStore func(t *testing.T) conversation.Store) {
 
 func newTenant() string { return uuid.NewString() }
 
+// testUser owns the contract's conversations; userCtx acts for them.
+const testUser = "user-1"
+
+var userCtx = conversation.WithOwner(context.Background(), testUser)
+
 func mustCreate(t *testing.T, s conversation.Store, tenantID string) conversation.Conversation {
 	t.Helper()
-	c, err := s.CreateConversation(context.Background(), conversation.Conversation{
-		TenantID: tenantID, OwnerID: "user-1", Title: "VAT on services", Jurisdictions: []string{"IE", "EU"},
+	c, err := s.CreateConversation(userCtx, conversation.Conversation{
+		TenantID: tenantID, OwnerID: testUser, Title: "VAT on services", Jurisdictions: []string{"IE", "EU"},
 	})
 	if err != nil {
 		t.Fatalf("CreateConversation: %v", err)
@@ -84,7 +99,7 @@ func mustCreate(t *testing.T, s conversation.Store, tenantID string) conversatio
 
 func mustLoad(t *testing.T, s conversation.Store, tenantID, id string, turns int) conversation.TurnState {
 	t.Helper()
-	st, err := s.LoadTurnState(context.Background(), tenantID, id, turns)
+	st, err := s.LoadTurnState(userCtx, tenantID, id, turns)
 	if err != nil {
 		t.Fatalf("LoadTurnState: %v", err)
 	}
@@ -93,7 +108,7 @@ func mustLoad(t *testing.T, s conversation.Store, tenantID, id string, turns int
 
 func mustAppend(t *testing.T, s conversation.Store, tenantID, id string, turn conversation.Turn) int {
 	t.Helper()
-	n, err := s.AppendTurn(context.Background(), tenantID, id, turn)
+	n, err := s.AppendTurn(userCtx, tenantID, id, turn)
 	if err != nil {
 		t.Fatalf("AppendTurn: %v", err)
 	}
@@ -102,7 +117,7 @@ func mustAppend(t *testing.T, s conversation.Store, tenantID, id string, turn co
 
 func mustMerge(t *testing.T, s conversation.Store, tenantID, id string, ids []string, maxNodes int) {
 	t.Helper()
-	if err := s.MergeActiveNodes(context.Background(), tenantID, id, ids, maxNodes); err != nil {
+	if err := s.MergeActiveNodes(userCtx, tenantID, id, ids, maxNodes); err != nil {
 		t.Fatalf("MergeActiveNodes(%v): %v", ids, err)
 	}
 }
@@ -110,7 +125,7 @@ func mustMerge(t *testing.T, s conversation.Store, tenantID, id string, ids []st
 func testCreateThenLoad(t *testing.T, s conversation.Store) {
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
-	if c.TenantID != tenant || c.OwnerID != "user-1" || c.Title != "VAT on services" ||
+	if c.TenantID != tenant || c.OwnerID != testUser || c.Title != "VAT on services" ||
 		!slices.Equal(c.Jurisdictions, []string{"IE", "EU"}) || c.Archived || c.LastTurnNumber != 0 ||
 		c.CreatedAt.IsZero() || c.UpdatedAt.IsZero() {
 		t.Fatalf("created conversation = %+v", c)
@@ -140,7 +155,7 @@ func testCreateThenLoad(t *testing.T, s conversation.Store) {
 
 func testCreateWithChosenID(t *testing.T, s conversation.Store) {
 	tenant, id := newTenant(), uuid.NewString()
-	c, err := s.CreateConversation(context.Background(), conversation.Conversation{ID: id, TenantID: tenant, OwnerID: "u"})
+	c, err := s.CreateConversation(userCtx, conversation.Conversation{ID: id, TenantID: tenant, OwnerID: testUser})
 	if err != nil || c.ID != id {
 		t.Fatalf("CreateConversation with id %s = %q, %v", id, c.ID, err)
 	}
@@ -148,16 +163,16 @@ func testCreateWithChosenID(t *testing.T, s conversation.Store) {
 		t.Fatal("nil jurisdictions should come back as an empty list")
 	}
 	// The same id again, even from another tenant, is refused.
-	if _, err := s.CreateConversation(context.Background(), conversation.Conversation{ID: id, TenantID: newTenant(), OwnerID: "u"}); err == nil {
+	if _, err := s.CreateConversation(userCtx, conversation.Conversation{ID: id, TenantID: newTenant(), OwnerID: testUser}); err == nil {
 		t.Fatal("a second conversation with the same id was accepted")
 	}
-	if _, err := s.CreateConversation(context.Background(), conversation.Conversation{ID: "not-a-uuid", TenantID: tenant}); err == nil {
+	if _, err := s.CreateConversation(userCtx, conversation.Conversation{ID: "not-a-uuid", TenantID: tenant}); err == nil {
 		t.Fatal("a non-uuid conversation id was accepted")
 	}
 }
 
 func testTenantIsolation(t *testing.T, s conversation.Store) {
-	ctx := context.Background()
+	ctx := userCtx
 	owner, other := newTenant(), newTenant()
 	c := mustCreate(t, s, owner)
 	mustAppend(t, s, owner, c.ID, conversation.Turn{UserText: "q1", AssistantText: "a1"})
@@ -183,7 +198,7 @@ func testTenantIsolation(t *testing.T, s conversation.Store) {
 }
 
 func testUnknownIDs(t *testing.T, s conversation.Store) {
-	ctx := context.Background()
+	ctx := userCtx
 	tenant := newTenant()
 	for _, id := range []string{uuid.NewString(), "not-a-uuid", ""} {
 		if _, err := s.LoadTurnState(ctx, tenant, id, 5); !errors.Is(err, conversation.ErrNotFound) {
@@ -198,7 +213,7 @@ func testUnknownIDs(t *testing.T, s conversation.Store) {
 	}
 	// Tenant ids are uuids (the auth layer maps claims to them); anything
 	// else is refused rather than silently scoped.
-	if _, err := s.CreateConversation(ctx, conversation.Conversation{TenantID: "acme", OwnerID: "u"}); err == nil {
+	if _, err := s.CreateConversation(ctx, conversation.Conversation{TenantID: "acme", OwnerID: testUser}); err == nil {
 		t.Error("CreateConversation accepted a non-uuid tenant id")
 	}
 	if _, err := s.LoadTurnState(ctx, "acme", uuid.NewString(), 5); err == nil {
@@ -266,7 +281,7 @@ func testUnknownTurnStatus(t *testing.T, s conversation.Store) {
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
 	for _, status := range []conversation.TurnStatus{"failed", "OK", "done"} {
-		if _, err := s.AppendTurn(context.Background(), tenant, c.ID, conversation.Turn{UserText: "q", Status: status}); err == nil {
+		if _, err := s.AppendTurn(userCtx, tenant, c.ID, conversation.Turn{UserText: "q", Status: status}); err == nil {
 			t.Errorf("AppendTurn with status %q was accepted", status)
 		}
 	}
@@ -316,7 +331,7 @@ func testConcurrentAppends(t *testing.T, s conversation.Store) {
 	var wg sync.WaitGroup
 	for i := range concurrency {
 		wg.Go(func() {
-			numbers[i], errs[i] = s.AppendTurn(context.Background(), tenant, c.ID,
+			numbers[i], errs[i] = s.AppendTurn(userCtx, tenant, c.ID,
 				conversation.Turn{UserText: fmt.Sprintf("question %d", i)})
 		})
 	}
@@ -355,7 +370,7 @@ func testConcurrentMerges(t *testing.T, s conversation.Store) {
 	for i := range concurrency {
 		want[i] = fmt.Sprintf("TAX:IE:CONCEPT_%02d", i)
 		wg.Go(func() {
-			errs[i] = s.MergeActiveNodes(context.Background(), tenant, c.ID, []string{want[i]}, concurrency)
+			errs[i] = s.MergeActiveNodes(userCtx, tenant, c.ID, []string{want[i]}, concurrency)
 		})
 	}
 	wg.Wait()

@@ -8,12 +8,14 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"regintel/shared/dbsetup"
 	"regintel/shared/pgpool"
 	"regintel/shared/testenv"
 )
@@ -89,4 +91,53 @@ func randomHex(t testing.TB, n int) string {
 		t.Fatalf("pgtest: %v", err)
 	}
 	return hex.EncodeToString(b)
+}
+
+// NewRuntimePools returns two pools on one fresh migrated database: owner
+// signs in as the test server's user, which ran the migrations (for tests
+// that look at or set up rows directly), and runtime as a role made like the
+// functions' (dbsetup.EnsureAppRole): it owns no table and every query it
+// makes is subject to row-level security. The role is dropped when the test
+// ends.
+func NewRuntimePools(t testing.TB, maxConns int32) (owner, runtime *pgxpool.Pool) {
+	t.Helper()
+	ctx := context.Background()
+	dbURL := NewDatabase(t)
+	owner, err := pgpool.NewPool(ctx, pgpool.Config{URL: dbURL, MaxConns: 4})
+	if err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	t.Cleanup(owner.Close)
+	if _, err := pgpool.ApplyMigrations(ctx, owner); err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	role := "regintel_app_" + strings.TrimPrefix(u.Path, "/regintel_t_")
+	if err := dbsetup.EnsureAppRole(ctx, owner, role); err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	t.Cleanup(func() { DropRole(t, owner, role) })
+	u.User = url.User(role)
+	runtime, err = pgpool.NewPool(ctx, pgpool.Config{URL: u.String(), MaxConns: maxConns})
+	if err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	t.Cleanup(runtime.Close)
+	return owner, runtime
+}
+
+// DropRole removes a login role a test made, with its grants in the pool's
+// database (roles outlive databases).
+func DropRole(t testing.TB, pool *pgxpool.Pool, role string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ident := pgx.Identifier{role}.Sanitize()
+	for _, sql := range []string{"DROP OWNED BY " + ident, "DROP ROLE IF EXISTS " + ident} {
+		if _, err := pool.Exec(ctx, sql); err != nil {
+			t.Logf("pgtest: dropping role %s: %v", role, err)
+		}
+	}
 }

@@ -1,0 +1,49 @@
+package retention_test
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"regintel/shared/dbsetup"
+	"regintel/shared/pgpool"
+	"regintel/shared/pgpool/pgtest"
+	"regintel/shared/retention"
+)
+
+// Under row-level security the sweep works across tenants only as its own
+// role: the runtime role, without a tenant scope, sweeps nothing.
+func TestSweepRunsAsItsOwnRole(t *testing.T) {
+	ctx := context.Background()
+	owner, runtime := pgtest.NewRuntimePools(t, 2)
+	long := time.Now().Add(-90 * 24 * time.Hour)
+	seedGroup(t, owner, 2, long, long, long)
+	seedGroup(t, owner, 3, long, long, long)
+
+	if counts, err := retention.Sweep(ctx, runtime, retention.Config{}); err != nil || counts != (retention.Counts{}) {
+		t.Errorf("the runtime role swept %+v (%v), want nothing", counts, err)
+	}
+
+	u, err := url.Parse(owner.Config().ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	role := "regintel_sweep_" + strings.TrimPrefix(u.Path, "/regintel_t_")
+	if err := dbsetup.EnsureSweepRole(ctx, owner, role); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pgtest.DropRole(t, owner, role) })
+	u.User = url.User(role)
+	sweeper, err := pgpool.NewPool(ctx, pgpool.Config{URL: u.String(), MaxConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sweeper.Close)
+	counts, err := retention.Sweep(ctx, sweeper, retention.Config{})
+	want := retention.Counts{ContextsDeleted: 5, SuppliedItemsDeleted: 10, RequestsExpired: 5}
+	if err != nil || counts != want {
+		t.Errorf("the sweep role swept %+v (%v), want %+v", counts, err, want)
+	}
+}
