@@ -56,6 +56,7 @@ type Turn struct {
 	// (0: not stored yet); retried says it replaces a failed turn.
 	number  int
 	retried bool
+	counts  turnCounts // for the observer
 }
 
 // Start is the first event of every stream: the conversation and turn the
@@ -249,6 +250,7 @@ func titleFrom(message string) string {
 // returns once the turn is stored and "done" was sent.
 func (t *Turn) Stream(ctx context.Context, sink Sink) Result {
 	log := t.e.log.With("request_id", t.req.RequestID)
+	sink = t.observed(sink)
 	_ = sink.Event(EventStart, t.start())
 	grounding := t.ground(ctx, log)
 	tools := t.tools()
