@@ -16,6 +16,7 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"os"
 	"sync"
 	"time"
 )
@@ -190,3 +191,13 @@ func (e *Emitter) Emit(r Record) {
 
 // Millis is a duration as a Milliseconds value.
 func Millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// ForFunction is the emitter of a function: standard output when its logs
+// are JSON (the default under Lambda, whose log stream CloudWatch reads the
+// records from; LOG_FORMAT=json locally), else nil, metrics off.
+func ForFunction(logFormat, function string, log *slog.Logger) *Emitter {
+	if logFormat != "json" {
+		return nil
+	}
+	return New(os.Stdout, function, log)
+}
