@@ -22,7 +22,6 @@ type MigrationOutcome struct {
 	Version int64 `json:"version"`
 }
 
-
 // ApplyMigrations applies the embedded migrations that are not yet applied
 // and reports what it did. It is
 // idempotent, and safe when several processes start at once (make dev
