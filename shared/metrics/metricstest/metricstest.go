@@ -71,10 +71,10 @@ func checkDirective(d map[string]json.RawMessage, root map[string]any) (Record, 
 		return rec, fmt.Errorf("directive: %w", err)
 	}
 	if json.Unmarshal(d["Namespace"], &rec.Namespace) != nil || rec.Namespace == "" {
-		return rec, fmt.Errorf("Namespace is not a non-empty string")
+		return rec, fmt.Errorf("directive: Namespace is not a non-empty string")
 	}
 	if json.Unmarshal(d["Dimensions"], &rec.Dimensions) != nil {
-		return rec, fmt.Errorf("Dimensions is not an array of arrays of strings")
+		return rec, fmt.Errorf("directive: Dimensions is not an array of arrays of strings")
 	}
 	for _, set := range rec.Dimensions {
 		if len(set) > 30 {
@@ -88,7 +88,7 @@ func checkDirective(d map[string]json.RawMessage, root map[string]any) (Record, 
 	}
 	var defs []map[string]json.RawMessage
 	if json.Unmarshal(d["Metrics"], &defs) != nil || len(defs) == 0 || len(defs) > 100 {
-		return rec, fmt.Errorf("Metrics is not an array of 1 to 100 objects")
+		return rec, fmt.Errorf("directive: Metrics is not an array of 1 to 100 objects")
 	}
 	for _, def := range defs {
 		name, unit, err := checkDefinition(def, root)
