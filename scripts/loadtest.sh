@@ -48,10 +48,9 @@ load_url="${admin_url/\/regintel_test\?//regintel_load?}"
 # start_server [VAR=value...]: the chat server on a free loopback port.
 start_server() {
   port="$(free_port)"
-  pprof_port="$(free_port)"
   env -u OPENAI_API_KEY -u OPENAI_SECRET_ARN -u MEMGRAPH_URI -u CONCEPTS_QUEUE_URL -u ENRICHMENT_QUEUE_URL \
     -u DATABASE_URL -u AWS_LAMBDA_RUNTIME_API \
-    PORT="$port" PPROF_PORT="$pprof_port" LLM_PROVIDER=offline AUTH_MODE=dev DEMO_PAGE=false \
+    PORT="$port" LLM_PROVIDER=offline AUTH_MODE=dev DEMO_PAGE=false \
     LOG_FORMAT=text LOG_LEVEL=warn "$@" "$OUT/chat" >"$OUT/server.log" 2>&1 &
   server_pid=$!
   local i
@@ -70,8 +69,9 @@ stop_server() { kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; serv
 load() {
   local label=$1 prof_pid=""
   if [ -n "${PROFILE:-}" ] && [ "$label" = postgres ]; then
-    (sleep $((DURATION + 1)); curl -fsS -o "$OUT/cpu.pprof" \
-      "http://127.0.0.1:$pprof_port/debug/pprof/profile?seconds=$((DURATION > 4 ? DURATION - 2 : 2))") &
+    local pprof_url
+    pprof_url="$(sed -n 's|^pprof: \(http://127\.0\.0\.1:[0-9]*/debug/pprof/\)$|\1|p' "$OUT/server.log" | head -1)"
+    (sleep $((DURATION + 1)); curl -fsS -o "$OUT/cpu.pprof" "${pprof_url}profile?seconds=$((DURATION > 4 ? DURATION - 2 : 2))") &
     prof_pid=$!
   fi
   "$OUT/loadtest" -url "http://127.0.0.1:$port" -c "$C" -d "${DURATION}s" -followups "$FOLLOWUPS" -label "$label"

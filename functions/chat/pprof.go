@@ -1,12 +1,12 @@
 //go:build pprof
 
 // Profiling for `make loadtest`: a binary built with -tags pprof serves
-// net/http/pprof on 127.0.0.1:$PPROF_PORT (default 6060). The Lambda build
-// (`make build`) never has this tag.
+// net/http/pprof on a free loopback port and prints its address on
+// standard error. The Lambda build (`make build`) never has this tag.
 package main
 
 import (
-	"log/slog"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/pprof"
@@ -14,18 +14,15 @@ import (
 )
 
 func init() {
-	port := os.Getenv("PPROF_PORT")
-	if port == "" {
-		port = "6060"
-	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", port))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		slog.Error("pprof: listen", "err", err)
+		fmt.Fprintln(os.Stderr, "pprof: listen:", err)
 		return
 	}
+	fmt.Fprintf(os.Stderr, "pprof: http://%s/debug/pprof/\n", ln.Addr())
 	go func() { _ = http.Serve(ln, mux) }()
 }
