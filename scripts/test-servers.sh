@@ -92,6 +92,8 @@ stop_server() {
 for f in "$ROOT"/scripts/test-servers.d/*.sh; do [ -e "$f" ] && . "$f"; done
 
 SERVERS=(postgres ${EXTRA_SERVERS[@]+"${EXTRA_SERVERS[@]}"})
+# TEST_SERVERS="postgres" starts only the servers named (scripts/loadtest.sh).
+if [ -n "${TEST_SERVERS:-}" ]; then read -ra SERVERS <<<"$TEST_SERVERS"; fi
 
 case "${1:-}" in
   start)

@@ -21,6 +21,7 @@ import (
 
 	"regintel/shared/config"
 	"regintel/shared/logging"
+	"regintel/shared/metrics"
 	"regintel/shared/pgpool"
 	"regintel/shared/retention"
 )
@@ -54,5 +55,6 @@ func build(ctx context.Context, cfg config.Config, log *slog.Logger) (*retention
 	if err != nil {
 		return nil, err
 	}
-	return &retention.Handler{Pool: pool, Config: retention.Config{ContextMaxIdle: cfg.Retention.MaxIdle}, Log: log}, nil
+	return &retention.Handler{Pool: pool, Config: retention.Config{ContextMaxIdle: cfg.Retention.MaxIdle}, Log: log,
+		Metrics: metrics.ForFunction(cfg.Log.Format, "sweep", log)}, nil
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/google/uuid"
 
 	"regintel/shared/config"
+	"regintel/shared/metrics"
+	"regintel/shared/metrics/metricstest"
 	"regintel/shared/pgpool"
 	"regintel/shared/pgpool/pgtest"
 	"regintel/shared/retention"
@@ -75,6 +77,8 @@ func TestScheduledEvent(t *testing.T) {
 		t.Fatalf("sample is not a scheduled event: %+v", event)
 	}
 
+	var emf metricstest.Sink
+	h.Metrics = metrics.New(&emf, "sweep", nil)
 	counts, err := h.Handle(ctx, event)
 	if err != nil {
 		t.Fatal(err)
@@ -82,6 +86,12 @@ func TestScheduledEvent(t *testing.T) {
 	want := retention.Counts{ContextsDeleted: 1, SuppliedItemsDeleted: 1, RequestsExpired: 2}
 	if counts != want {
 		t.Errorf("counts = %+v, want %+v", counts, want)
+	}
+	// One EMF record with the same counts.
+	recs := emf.Records(t)
+	if len(recs) != 1 || recs[0].Value("Sweeps") != 1.0 || recs[0].Value("ContextsDeleted") != 1.0 ||
+		recs[0].Value("SuppliedItemsDeleted") != 1.0 || recs[0].Value("RequestsExpired") != 2.0 || recs[0].Value("SweepFailures") != 0.0 {
+		t.Errorf("EMF records: %+v", recs)
 	}
 
 	// One structured JSON line with the counts.

@@ -19,6 +19,7 @@ import (
 	"regintel/shared/graph"
 	"regintel/shared/httpapi"
 	"regintel/shared/llm"
+	"regintel/shared/metrics"
 	"regintel/shared/pgpool"
 	"regintel/shared/prompt"
 	"regintel/shared/queue"
@@ -74,7 +75,8 @@ func Build(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 	if err != nil {
 		return fail(err)
 	}
-	a.Engine = chat.New(chat.Deps{Store: store, Graph: graphStore, Provider: provider, Concepts: concepts, Log: log, Sheet: sheet},
+	a.Engine = chat.New(chat.Deps{Store: store, Graph: graphStore, Provider: provider, Concepts: concepts, Log: log, Sheet: sheet,
+		Observe: turnObserver(metrics.ForFunction(cfg.Log.Format, "chat", log))},
 		chat.Config{Model: cfg.LLM.Model, HistoryTurns: cfg.Chat.HistoryTurns, MaxActiveNodes: cfg.Chat.MaxActiveNodes,
 			TokenBudget: cfg.Chat.TokenBudget, ContextRequestTTL: cfg.Chat.ContextRequestTTL, PIIRedaction: cfg.Chat.PIIRedaction,
 			Tools: cfg.LLM.Tools, MaxModelCalls: cfg.LLM.MaxCalls, DailyTokenLimit: cfg.Chat.DailyTokenLimit})

@@ -16,6 +16,7 @@ import (
 	"regintel/shared/llm"
 	"regintel/shared/llm/offline"
 	"regintel/shared/llm/openai"
+	"regintel/shared/metrics"
 	"regintel/shared/queue"
 	"regintel/shared/queue/inprocess"
 	"regintel/shared/queue/sqs"
@@ -111,7 +112,8 @@ func NewResolver(ctx context.Context, cfg config.Config, store graph.ConceptStor
 		log.Info("enrichment: off (no ENRICHMENT_QUEUE_URL, and the offline model cannot extract facts): concepts without detail are not enriched")
 	}
 	writes := write.NewService(store, write.WithLogger(log))
-	return resolver.New(writes, enrichment, resolver.WithFreshness(cfg.Chat.Freshness), resolver.WithLogger(log)), nil
+	return resolver.New(writes, enrichment, resolver.WithFreshness(cfg.Chat.Freshness), resolver.WithLogger(log),
+		resolver.WithMetrics(metrics.ForFunction(cfg.Log.Format, "resolve-concepts", log))), nil
 }
 
 // NewEnricher is the enrichment handler: official sources only, fetched
@@ -127,7 +129,7 @@ func NewEnricher(cfg config.Config, store graph.ConceptStore, provider llm.Provi
 	return enrich.New(enrich.Deps{
 		Writes: write.NewService(store, write.WithLogger(log)), Sources: catalog,
 		Fetcher: fetch.New(fetch.Config{Allowlist: catalog}), Extractor: enrich.Readable(0),
-		Provider: provider, Log: log,
+		Provider: provider, Log: log, Metrics: metrics.ForFunction(cfg.Log.Format, "enrich", log),
 	}, enrich.Config{Model: cfg.LLM.Model, Freshness: cfg.Chat.Freshness})
 }
 

@@ -113,6 +113,7 @@ type Engine struct {
 	redact   redactor
 	guard    *write.Guard
 	refused  toolsRefused
+	observe  TurnObserver
 }
 
 // Graph is what a turn reads from the rules graph: one grounding read
@@ -131,6 +132,8 @@ type Deps struct {
 	Log      *slog.Logger
 	// Sheet is the prompt sheet (nil: the embedded default).
 	Sheet *prompt.Sheet
+	// Observe, if set, receives each finished turn's stats (metrics).
+	Observe TurnObserver
 }
 
 // New returns an engine.
@@ -141,7 +144,7 @@ func New(d Deps, cfg Config) *Engine {
 	}
 	cfg = cfg.withDefaults()
 	e := &Engine{store: d.Store, graph: d.Graph, provider: d.Provider, concepts: d.Concepts,
-		log: log, cfg: cfg, now: time.Now, sheet: d.Sheet,
+		log: log, cfg: cfg, now: time.Now, sheet: d.Sheet, observe: d.Observe,
 		tokens: prompt.TokenizerForModel(cfg.Model), redact: newRedactor(cfg.PIIRedaction), guard: write.NewGuard()}
 	if e.sheet == nil {
 		e.sheet = prompt.DefaultSheet()

@@ -25,6 +25,7 @@ func (t *Turn) resolveConcepts(ctx context.Context, captured []concept.Concept, 
 		}
 		clean = append(clean, c)
 	}
+	t.counts.rejected += rejected
 	if rejected > 0 {
 		log.Warn("captured concepts rejected by the write guard", "rejected", rejected)
 	}

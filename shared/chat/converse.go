@@ -172,6 +172,8 @@ func (t *Turn) readToolCall(ch llm.Chunk, out *conversed, log *slog.Logger) {
 			log.Warn("capture_concepts entries left out", "skipped", skipped, "rejected", len(rejected))
 		}
 		out.captured = append(out.captured, concepts...)
+		t.counts.captured += len(concepts) + len(rejected)
+		t.counts.rejected += len(rejected)
 	default:
 		log.Warn("ignoring call to unknown tool", "tool", ch.ToolName)
 	}

@@ -129,6 +129,7 @@ func (t *Turn) publishConcepts(ctx context.Context, concepts []concept.Concept, 
 	}
 	if err != nil {
 		log.Error("enqueue captured concepts failed", "err", err, "concepts", len(concepts))
+		t.counts.publishFailures++
 		t.warn("Captured concepts could not be queued for the rules graph; the answer is unaffected.")
 	}
 }

@@ -56,6 +56,7 @@ type Turn struct {
 	// (0: not stored yet); retried says it replaces a failed turn.
 	number  int
 	retried bool
+	counts  turnCounts // for the observer
 }
 
 // Start is the first event of every stream: the conversation and turn the
@@ -307,6 +308,7 @@ func titleFrom(message string) string {
 func (t *Turn) Stream(ctx context.Context, sink Sink) Result {
 	log := t.e.log.With("request_id", t.req.RequestID)
 	ctx = conversation.WithOwner(ctx, t.req.UserID)
+	sink = t.observed(sink)
 	_ = sink.Event(EventStart, t.start())
 	grounding := t.ground(ctx, log)
 	tools := t.tools()

@@ -30,6 +30,7 @@ import (
 	"regintel/shared/graph"
 	"regintel/shared/graph/write"
 	"regintel/shared/llm"
+	"regintel/shared/metrics"
 	"regintel/shared/queue"
 	"regintel/shared/sources"
 )
@@ -106,6 +107,8 @@ type Deps struct {
 	// extract.ContainsQuote.
 	ContainsQuote func(text, quote string) bool
 	Log           *slog.Logger
+	// Metrics receives one EMF record per job (nil: none).
+	Metrics *metrics.Emitter
 }
 
 // Config tunes the handler; zero values mean the defaults.
@@ -279,6 +282,7 @@ func (h *Handler) Enrich(ctx context.Context, job queue.EnrichmentRequested) (re
 			res.Outcome = OutcomeFailed
 		}
 		h.stats.record(res, time.Since(start))
+		h.emit(res, time.Since(start))
 		h.log.InfoContext(ctx, "enrichment job", "event", "enrich_job", "concept_id", job.ConceptID, "outcome", string(res.Outcome),
 			"sources", res.Sources, "fetched", res.Fetched, "changed", res.Changed, "facts_kept", res.Kept, "facts_dropped", res.Dropped,
 			"rejected", res.Rejected, "duration_ms", time.Since(start).Milliseconds())

@@ -21,6 +21,8 @@ import (
 	"regintel/shared/graph/write"
 	"regintel/shared/llm/llmtest"
 	"regintel/shared/llm/openai"
+	"regintel/shared/metrics"
+	"regintel/shared/metrics/metricstest"
 	"regintel/shared/queue"
 	"regintel/shared/testenv"
 )
@@ -42,6 +44,7 @@ type harness struct {
 	vat        queue.EnrichmentRequested
 	benefit    queue.EnrichmentRequested
 	newHandler func(cfg enrich.Config) *enrich.Handler
+	metrics    *metricstest.Sink
 }
 
 // uniqueJurisdiction isolates each test's concepts on the shared Neo4j server.
@@ -53,7 +56,7 @@ func uniqueJurisdiction() string {
 
 func newHarness(t *testing.T, s store) *harness {
 	t.Helper()
-	h := &harness{t: t, store: s, site: enrichtest.NewSite(t), llm: llmtest.NewServer(t), jur: uniqueJurisdiction()}
+	h := &harness{t: t, store: s, site: enrichtest.NewSite(t), llm: llmtest.NewServer(t), jur: uniqueJurisdiction(), metrics: &metricstest.Sink{}}
 	h.llm.SetResponder(enrichtest.Responder())
 	h.writes = write.NewService(s)
 	catalog := h.site.Catalog(t, h.jur)
@@ -61,6 +64,7 @@ func newHarness(t *testing.T, s store) *harness {
 	h.newHandler = func(cfg enrich.Config) *enrich.Handler {
 		hd, err := enrich.New(enrich.Deps{
 			Writes: h.writes, Sources: catalog, Fetcher: h.site.Fetcher(catalog), Extractor: enrichtest.Extractor(), Provider: provider,
+			Metrics: metrics.New(h.metrics, "enrich", nil),
 		}, cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -372,5 +376,36 @@ func TestHandleEnvelopeRejectsInvalidPayload(t *testing.T) {
 	env := queue.Envelope{Type: queue.TypeEnrichmentRequested, Version: 1, ID: "x", Payload: json.RawMessage(`{"domain":"TAX"}`)}
 	if err := h.newHandler(enrich.Config{}).HandleEnvelope(context.Background(), env); !errors.Is(err, queue.ErrInvalidPayload) {
 		t.Fatalf("err %v", err)
+	}
+}
+
+// Every job writes one EMF record, dimensioned by its outcome, with its
+// counts and the time of each phase.
+func TestEachJobEmitsOneMetricsRecord(t *testing.T) {
+	h := newHarness(t, graphmem.New())
+	hd := h.newHandler(enrich.Config{})
+	if _, err := hd.Enrich(context.Background(), h.benefit); err != nil {
+		t.Fatal(err)
+	}
+	h.llm.Enqueue(llmtest.TextScript("I cannot help with that."))
+	_, _ = hd.Enrich(context.Background(), h.vat)
+
+	recs := h.metrics.Records(t)
+	if len(recs) != 2 {
+		t.Fatalf("%d records, want one per job", len(recs))
+	}
+	if recs[0].Value("Outcome") != "enriched" || recs[0].Value("EnrichFactsKept") != 3.0 || recs[0].Value("EnrichmentJobs") != 1.0 {
+		t.Errorf("enriched job record: %v", recs[0].Root)
+	}
+	if recs[1].Value("Outcome") != "failed" {
+		t.Errorf("failed job record: %v", recs[1].Root)
+	}
+	if got := strings.Join(recs[0].Dimensions[0], ","); got != "Function,Outcome" {
+		t.Errorf("dimensions %s", got)
+	}
+	for _, name := range []string{"EnrichGraphReadTime", "EnrichFetchTime", "EnrichExtractTime", "EnrichModelTime", "EnrichGraphWriteTime", "EnrichJobTime"} {
+		if recs[0].Units[name] != "Milliseconds" {
+			t.Errorf("phase time %s missing or not in milliseconds: %v", name, recs[0].Units)
+		}
 	}
 }

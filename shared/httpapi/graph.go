@@ -132,6 +132,10 @@ func DecodeCursor(s string) (graph.ChangeCursor, error) {
 // header (or lastEventId query parameter, for clients that cannot set
 // headers).
 func (a *API) graphChanges(w http.ResponseWriter, r *http.Request) {
+	if since, polling := r.URL.Query()["since"]; polling {
+		a.graphChangesPage(w, r, since[0])
+		return
+	}
 	q, snapshot, problem := changeQuery(r, a.feed.MaxPatchItems)
 	if problem != "" {
 		writeError(w, http.StatusBadRequest, "invalid_request", problem)
@@ -183,6 +187,49 @@ func (a *API) graphChanges(w http.ResponseWriter, r *http.Request) {
 			poll.Reset(0)
 		}
 	}
+}
+
+// ChangePage is the answer to a poll: one patch and the cursor to send as
+// since next time (the same cursor when nothing changed).
+type ChangePage struct {
+	Patch      Patch  `json:"patch"`
+	NextCursor string `json:"nextCursor"`
+}
+
+// graphChangesPage serves GET /graph/changes?since=<cursor>: one patch of
+// the changes after the cursor as plain JSON, for clients that poll instead
+// of holding a stream open (on Lambda an open stream keeps an environment
+// busy). An empty since starts with the snapshot.
+func (a *API) graphChangesPage(w http.ResponseWriter, r *http.Request, since string) {
+	q, _, problem := changeQuery(r, a.feed.MaxPatchItems)
+	if problem != "" {
+		writeError(w, http.StatusBadRequest, "invalid_request", problem)
+		return
+	}
+	q.After = graph.ChangeCursor{}
+	snapshot := since == ""
+	if !snapshot {
+		c, err := DecodeCursor(since)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "invalid_request", "since is not a cursor of this feed")
+			return
+		}
+		q.After = c
+	}
+	if a.feed.SettleDelay > 0 {
+		q.Until = graph.Timestamp(a.now().Add(-a.feed.SettleDelay))
+	}
+	changes, err := a.changes.Changes(r.Context(), q)
+	if err != nil {
+		a.log.Error("graph change page: read failed", "request_id", RequestID(r.Context()), "err", err)
+		writeError(w, http.StatusServiceUnavailable, "graph_unavailable", "the graph could not be read")
+		return
+	}
+	page := ChangePage{Patch: buildPatch(changes, q.After, snapshot, len(changes) == q.Limit, a.now().UTC()), NextCursor: since}
+	if page.Patch.Meta.Cursor != "" {
+		page.NextCursor = page.Patch.Meta.Cursor
+	}
+	writeJSON(w, http.StatusOK, page)
 }
 
 // changeQuery reads the feed's filters and resume point; snapshot is true

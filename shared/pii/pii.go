@@ -66,8 +66,9 @@ func FindKinds(text string, kinds ...Kind) []Match {
 		}
 		return false
 	}
+	shape := shapeOf(text)
 	for _, k := range AllKinds {
-		if !want[k] {
+		if !want[k] || !shape.mayHold(k) {
 			continue
 		}
 		for _, m := range detectors[k](text) {
@@ -124,6 +125,51 @@ func Redact(text string) (string, []Kind) {
 	}
 	b.WriteString(text[last:])
 	return b.String(), kinds
+}
+
+// textShape is what a single pass over the text tells the detectors, so
+// they skip their patterns on text that cannot hold a match: most chat text
+// and captured labels have no '@' and few digits.
+type textShape struct {
+	digits, colons int
+	at             bool
+}
+
+func shapeOf(text string) textShape {
+	var s textShape
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case c >= '0' && c <= '9':
+			s.digits++
+		case c == ':':
+			s.colons++
+		case c == '@':
+			s.at = true
+		}
+	}
+	return s
+}
+
+// mayHold is a necessary condition for a match of kind k: the fewest digits
+// (or the '@', or the colons) any accepted match of that kind contains.
+func (s textShape) mayHold(k Kind) bool {
+	switch k {
+	case KindEmail:
+		return s.at
+	case KindPhone:
+		return s.digits >= 8
+	case KindIBAN:
+		return s.digits >= 2
+	case KindCard:
+		return s.digits >= 13
+	case KindPPSN:
+		return s.digits >= 7
+	case KindNINO:
+		return s.digits >= 6
+	case KindIP:
+		return s.digits >= 4 || s.colons >= 2
+	}
+	return true
 }
 
 var detectors = map[Kind]func(string) []Match{

@@ -22,6 +22,7 @@ import (
 
 	"regintel/shared/concept"
 	"regintel/shared/graph/write"
+	"regintel/shared/metrics"
 	"regintel/shared/queue"
 )
 
@@ -36,6 +37,7 @@ type Handler struct {
 	log       *slog.Logger
 	now       func() time.Time
 	freshness time.Duration
+	metrics   *metrics.Emitter
 }
 
 // Option configures a Handler.
@@ -52,6 +54,9 @@ func WithFreshness(d time.Duration) Option {
 
 // WithLogger sets the logger (default slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(h *Handler) { h.log = l } }
+
+// WithMetrics emits one EMF record per batch (nil: none).
+func WithMetrics(m *metrics.Emitter) Option { return func(h *Handler) { h.metrics = m } }
 
 // WithClock sets the time source (default time.Now).
 func WithClock(now func() time.Time) Option { return func(h *Handler) { h.now = now } }
@@ -98,7 +103,7 @@ func (h *Handler) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQS
 				"event", "resolver_invalid_message", "message_id", rec.MessageId, "receive_count", rec.Attributes["ApproximateReceiveCount"], "err", err.Error())
 		}
 	}
-	h.resolve(ctx, items)
+	st := h.resolve(ctx, items)
 	var resp events.SQSEventResponse
 	for _, it := range items {
 		if it.err != nil {
@@ -106,6 +111,7 @@ func (h *Handler) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQS
 		}
 	}
 	h.log.InfoContext(ctx, "resolved concepts batch", "event", "resolver_batch", "records", len(ev.Records), "failed", len(resp.BatchItemFailures))
+	h.emit(items, st)
 	return resp, nil
 }
 
@@ -117,7 +123,7 @@ func (h *Handler) HandleEnvelope(ctx context.Context, env queue.Envelope) error 
 		return err
 	}
 	it := &item{ref: env.ID, concepts: concepts}
-	h.resolve(ctx, []*item{it})
+	h.emit([]*item{it}, h.resolve(ctx, []*item{it}))
 	return it.err
 }
 
@@ -133,7 +139,8 @@ func (h *Handler) decode(env queue.Envelope) ([]concept.Concept, error) {
 // (one transaction), falling back to one call per item when the combined
 // write fails so a single item's problem cannot fail the whole batch; then
 // decides enrichment per written concept.
-func (h *Handler) resolve(ctx context.Context, items []*item) {
+func (h *Handler) resolve(ctx context.Context, items []*item) *batchStats {
+	st := &batchStats{started: h.now()}
 	var pending []*item
 	var all []concept.Concept
 	for _, it := range items {
@@ -142,13 +149,15 @@ func (h *Handler) resolve(ctx context.Context, items []*item) {
 			all = append(all, it.concepts...)
 		}
 	}
+	st.concepts = len(all)
 	if len(pending) == 0 {
-		return
+		return st
 	}
 	written := map[string]string{} // canonical id -> id of the node written
 	res, err := h.writes.ResolveConcepts(ctx, all)
 	if err == nil {
 		maps.Copy(written, res.Resolved)
+		st.rejected = len(res.Rejected)
 	} else if len(pending) == 1 {
 		pending[0].err = err
 		h.log.ErrorContext(ctx, "concept write failed", "event", "resolver_write_failed", "message_id", pending[0].ref, "err", err.Error())
@@ -162,9 +171,12 @@ func (h *Handler) resolve(ctx context.Context, items []*item) {
 				continue
 			}
 			maps.Copy(written, r.Resolved)
+			st.rejected += len(r.Rejected)
 		}
 	}
-	h.requestEnrichment(ctx, pending, written)
+	st.written = len(written)
+	h.requestEnrichment(ctx, pending, written, st)
+	return st
 }
 
 // requestEnrichment checks each written node once and publishes one
@@ -173,7 +185,7 @@ func (h *Handler) resolve(ctx context.Context, items []*item) {
 // node. A failed detail check fails the items holding that concept (a retry
 // re-runs it); a failed publish clears the marks it set and fails the items
 // too, so their redelivery queues the jobs again.
-func (h *Handler) requestEnrichment(ctx context.Context, items []*item, written map[string]string) {
+func (h *Handler) requestEnrichment(ctx context.Context, items []*item, written map[string]string, st *batchStats) {
 	if h.enrich == nil {
 		return
 	}
@@ -203,7 +215,11 @@ func (h *Handler) requestEnrichment(ctx context.Context, items []*item, written 
 			}
 		}
 	}
-	h.publish(ctx, envs, enqueued, now, failedIDs)
+	if h.publish(ctx, envs, enqueued, now, failedIDs) {
+		st.enrichmentRequested = len(envs)
+	} else {
+		st.publishFailures = 1
+	}
 	for _, it := range items {
 		for _, c := range it.concepts {
 			if err, ok := failedIDs[written[concept.Normalize(c).ID]]; ok && it.err == nil {
@@ -246,14 +262,15 @@ func (h *Handler) enrichmentJob(ctx context.Context, c concept.Concept, id strin
 // publish sends the jobs in one call. On failure it undoes the marks so the
 // redelivered records queue the jobs again: nothing accepted is lost to a
 // queue outage.
-func (h *Handler) publish(ctx context.Context, envs []queue.Envelope, enqueued []string, markedAt time.Time, failedIDs map[string]error) {
+// It reports whether the jobs were queued (true when there were none).
+func (h *Handler) publish(ctx context.Context, envs []queue.Envelope, enqueued []string, markedAt time.Time, failedIDs map[string]error) bool {
 	if len(envs) == 0 {
-		return
+		return true
 	}
 	err := h.enrich.Publish(ctx, envs...)
 	if err == nil {
 		h.log.InfoContext(ctx, "enrichment requested", "event", "enrichment_requested", "concept_ids", enqueued)
-		return
+		return true
 	}
 	for _, id := range enqueued {
 		if cerr := h.writes.ClearEnrichmentRequested(ctx, id, markedAt); cerr != nil {
@@ -264,6 +281,7 @@ func (h *Handler) publish(ctx context.Context, envs []queue.Envelope, enqueued [
 	}
 	h.log.ErrorContext(ctx, "enrichment enqueue failed; records reported failed for retry",
 		"event", "enrichment_enqueue_failed", "concept_ids", enqueued, "err", err.Error())
+	return false
 }
 
 // IsInvalid reports whether err means the message can never be processed.

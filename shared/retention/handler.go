@@ -7,6 +7,8 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"regintel/shared/metrics"
 )
 
 // Handler is the sweep function's Lambda handler, invoked by an EventBridge
@@ -15,6 +17,8 @@ type Handler struct {
 	Pool   *pgxpool.Pool
 	Config Config
 	Log    *slog.Logger
+	// Metrics receives one EMF record per sweep (nil: none).
+	Metrics *metrics.Emitter
 }
 
 // Handle runs one sweep and logs its counts (counts only: no ids, no
@@ -32,10 +36,28 @@ func (h *Handler) Handle(ctx context.Context, event events.EventBridgeEvent) (Co
 		"max_idle_days", cfg.withDefaults().ContextMaxIdle.Hours() / 24,
 		"duration_ms", time.Since(started).Milliseconds(),
 	}
+	h.emit(counts, err, time.Since(started))
 	if err != nil {
 		h.Log.ErrorContext(ctx, "retention sweep failed", append(attrs, "err", err)...)
 		return counts, err
 	}
 	h.Log.InfoContext(ctx, "retention sweep", attrs...)
 	return counts, nil
+}
+
+// emit writes the sweep's EMF record: its counts, whether it failed, and
+// how long it took.
+func (h *Handler) emit(c Counts, err error, took time.Duration) {
+	failed := 0.0
+	if err != nil {
+		failed = 1
+	}
+	h.Metrics.Emit(metrics.Record{Metrics: []metrics.Metric{
+		{Name: "Sweeps", Unit: metrics.Count, Value: 1},
+		{Name: "SweepFailures", Unit: metrics.Count, Value: failed},
+		{Name: "ContextsDeleted", Unit: metrics.Count, Value: float64(c.ContextsDeleted)},
+		{Name: "SuppliedItemsDeleted", Unit: metrics.Count, Value: float64(c.SuppliedItemsDeleted)},
+		{Name: "RequestsExpired", Unit: metrics.Count, Value: float64(c.RequestsExpired)},
+		{Name: "SweepTime", Unit: metrics.Milliseconds, Value: metrics.Millis(took)},
+	}})
 }

@@ -1,0 +1,44 @@
+package pii
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// The shape check lets a detector skip text; it must never skip text the
+// detector would have matched.
+func TestShapeNeverHidesAMatch(t *testing.T) {
+	pieces := []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", " ", "-", ".", ":", "::", "@", "+", "(0)",
+		"IE", "GB", "AB", "T", "W", "a", "x", "fe80", "mail", ".ie", "00353", "087", "4111", "1234567"}
+	seeds := []string{
+		"jo@example.ie", "+353 87 123 4567", "087 123 4567", "IE29 AIBK 9311 5212 3456 78",
+		"4111 1111 1111 1111", "1234567T", "AB 12 34 56 C", "192.168.1.20", "fe80::1ff:fe23:4567:890a",
+	}
+	rng := rand.New(rand.NewPCG(13, 1))
+	texts := append([]string{}, seeds...)
+	for range 20000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(24) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		texts = append(texts, b.String())
+	}
+	matched := map[Kind]int{}
+	for _, text := range texts {
+		shape := shapeOf(text)
+		for _, k := range AllKinds {
+			if ms := detectors[k](text); len(ms) > 0 {
+				matched[k]++
+				if !shape.mayHold(k) {
+					t.Fatalf("%s in %q is skipped by the shape check", k, text)
+				}
+			}
+		}
+	}
+	for _, k := range AllKinds {
+		if matched[k] == 0 {
+			t.Errorf("no text matched %s: the check above proved nothing for it", k)
+		}
+	}
+}
