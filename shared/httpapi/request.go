@@ -6,13 +6,17 @@ import (
 	"io"
 	"mime"
 	"net/http"
+
+	"regintel/shared/strictjson"
 )
 
 // MaxBodyBytes bounds a request body (256 KiB).
 const MaxBodyBytes = 256 << 10
 
-// decodeJSON reads a JSON body of at most MaxBodyBytes into v, writing the
-// matching error (415, 413, 400) and returning false when it cannot.
+// decodeJSON reads a JSON body of at most MaxBodyBytes into v with the
+// strict decoder (exact field names, no duplicate keys, no control
+// characters), writing the matching error (415, 413, 400 naming the field)
+// and returning false when it cannot.
 func decodeJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 	mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mediaType != "application/json" {
@@ -33,7 +37,12 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 		writeError(w, http.StatusBadRequest, "bad_request", "the body could not be read")
 		return false
 	}
-	if err := json.Unmarshal(body, v); err != nil {
+	if err := strictjson.Decode(body, v); err != nil {
+		var strict *strictjson.Error
+		if errors.As(err, &strict) {
+			writeError(w, http.StatusBadRequest, "invalid_request", strict.Error())
+			return false
+		}
 		writeError(w, http.StatusBadRequest, "malformed_json", "the body is not valid JSON for this endpoint: "+jsonErrorText(err))
 		return false
 	}
