@@ -60,7 +60,9 @@ func TestBodiesAreDecodedStrictly(t *testing.T) {
 				if r.Status != http.StatusBadRequest {
 					t.Fatalf("%s %s %s: %d %s", p.method, p.path, p.body, r.Status, r.Body)
 				}
-				var body struct{ Error struct{ Code, Message string } }
+				var body struct {
+					Error struct{ Code, Message string }
+				}
 				if err := json.Unmarshal([]byte(r.Body), &body); err != nil || body.Error.Code != "invalid_request" ||
 					!strings.Contains(body.Error.Message, "field "+p.field+":") {
 					t.Fatalf("want an invalid_request naming %s, got %s", p.field, r.Body)
