@@ -52,3 +52,18 @@ func TestSupplyValidationSanitises(t *testing.T) {
 		t.Fatalf("over-long content: %v", err)
 	}
 }
+
+// TestParseRequestContextIsStrict: the request_context arguments are read
+// with exact field names and no duplicate keys.
+func TestParseRequestContextIsStrict(t *testing.T) {
+	for _, bad := range []string{
+		`{"Items":[{"key":"p60","description":"Your P60"}]}`,
+		`{"items":[{"key":"p60","Key":"ppsn","description":"Your P60"}]}`,
+		`{"items":[{"key":"p60","description":"Your P60","required":true,"required":false}]}`,
+		`{"items":[{"key":"p60","description":"Your\u0000 P60"}]}`,
+	} {
+		if items, err := parseRequestContext(json.RawMessage(bad)); err == nil {
+			t.Errorf("%s parsed: %+v", bad, items)
+		}
+	}
+}

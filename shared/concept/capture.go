@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"regintel/shared/llm"
+	"regintel/shared/strictjson"
 )
 
 // CaptureToolName is the tool the main chat call offers (seed 001 §4).
@@ -71,7 +72,7 @@ func ParseCaptureChecked(args json.RawMessage, check func(raw Concept) error) (c
 			SourceURLs   []string `json:"sourceUrls"`
 		} `json:"concepts"`
 	}
-	if err := json.Unmarshal(args, &payload); err != nil {
+	if err := strictjson.Decode(args, &payload); err != nil {
 		return nil, 0, nil, fmt.Errorf("capture_concepts arguments are not valid: %w", err)
 	}
 	if payload.Concepts == nil {

@@ -76,3 +76,20 @@ func TestCaptureToolSchemaMatchesSeed(t *testing.T) {
 		t.Fatalf("schema drifted from seed 001 §4.2: %s", raw)
 	}
 }
+
+// TestParseCaptureIsStrict: a field name matched only when case is ignored,
+// a key given twice (the last would win) or a control character makes the
+// whole call invalid, so nothing the guard did not see is ever used.
+func TestParseCaptureIsStrict(t *testing.T) {
+	for name, args := range map[string]string{
+		"case-folded kind": `{"concepts":[{"domain":"TAX","kind":"VAT","jurisdiction":"IE","prefLabel":"VAT","KIND":"IBAN"}]}`,
+		"case-folded list": `{"Concepts":[{"domain":"TAX","kind":"VAT","jurisdiction":"IE","prefLabel":"VAT"}]}`,
+		"duplicate kind":   `{"concepts":[{"domain":"TAX","kind":"VAT","kind":"VRT","jurisdiction":"IE","prefLabel":"VAT"}]}`,
+		"duplicate list":   `{"concepts":[],"concepts":[{"domain":"TAX","kind":"VAT","jurisdiction":"IE","prefLabel":"VAT"}]}`,
+		"nul in a label":   `{"concepts":[{"domain":"TAX","kind":"VAT","jurisdiction":"IE","prefLabel":"VAT","altLabels":["a\u0000b"]}]}`,
+	} {
+		if got, _, err := ParseCapture(json.RawMessage(args)); err == nil {
+			t.Errorf("%s: parsed %+v", name, got)
+		}
+	}
+}
