@@ -138,6 +138,7 @@ func newAuthenticator(ctx context.Context, cfg config.Auth, log *slog.Logger) (a
 	v, err := auth.NewJWT(ctx, auth.JWTConfig{
 		JWKSURL: cfg.JWKSURL, HS256Secret: []byte(cfg.HS256Secret),
 		Issuer: cfg.Issuer, Audience: cfg.Audience, TenantClaim: cfg.TenantClaim, UserClaim: cfg.UserClaim,
+		IATLeeway: cfg.IATLeeway,
 	})
 	if err != nil {
 		return nil, err

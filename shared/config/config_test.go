@@ -13,7 +13,7 @@ func clearEnv(t *testing.T) {
 		"DATABASE_URL", "DB_HOST", "DB_PORT", "DB_NAME", "DB_USER", "DB_SSLMODE", "DB_IAM_AUTH", "DB_MAX_CONNS",
 		"MEMGRAPH_URI", "MEMGRAPH_USER", "MEMGRAPH_PASSWORD", "MEMGRAPH_SECRET_ARN", "GRAPH_DATABASE", "GRAPH_DIALECT",
 		"LLM_PROVIDER", "OPENAI_API_KEY", "OPENAI_SECRET_ARN", "OPENAI_BASE_URL", "LLM_MODEL", "LLM_TOOLS", "LLM_MAX_CALLS",
-		"AUTH_MODE", "JWT_JWKS_URL", "JWT_HS256_SECRET", "JWT_ISSUER", "JWT_AUDIENCE", "JWT_TENANT_CLAIM", "JWT_USER_CLAIM",
+		"AUTH_MODE", "JWT_JWKS_URL", "JWT_HS256_SECRET", "JWT_ISSUER", "JWT_AUDIENCE", "JWT_TENANT_CLAIM", "JWT_USER_CLAIM", "JWT_IAT_LEEWAY",
 		"DEV_TENANT_ID", "DEV_USER_ID", "CONCEPTS_QUEUE_URL", "ENRICHMENT_QUEUE_URL",
 		"HISTORY_TURNS", "MAX_ACTIVE_NODES", "CONTEXT_TOKEN_BUDGET", "CONTEXT_REQUEST_TTL", "PII_REDACTION", "PROMPT_SHEETS_DIR",
 		"ENRICHMENT_FRESHNESS_DAYS", "CORS_ORIGINS", "RETENTION_DAYS", "DB_SECRET_ARN", "DB_APP_USER"} {
@@ -38,7 +38,8 @@ func TestLocalDefaults(t *testing.T) {
 		Log:      Log{Format: "text", Level: "info"},
 		Postgres: Postgres{Port: 5432, SSLMode: "require"},
 		LLM:      LLM{Provider: "offline", Model: "offline-lexicon-v1", Tools: "auto", MaxCalls: 3},
-		Auth:     Auth{Mode: "dev", TenantClaim: "tenant_id", UserClaim: "sub", DevTenant: "dev-tenant", DevUser: "dev-user"},
+		Auth: Auth{Mode: "dev", TenantClaim: "tenant_id", UserClaim: "sub", IATLeeway: time.Minute,
+			DevTenant: "dev-tenant", DevUser: "dev-user"},
 		Chat: Chat{HistoryTurns: 5, MaxActiveNodes: 50, ContextRequestTTL: 15 * time.Minute, PIIRedaction: "both",
 			Freshness: 30 * 24 * time.Hour},
 		Retention: Retention{MaxIdle: 30 * 24 * time.Hour},
@@ -63,7 +64,7 @@ func TestEachVariableLandsInItsSection(t *testing.T) {
 		"LLM_PROVIDER": "openai-chat", "OPENAI_BASE_URL": "http://llm", "LLM_MODEL": "m", "OPENAI_SECRET_ARN": "arn:o",
 		"LLM_TOOLS": "off", "LLM_MAX_CALLS": "10",
 		"AUTH_MODE": "jwt", "JWT_JWKS_URL": "https://id/jwks", "JWT_ISSUER": "iss", "JWT_AUDIENCE": "aud",
-		"JWT_TENANT_CLAIM": "org", "JWT_USER_CLAIM": "uid",
+		"JWT_TENANT_CLAIM": "org", "JWT_USER_CLAIM": "uid", "JWT_IAT_LEEWAY": "90s",
 		"CONCEPTS_QUEUE_URL": "https://q/concepts", "ENRICHMENT_QUEUE_URL": "https://q/enrichment",
 		"HISTORY_TURNS": "7", "MAX_ACTIVE_NODES": "20", "ENRICHMENT_FRESHNESS_DAYS": "2",
 		"CORS_ORIGINS":   " https://a.example , ,https://b.example",
@@ -79,7 +80,7 @@ func TestEachVariableLandsInItsSection(t *testing.T) {
 		Graph:    Graph{URI: "bolt://g:7687", User: "gu", Password: " p w ", SecretARN: "arn:g", Database: "rules", Dialect: "neo4j"},
 		LLM:      LLM{Provider: "openai-chat", SecretARN: "arn:o", BaseURL: "http://llm", Model: "m", Tools: "off", MaxCalls: 10},
 		Auth: Auth{Mode: "jwt", JWKSURL: "https://id/jwks", Issuer: "iss", Audience: "aud", TenantClaim: "org", UserClaim: "uid",
-			DevTenant: "dev-tenant", DevUser: "dev-user"},
+			IATLeeway: 90 * time.Second, DevTenant: "dev-tenant", DevUser: "dev-user"},
 		Queues: Queues{ConceptsURL: "https://q/concepts", EnrichmentURL: "https://q/enrichment"},
 		Chat: Chat{HistoryTurns: 7, MaxActiveNodes: 20, ContextRequestTTL: 15 * time.Minute, PIIRedaction: "both",
 			Freshness: 2 * 24 * time.Hour, CORSOrigins: []string{"https://a.example", "https://b.example"}},
@@ -150,6 +151,28 @@ func TestLambdaRefusesDevAuthAndDefaultsToJSONAndJWT(t *testing.T) {
 	}
 }
 
+// Outside local runs the key set URL must be https; locally http is fine
+// (a key server on the developer's machine).
+func TestJWKSURLMustBeHTTPSOnLambda(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("AUTH_MODE", "jwt")
+	t.Setenv("JWT_JWKS_URL", "http://id.example/jwks")
+	if err := mustLoad(t).CheckAuth(); err != nil {
+		t.Fatalf("local run with an http key set: %v", err)
+	}
+	t.Setenv("AWS_LAMBDA_RUNTIME_API", "127.0.0.1:9001")
+	for _, bad := range []string{"http://id.example/jwks", "id.example/jwks", "ftp://id.example/jwks", "https://"} {
+		t.Setenv("JWT_JWKS_URL", bad)
+		if err := mustLoad(t).CheckAuth(); err == nil || !strings.Contains(err.Error(), "JWT_JWKS_URL") {
+			t.Errorf("%s under Lambda: err = %v", bad, err)
+		}
+	}
+	t.Setenv("JWT_JWKS_URL", "https://id.example/jwks")
+	if err := mustLoad(t).CheckAuth(); err != nil {
+		t.Fatalf("https key set under Lambda: %v", err)
+	}
+}
+
 // Each bad value is refused with an error naming its variable.
 func TestRejectsBadValues(t *testing.T) {
 	for _, tc := range []struct{ name, value string }{
@@ -159,6 +182,7 @@ func TestRejectsBadValues(t *testing.T) {
 		{"RETENTION_DAYS", "0"}, {"RETENTION_DAYS", "-3"}, {"RETENTION_DAYS", "week"}, {"RETENTION_DAYS", "1.5"},
 		{"LLM_TOOLS", "on"}, {"LLM_TOOLS", "none"},
 		{"LLM_MAX_CALLS", "0"}, {"LLM_MAX_CALLS", "11"}, {"LLM_MAX_CALLS", "three"}, {"LLM_MAX_CALLS", "-1"},
+		{"JWT_IAT_LEEWAY", "soon"}, {"JWT_IAT_LEEWAY", "-1s"},
 	} {
 		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
 			clearEnv(t)
