@@ -27,7 +27,7 @@ type chatBody struct {
 // chat serves POST /chat: one turn, streamed.
 func (a *API) chat(w http.ResponseWriter, r *http.Request) {
 	var body chatBody
-	if !decodeJSON(w, r, &body) {
+	if !a.decodeJSON(w, r, &body) {
 		return
 	}
 	if wantsUIMessageStream(r) {

@@ -46,6 +46,7 @@ type browserCall struct {
 
 var browserCalls = []browserCall{
 	{"GET", "/healthz", nil, nil},
+	{"GET", "/readyz", nil, nil},
 	{"POST", "/chat", []string{"Authorization", "Content-Type", "X-Stream-Protocol"}, []string{"X-Request-Id", "X-Vercel-AI-UI-Message-Stream"}},
 	{"POST", "/conversations/{id}/context-requests/{requestId}", []string{"Authorization", "Content-Type", "X-Stream-Protocol"}, []string{"X-Request-Id"}},
 	{"DELETE", "/conversations/{id}/context-items/{itemId}", []string{"Authorization"}, []string{"X-Request-Id"}},

@@ -6,6 +6,8 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"os"
+	"time"
 
 	"regintel/shared/strictjson"
 )
@@ -17,7 +19,8 @@ const MaxBodyBytes = 256 << 10
 // strict decoder (exact field names, no duplicate keys, no control
 // characters), writing the matching error (415, 413, 400 naming the field)
 // and returning false when it cannot.
-func decodeJSON(w http.ResponseWriter, r *http.Request, v any) bool {
+// The body must arrive within the body read timeout (408 otherwise).
+func (a *API) decodeJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 	mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mediaType != "application/json" {
 		writeError(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "send the body as application/json")
@@ -27,8 +30,12 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 		writeError(w, http.StatusRequestEntityTooLarge, "body_too_large", "the body is over 256 KiB")
 		return false
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	body, err := a.readBody(w, r)
 	if err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			writeError(w, http.StatusRequestTimeout, "body_timeout", "the body did not arrive in time")
+			return false
+		}
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
 			writeError(w, http.StatusRequestEntityTooLarge, "body_too_large", "the body is over 256 KiB")
@@ -47,6 +54,24 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 		return false
 	}
 	return true
+}
+
+// readBody reads the body under a read deadline, lifted again once the
+// body is in, so a stream that follows is not cut. Under Lambda the body
+// is already in memory and the deadline is not supported (nor needed).
+func (a *API) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	rc := http.NewResponseController(w)
+	deadline := rc.SetReadDeadline(time.Now().Add(a.bodyTimeout)) == nil
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	if err != nil {
+		// The rest of the body is not waited for: the connection closes.
+		w.Header().Set("Connection", "close")
+		return nil, err
+	}
+	if deadline {
+		_ = rc.SetReadDeadline(time.Time{})
+	}
+	return body, nil
 }
 
 func jsonErrorText(err error) string {
