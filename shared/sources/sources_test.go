@@ -225,3 +225,36 @@ func TestParseRejectsUnsafeData(t *testing.T) {
 		t.Error("single-label test host accepted")
 	}
 }
+
+// TestSourceURLKeepsOfficialPagesOnly: the form of a URL the shared graph
+// may store. Look-alike hosts, plain http and non-URLs are refused; query
+// parameters survive only where the host's entry lists them.
+func TestSourceURLKeepsOfficialPagesOnly(t *testing.T) {
+	c := official(t, sources.Options{})
+	for _, tc := range []struct{ in, want string }{
+		{"https://www.revenue.ie/en/vat/index.aspx", "https://www.revenue.ie/en/vat/index.aspx"},
+		{"https://WWW.Revenue.IE:443/en/vat/#rates", "https://www.revenue.ie/en/vat/"},
+		{"https://revenue.ie", "https://revenue.ie/"},
+		{"https://www.revenue.ie/en/vat/?email=jane.roe%40example.com&utm_source=x", "https://www.revenue.ie/en/vat/"},
+		{"https://www.revenue.ie/en/vat/?", "https://www.revenue.ie/en/vat/"},
+		{"https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:32006L0112&qid=123", "https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX%3A32006L0112"},
+		{"https://www.revenue.ie.evil.example/", ""},
+		{"https://revenue.ie.evil.example/en/vat/", ""},
+		{"https://evilrevenue.ie/", ""},
+		{"https://www.revenue.ie@evil.example/", ""},
+		{"https://user:pw@www.revenue.ie/", ""},
+		{"http://www.revenue.ie/en/vat/", ""},
+		{"https://www.revenue.ie:8443/en/vat/", ""},
+		{"https://xn--revenue-9ya.ie/", ""},
+		{"https://www.revenue.ie%2eevil.example/", ""},
+		{"https://127.0.0.1/", ""},
+		{"javascript:alert(1)", ""},
+		{"//www.revenue.ie/en/", ""},
+		{"www.revenue.ie/en/", ""},
+	} {
+		got, ok := c.SourceURL(tc.in)
+		if ok != (tc.want != "") || got != tc.want {
+			t.Errorf("SourceURL(%q) = %q, %v; want %q", tc.in, got, ok, tc.want)
+		}
+	}
+}
