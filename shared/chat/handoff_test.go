@@ -67,3 +67,28 @@ func TestParseRequestContextIsStrict(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRequestContextArgs: request_context arguments never panic the
+// parser; what it returns has usable, distinct keys, known kinds, bounded
+// descriptions and at most MaxRequestedItems items.
+func FuzzRequestContextArgs(f *testing.F) {
+	f.Add([]byte(`{"items":[{"key":"annual income","description":"Gross income","kind":"profile_fact","required":true}]}`))
+	f.Add([]byte(`{"items":[{"key":"p60","key":"ppsn"}],"Items":[]}`))
+	f.Fuzz(func(t *testing.T, args []byte) {
+		items, err := parseRequestContext(json.RawMessage(args))
+		if err != nil {
+			return
+		}
+		if len(items) == 0 || len(items) > MaxRequestedItems {
+			t.Fatalf("%d items from %q", len(items), args)
+		}
+		seen := map[string]bool{}
+		for _, it := range items {
+			if normalizeKey(it.Key) != it.Key || seen[it.Key] || !conversation.ValidKind(it.Kind) ||
+				len([]rune(it.Description)) > MaxDescriptionChars || strings.ContainsRune(it.Description, 0) {
+				t.Fatalf("item %+v from %q", it, args)
+			}
+			seen[it.Key] = true
+		}
+	})
+}

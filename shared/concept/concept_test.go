@@ -93,3 +93,28 @@ func TestParseCaptureIsStrict(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCaptureArgs: capture_concepts arguments never panic the parser, and
+// what it returns is normalised: each id is the canonical id of its parts,
+// ids are distinct, at most MaxConceptsPerTurn.
+func FuzzCaptureArgs(f *testing.F) {
+	f.Add([]byte(`{"concepts":[{"domain":"TAX","kind":"VAT","jurisdiction":"IE","prefLabel":"Value-Added Tax","altLabels":["VAT"],"sourceUrls":["https://www.revenue.ie/"]}]}`))
+	f.Add([]byte(`{"concepts":[{"domain":"tax","kind":"vat","jurisdiction":"ie","prefLabel":"x","kind":"y"}]}`))
+	f.Add([]byte(`{"concepts":[{"domain":"","kind":" ","jurisdiction":null,"prefLabel":"p"}],"CONCEPTS":[]}`))
+	f.Fuzz(func(t *testing.T, args []byte) {
+		concepts, _, err := ParseCapture(json.RawMessage(args))
+		if err != nil {
+			return
+		}
+		if len(concepts) > MaxConceptsPerTurn {
+			t.Fatalf("%d concepts", len(concepts))
+		}
+		seen := map[string]bool{}
+		for _, c := range concepts {
+			if c.ID != CanonicalID(c.Domain, c.Jurisdiction, c.Kind) || seen[c.ID] || c.PrefLabel == "" {
+				t.Fatalf("concept %+v from %q", c, args)
+			}
+			seen[c.ID] = true
+		}
+	})
+}

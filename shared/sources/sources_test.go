@@ -14,7 +14,7 @@ import (
 // the message and Request drift apart.
 var _ = sources.Request(queue.EnrichmentRequested{})
 
-func official(t *testing.T, opts sources.Options) *sources.Catalog {
+func official(t testing.TB, opts sources.Options) *sources.Catalog {
 	t.Helper()
 	c, err := sources.New(opts)
 	if err != nil {
@@ -257,4 +257,33 @@ func TestSourceURLKeepsOfficialPagesOnly(t *testing.T) {
 			t.Errorf("SourceURL(%q) = %q, %v; want %q", tc.in, got, ok, tc.want)
 		}
 	}
+}
+
+// FuzzSourceURL: what SourceURL keeps is an https URL on the allowlist,
+// without credentials or fragment, keeps its own stored form, and carries
+// only query parameters its host lists.
+func FuzzSourceURL(f *testing.F) {
+	for _, seed := range []string{"https://www.revenue.ie/en/vat/index.aspx", "https://www.revenue.ie.evil.example/",
+		"https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:32006L0112&qid=1", "https://user@www.gov.ie/", "https://www.gov.uk/x?a=1#f"} {
+		f.Add(seed)
+	}
+	c := official(f, sources.Options{})
+	f.Fuzz(func(t *testing.T, raw string) {
+		stored, ok := c.SourceURL(raw)
+		if !ok {
+			return
+		}
+		u, err := url.Parse(stored)
+		if err != nil || u.Scheme != "https" || u.User != nil || u.Fragment != "" || !c.Allows(u) || !c.IsOfficial(stored) {
+			t.Fatalf("SourceURL(%q) = %q", raw, stored)
+		}
+		if again, ok := c.SourceURL(stored); !ok || again != stored {
+			t.Fatalf("SourceURL(%q) = %q, then %q", raw, stored, again)
+		}
+		for k := range u.Query() {
+			if k != "uri" || !strings.HasSuffix(u.Hostname(), "eur-lex.europa.eu") {
+				t.Fatalf("SourceURL(%q) = %q keeps query key %q", raw, stored, k)
+			}
+		}
+	})
 }

@@ -126,3 +126,60 @@ func TestDecodeKeepsEncodingJSONErrors(t *testing.T) {
 		t.Fatalf("err = %v, want a syntax error", err)
 	}
 }
+
+// FuzzDecode: whatever the input, Decode does not panic, and what it
+// accepts encoding/json decodes the same way, with no control character in
+// any string.
+func FuzzDecode(f *testing.F) {
+	for _, seed := range []string{`{"message":"hi","profile":{"jurisdictions":["IE"]}}`, `{"STATELESS":true}`,
+		`{"message":"a","message":"b"}`, `{"message":"\u0000"}`, `[{"a":{"b":[1,"x"]}}]`, `{"ſtateless":true}`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var strict, loose body
+		if err := strictjson.Decode(data, &strict); err != nil {
+			return
+		}
+		if err := json.Unmarshal(data, &loose); err != nil {
+			t.Fatalf("accepted %q that encoding/json refuses: %v", data, err)
+		}
+		a, _ := json.Marshal(strict)
+		b, _ := json.Marshal(loose)
+		if string(a) != string(b) {
+			t.Fatalf("%q decoded as %s, encoding/json %s", data, a, b)
+		}
+		var v any
+		_ = json.Unmarshal(data, &v)
+		if s, ok := findString(v, func(s string) bool { return strings.ContainsFunc(s, isControl) }); ok {
+			t.Fatalf("accepted a control character in %q", s)
+		}
+	})
+}
+
+func isControl(r rune) bool {
+	return r != '\t' && r != '\n' && r != '\r' && (r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f))
+}
+
+// findString returns the first key or string value in v that bad matches.
+func findString(v any, bad func(string) bool) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, bad(x)
+	case []any:
+		for _, e := range x {
+			if s, ok := findString(e, bad); ok {
+				return s, true
+			}
+		}
+	case map[string]any:
+		for k, e := range x {
+			if bad(k) {
+				return k, true
+			}
+			if s, ok := findString(e, bad); ok {
+				return s, true
+			}
+		}
+	}
+	return "", false
+}

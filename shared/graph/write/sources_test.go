@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"slices"
 	"testing"
 
@@ -98,3 +100,70 @@ func TestWithSourcesTakesTheFetchersCatalog(t *testing.T) {
 		t.Fatalf("the official catalog accepted a local url: %+v", res)
 	}
 }
+
+// FuzzGuardKeepsFlaggedTextOut: whatever text a captured concept carries in
+// whichever field, nothing the personal-data detectors flag (in any form
+// the guard derives) reaches the graph.
+func FuzzGuardKeepsFlaggedTextOut(f *testing.F) {
+	for i, seed := range []string{"IE29 AIBK 9311 5212 3456 78", "callback 087 123 4567", "jane.roe@example.com",
+		"jane＠example.com", "087.123.4567", "1234567 T", "jane%40example.com", "https://www.revenue.ie/?email=a%40b.ie", "Value-Added Tax"} {
+		f.Add(uint8(i), seed)
+	}
+	f.Fuzz(func(t *testing.T, field uint8, text string) {
+		c := concept.Concept{Domain: "TAX", Jurisdiction: "IE", Kind: "VAT", PrefLabel: "Value-Added Tax"}
+		switch field % 7 {
+		case 0:
+			c.Domain = text
+		case 1:
+			c.Kind = text
+		case 2:
+			c.Jurisdiction = text
+		case 3:
+			c.PrefLabel = text
+		case 4:
+			c.AltLabels = []string{text}
+		case 5:
+			c.Definition = text
+		case 6:
+			c.SourceURLs = []string{text}
+		}
+		store := graphmem.New()
+		svc := NewService(store, WithLogger(slogDiscard()))
+		res, err := svc.ResolveConcepts(context.Background(), []concept.Concept{c})
+		if err != nil || len(res.Written) == 0 {
+			return
+		}
+		nodes, err := store.GetNodesByIDs(context.Background(), res.Written)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range nodes {
+			for _, s := range append(nodeStrings(n.Properties), n.ID, n.PrefLabel) {
+				if kind, found := findPII(s); found {
+					t.Fatalf("%s in field %d reached the graph as %q (%s)", text, field%7, s, kind)
+				}
+			}
+		}
+	})
+}
+
+func nodeStrings(props map[string]any) []string {
+	var out []string
+	for _, v := range props {
+		switch x := v.(type) {
+		case string:
+			out = append(out, x)
+		case []string:
+			out = append(out, x...)
+		case []any:
+			for _, e := range x {
+				if s, ok := e.(string); ok {
+					out = append(out, s)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func slogDiscard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
