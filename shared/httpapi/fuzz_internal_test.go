@@ -234,7 +234,8 @@ func FuzzUIStreamEncoder(f *testing.F) {
 		var wantText strings.Builder
 		for i := range names {
 			if names[i] == chat.EventMessage {
-				wantText.WriteString(data[i].(map[string]string)["text"])
+				// JSON carries text as valid UTF-8: invalid bytes arrive as U+FFFD.
+				wantText.WriteString(jsonRoundTrip(data[i].(map[string]string)["text"]))
 			}
 			if err := sink.Event(names[i], data[i]); err != nil {
 				t.Fatal(err)
@@ -266,6 +267,13 @@ func FuzzUIStreamEncoder(f *testing.F) {
 			t.Fatalf("chunk types %v", types)
 		}
 	})
+}
+
+func jsonRoundTrip(s string) string {
+	raw, _ := json.Marshal(s)
+	var out string
+	_ = json.Unmarshal(raw, &out)
+	return out
 }
 
 func jsonEqual(a, b string) bool {
