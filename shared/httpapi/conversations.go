@@ -141,7 +141,7 @@ func (a *API) labelConcepts(ctx context.Context, ids []string) ([]ActiveConcept,
 // ignored, so a client typo never looks like success.
 func (a *API) updateConversation(w http.ResponseWriter, r *http.Request) {
 	var fields map[string]json.RawMessage
-	if !decodeJSON(w, r, &fields) {
+	if !a.decodeJSON(w, r, &fields) {
 		return
 	}
 	update, problem := parseUpdate(fields)
