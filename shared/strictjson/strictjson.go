@@ -208,19 +208,21 @@ var (
 // shapeOf returns the type whose JSON form t accepts, or nil when that is
 // not known (an interface, or an UnmarshalJSON without JSONShape).
 func shapeOf(t reflect.Type) reflect.Type {
-	for t != nil {
-		if t.Implements(shaperType) || reflect.PointerTo(t).Implements(shaperType) {
-			return shapeOf(reflect.TypeOf(reflect.New(t).Elem().Interface().(Shaper).JSONShape()))
-		}
-		if t.Implements(unmarshalerType) || reflect.PointerTo(t).Implements(unmarshalerType) {
-			return nil
-		}
-		if t.Kind() != reflect.Pointer {
-			return t
-		}
+	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	return nil
+	if t == nil {
+		return nil
+	}
+	// Asked through a pointer to t, so that a value method is not called on
+	// a nil pointer.
+	if reflect.PointerTo(t).Implements(shaperType) {
+		return shapeOf(reflect.TypeOf(reflect.New(t).Interface().(Shaper).JSONShape()))
+	}
+	if reflect.PointerTo(t).Implements(unmarshalerType) {
+		return nil
+	}
+	return t
 }
 
 var fieldCache sync.Map // reflect.Type → map[string]reflect.Type

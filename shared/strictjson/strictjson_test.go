@@ -55,6 +55,19 @@ func TestDecodeAcceptsExactNamesAndUnknownFields(t *testing.T) {
 	}
 }
 
+// A type that is itself the Shaper, decoded through a pointer (as a
+// handler decodes its body), is matched against its shape.
+func TestDecodeIntoAShaper(t *testing.T) {
+	var s shaped
+	if err := strictjson.Decode([]byte(`{"Text":"hi"}`), &s); err != nil || s != "hi" {
+		t.Fatalf("decoded %q, %v", s, err)
+	}
+	var strict *strictjson.Error
+	if err := strictjson.Decode([]byte(`{"text":"hi"}`), &s); !errors.As(err, &strict) || strict.Field != "text" {
+		t.Fatalf("case-folded name into a shaper: %v", err)
+	}
+}
+
 func TestDecodeRefusesAndNamesTheField(t *testing.T) {
 	for _, c := range []struct{ name, in, field, problem string }{
 		{"case-folded name", `{"STATELESS":true}`, "STATELESS", `use "stateless"`},
