@@ -51,6 +51,10 @@ func TestBodiesAreDecodedStrictly(t *testing.T) {
 			{"title with nul", "PATCH", conv, `{"title":"Tax\u0000"}`, "title"},
 			{"duplicate title", "PATCH", conv, `{"title":"One","title":"Two"}`, "title"},
 			{"duplicate archived", "PATCH", conv, `{"archived":false,"archived":true}`, "archived"},
+			{"profile upper-case field", "PATCH", conv, `{"profile":{"PersonaType":"SME","jurisdictions":["IE"]}}`, "profile.PersonaType"},
+			{"profile nul in jurisdictions", "PATCH", conv, `{"profile":{"jurisdictions":["IE","\u0000"]}}`, "profile.jurisdictions[1]"},
+			{"profile duplicate personaType", "PATCH", conv, `{"profile":{"personaType":"SME","personaType":"x"}}`, "profile.personaType"},
+			{"upper-case retry", "POST", "/chat", `{"conversationId":"` + *convID + `","Retry":true}`, "Retry"},
 		}
 		before := e.export(*convID)
 		calls := len(e.llm.Requests())
