@@ -31,6 +31,8 @@ type App struct {
 	Handler http.Handler
 	Engine  *chat.Engine
 	closers []func()
+	// readiness is what GET /readyz checks.
+	readiness []httpapi.ReadinessCheck
 }
 
 // Close releases pools and drivers and waits for in-process queue work.
@@ -83,7 +85,7 @@ func Build(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 	routes := httpapi.Routes()
 	a.Handler = httpapi.CORS(cfg.Chat.CORSOrigins, routes)(httpapi.New(httpapi.Options{
 		Auth: authenticator, Engine: a.Engine, Conversations: store,
-		Graph: graphStore, GraphChanges: graphStore, DemoPage: cfg.DemoPage, Log: log,
+		Graph: graphStore, GraphChanges: graphStore, DemoPage: cfg.DemoPage, Readiness: a.readiness, Log: log,
 	}))
 	return a, nil
 }
@@ -99,6 +101,7 @@ func (a *App) conversationStore(ctx context.Context, cfg config.Config, log *slo
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	a.closers = append(a.closers, pool.Close)
+	a.readiness = append(a.readiness, httpapi.ReadinessCheck{Name: "database", Check: pool.Ping})
 	// Locally the server migrates at start; on Lambda the migrate function
 	// does it at deploy, so a cold start never runs DDL.
 	if !cfg.OnLambda {
@@ -140,6 +143,7 @@ func newAuthenticator(ctx context.Context, cfg config.Auth, log *slog.Logger) (a
 	v, err := auth.NewJWT(ctx, auth.JWTConfig{
 		JWKSURL: cfg.JWKSURL, HS256Secret: []byte(cfg.HS256Secret),
 		Issuer: cfg.Issuer, Audience: cfg.Audience, TenantClaim: cfg.TenantClaim, UserClaim: cfg.UserClaim, Header: cfg.Header,
+		IATLeeway: cfg.IATLeeway,
 	})
 	if err != nil {
 		return nil, err

@@ -127,7 +127,7 @@ func NewEnricher(cfg config.Config, store graph.ConceptStore, provider llm.Provi
 		return nil, err
 	}
 	return enrich.New(enrich.Deps{
-		Writes: write.NewService(store, write.WithLogger(log)), Sources: catalog,
+		Writes: write.NewService(store, write.WithLogger(log), write.WithSources(catalog)), Sources: catalog,
 		Fetcher: fetch.New(fetch.Config{Allowlist: catalog}), Extractor: enrich.Readable(0),
 		Provider: provider, Log: log, Metrics: metrics.ForFunction(cfg.Log.Format, "enrich", log),
 	}, enrich.Config{Model: cfg.LLM.Model, Freshness: cfg.Chat.Freshness})

@@ -30,15 +30,20 @@ type Authenticator interface {
 	Authenticate(r *http.Request) (Caller, error)
 }
 
-// tenantNamespace maps tenant names that are not UUIDs (e.g. "acme") to
-// stable UUIDs, so every table can key tenants by uuid (seed 000 §3.1).
+// tenantNamespace maps tenant claims to stable UUIDs, so every table can
+// key tenants by uuid.
 var tenantNamespace = uuid.MustParse("6b1f3c52-3d8e-4d1e-9a53-2f0c8b7a9e10")
 
-// TenantUUID returns tenant itself when it is a UUID, else a name-based
-// (v5) UUID derived from it.
+// TenantUUID maps a tenant claim to the tenant's UUID so that no two
+// distinct claims meet. A claim written as a UUID in canonical form
+// (lower-case, hyphenated, nothing around it) and not of version 5 is its
+// own UUID. Any other claim ("acme", a braced or upper-case UUID, a
+// version-5 UUID) is hashed to a version-5 UUID of the exact claim text: a
+// hashed claim can then never equal a claim kept as it is, and the same
+// UUID written two ways is two tenants, not one.
 func TenantUUID(tenant string) string {
-	if id, err := uuid.Parse(tenant); err == nil {
-		return id.String()
+	if id, err := uuid.Parse(tenant); err == nil && id.String() == tenant && id.Version() != 5 {
+		return tenant
 	}
 	return uuid.NewSHA1(tenantNamespace, []byte(tenant)).String()
 }
@@ -81,8 +86,15 @@ type JWTConfig struct {
 	// Function URL with IAM auth, SigV4 owns Authorization, so the token
 	// comes in a second header such as X-User-Authorization.
 	Header string
+	// Leeway is the clock skew allowed on exp and nbf.
 	Leeway time.Duration
+	// IATLeeway is how far in the future iat may be (DefaultIATLeeway
+	// when zero): a token from the future is a forgery or a broken clock.
+	IATLeeway time.Duration
 }
+
+// DefaultIATLeeway is the clock skew allowed on a token's iat.
+const DefaultIATLeeway = 60 * time.Second
 
 // JWT verifies bearer tokens.
 type JWT struct {
@@ -102,6 +114,9 @@ func NewJWT(ctx context.Context, cfg JWTConfig) (*JWT, error) {
 	}
 	if cfg.Header == "" {
 		cfg.Header = "Authorization"
+	}
+	if cfg.IATLeeway <= 0 {
+		cfg.IATLeeway = DefaultIATLeeway
 	}
 	opts := []jwt.ParserOption{jwt.WithLeeway(cfg.Leeway), jwt.WithExpirationRequired()}
 	if cfg.Issuer != "" {
@@ -142,6 +157,9 @@ func (v *JWT) Authenticate(r *http.Request) (Caller, error) {
 	claims := jwt.MapClaims{}
 	if _, err := v.parser.ParseWithClaims(strings.TrimSpace(token), claims, v.keyFunc); err != nil {
 		return Caller{}, fmt.Errorf("%w: %v", ErrUnauthenticated, err)
+	}
+	if iat, err := claims.GetIssuedAt(); err != nil || (iat != nil && iat.After(time.Now().Add(v.cfg.IATLeeway))) {
+		return Caller{}, fmt.Errorf("%w: the token is issued in the future", ErrUnauthenticated)
 	}
 	tenant, _ := claims[v.cfg.TenantClaim].(string)
 	user, _ := claims[v.cfg.UserClaim].(string)

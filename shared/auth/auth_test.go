@@ -12,10 +12,12 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/google/uuid"
 )
 
 func bearer(token string) *http.Request {
@@ -166,4 +168,83 @@ func TestTokenFromASecondHeader(t *testing.T) {
 	if _, err := v.Authenticate(bearer(token)); !errors.Is(err, ErrUnauthenticated) {
 		t.Errorf("token in Authorization accepted although the second header is configured: %v", err)
 	}
+}
+
+// TestFutureIssuedAt: a token issued further in the future than the iat
+// leeway is refused; within it (clock skew) it is accepted, and so is a
+// token without iat.
+func TestFutureIssuedAt(t *testing.T) {
+	secret := []byte("0123456789abcdef0123456789abcdef")
+	v, err := NewJWT(context.Background(), JWTConfig{HS256Secret: secret, TenantClaim: "org"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		iat  any
+		ok   bool
+	}{
+		{"past", time.Now().Add(-time.Hour).Unix(), true},
+		{"skewed 30s", time.Now().Add(30 * time.Second).Unix(), true},
+		{"absent", nil, true},
+		{"2 minutes ahead", time.Now().Add(2 * time.Minute).Unix(), false},
+		{"a year ahead", time.Now().Add(365 * 24 * time.Hour).Unix(), false},
+		{"not a number", "tomorrow", false},
+	} {
+		claims := validClaims()
+		if c.iat != nil {
+			claims["iat"] = c.iat
+		}
+		_, err := v.Authenticate(bearer(sign(t, jwt.SigningMethodHS256, secret, "", claims)))
+		if c.ok != (err == nil) || (err != nil && !errors.Is(err, ErrUnauthenticated)) {
+			t.Errorf("iat %s: err = %v", c.name, err)
+		}
+	}
+	strict, err := NewJWT(context.Background(), JWTConfig{HS256Secret: secret, TenantClaim: "org", IATLeeway: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	claims := validClaims()
+	claims["iat"] = time.Now().Add(30 * time.Second).Unix()
+	if _, err := strict.Authenticate(bearer(sign(t, jwt.SigningMethodHS256, secret, "", claims))); err == nil {
+		t.Error("iat 30s ahead accepted with a 10s leeway")
+	}
+}
+
+// TestTenantClaimsNeverAlias re-runs the probe in which a token naming the
+// uuid5 of "acme" (or that uuid braced) read acme's conversations: every
+// distinct claim maps to a distinct tenant.
+func TestTenantClaimsNeverAlias(t *testing.T) {
+	acme := TenantUUID("acme")
+	claims := []string{
+		"acme", "Acme", "acme ", acme, "{" + acme + "}", strings.ToUpper(acme), "urn:uuid:" + acme,
+		strings.ReplaceAll(acme, "-", ""),
+		"3f1d2c4b-0000-4000-8000-000000000001", "{3f1d2c4b-0000-4000-8000-000000000001}",
+		"3F1D2C4B-0000-4000-8000-000000000001", TenantUUID("3F1D2C4B-0000-4000-8000-000000000001"),
+	}
+	seen := map[string]string{}
+	for _, c := range claims {
+		id := TenantUUID(c)
+		if _, err := uuid.Parse(id); err != nil {
+			t.Fatalf("TenantUUID(%q) = %q is not a uuid", c, id)
+		}
+		if prev, ok := seen[id]; ok {
+			t.Errorf("claims %q and %q both map to tenant %s", prev, c, id)
+		}
+		seen[id] = c
+	}
+	// A tenant keyed by a canonical (non-v5) uuid keeps its id.
+	if got := TenantUUID("3f1d2c4b-0000-4000-8000-000000000001"); got != "3f1d2c4b-0000-4000-8000-000000000001" {
+		t.Errorf("canonical uuid claim mapped to %s", got)
+	}
+}
+
+func FuzzTenantUUID(f *testing.F) {
+	f.Add("acme", TenantUUID("acme"))
+	f.Add("3f1d2c4b-0000-4000-8000-000000000001", "{3f1d2c4b-0000-4000-8000-000000000001}")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		if a != b && TenantUUID(a) == TenantUUID(b) {
+			t.Fatalf("claims %q and %q meet at %s", a, b, TenantUUID(a))
+		}
+	})
 }

@@ -13,6 +13,7 @@ import (
 
 	"regintel/shared/conversation"
 	"regintel/shared/llm"
+	"regintel/shared/strictjson"
 )
 
 // Context handoff (seed 004): the model calls request_context when it needs
@@ -76,8 +77,9 @@ func normalizeKey(key string) string {
 	return key
 }
 
-// parseRequestContext reads the model's request_context arguments. Items
-// with unusable keys are dropped; an unknown kind becomes text.
+// parseRequestContext reads the model's request_context arguments with the
+// strict decoder. Items with unusable keys are dropped; an unknown kind
+// becomes text.
 func parseRequestContext(args json.RawMessage) ([]conversation.RequestedItem, error) {
 	var raw struct {
 		Items []struct {
@@ -87,7 +89,7 @@ func parseRequestContext(args json.RawMessage) ([]conversation.RequestedItem, er
 			Required    *bool  `json:"required"`
 		} `json:"items"`
 	}
-	if err := json.Unmarshal(args, &raw); err != nil {
+	if err := strictjson.Decode(args, &raw); err != nil {
 		return nil, err
 	}
 	var items []conversation.RequestedItem

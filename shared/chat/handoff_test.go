@@ -52,3 +52,43 @@ func TestSupplyValidationSanitises(t *testing.T) {
 		t.Fatalf("over-long content: %v", err)
 	}
 }
+
+// TestParseRequestContextIsStrict: the request_context arguments are read
+// with exact field names and no duplicate keys.
+func TestParseRequestContextIsStrict(t *testing.T) {
+	for _, bad := range []string{
+		`{"Items":[{"key":"p60","description":"Your P60"}]}`,
+		`{"items":[{"key":"p60","Key":"ppsn","description":"Your P60"}]}`,
+		`{"items":[{"key":"p60","description":"Your P60","required":true,"required":false}]}`,
+		`{"items":[{"key":"p60","description":"Your\u0000 P60"}]}`,
+	} {
+		if items, err := parseRequestContext(json.RawMessage(bad)); err == nil {
+			t.Errorf("%s parsed: %+v", bad, items)
+		}
+	}
+}
+
+// FuzzRequestContextArgs: request_context arguments never panic the
+// parser; what it returns has usable, distinct keys, known kinds, bounded
+// descriptions and at most MaxRequestedItems items.
+func FuzzRequestContextArgs(f *testing.F) {
+	f.Add([]byte(`{"items":[{"key":"annual income","description":"Gross income","kind":"profile_fact","required":true}]}`))
+	f.Add([]byte(`{"items":[{"key":"p60","key":"ppsn"}],"Items":[]}`))
+	f.Fuzz(func(t *testing.T, args []byte) {
+		items, err := parseRequestContext(json.RawMessage(args))
+		if err != nil {
+			return
+		}
+		if len(items) == 0 || len(items) > MaxRequestedItems {
+			t.Fatalf("%d items from %q", len(items), args)
+		}
+		seen := map[string]bool{}
+		for _, it := range items {
+			if normalizeKey(it.Key) != it.Key || seen[it.Key] || !conversation.ValidKind(it.Kind) ||
+				len([]rune(it.Description)) > MaxDescriptionChars || strings.ContainsRune(it.Description, 0) {
+				t.Fatalf("item %+v from %q", it, args)
+			}
+			seen[it.Key] = true
+		}
+	})
+}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"regintel/shared/strictjson"
 )
 
 // CaptureToolName is the tool through which the chat model names the
@@ -39,7 +41,7 @@ func ParseCaptureChecked(args json.RawMessage, check func(raw Concept) error) (c
 			SourceURLs   []string `json:"sourceUrls"`
 		} `json:"concepts"`
 	}
-	if err := json.Unmarshal(args, &payload); err != nil {
+	if err := strictjson.Decode(args, &payload); err != nil {
 		return nil, 0, nil, fmt.Errorf("capture_concepts arguments are not valid: %w", err)
 	}
 	if payload.Concepts == nil {

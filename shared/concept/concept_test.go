@@ -52,3 +52,45 @@ func TestParseCapture(t *testing.T) {
 		}
 	}
 }
+
+// TestParseCaptureIsStrict: a field name matched only when case is ignored,
+// a key given twice (the last would win) or a control character makes the
+// whole call invalid, so nothing the guard did not see is ever used.
+func TestParseCaptureIsStrict(t *testing.T) {
+	for name, args := range map[string]string{
+		"case-folded kind": `{"concepts":[{"domain":"TAX","kind":"VAT","jurisdiction":"IE","prefLabel":"VAT","KIND":"IBAN"}]}`,
+		"case-folded list": `{"Concepts":[{"domain":"TAX","kind":"VAT","jurisdiction":"IE","prefLabel":"VAT"}]}`,
+		"duplicate kind":   `{"concepts":[{"domain":"TAX","kind":"VAT","kind":"VRT","jurisdiction":"IE","prefLabel":"VAT"}]}`,
+		"duplicate list":   `{"concepts":[],"concepts":[{"domain":"TAX","kind":"VAT","jurisdiction":"IE","prefLabel":"VAT"}]}`,
+		"nul in a label":   `{"concepts":[{"domain":"TAX","kind":"VAT","jurisdiction":"IE","prefLabel":"VAT","altLabels":["a\u0000b"]}]}`,
+	} {
+		if got, _, err := ParseCapture(json.RawMessage(args)); err == nil {
+			t.Errorf("%s: parsed %+v", name, got)
+		}
+	}
+}
+
+// FuzzCaptureArgs: capture_concepts arguments never panic the parser, and
+// what it returns is normalised: each id is the canonical id of its parts,
+// ids are distinct, at most MaxConceptsPerTurn.
+func FuzzCaptureArgs(f *testing.F) {
+	f.Add([]byte(`{"concepts":[{"domain":"TAX","kind":"VAT","jurisdiction":"IE","prefLabel":"Value-Added Tax","altLabels":["VAT"],"sourceUrls":["https://www.revenue.ie/"]}]}`))
+	f.Add([]byte(`{"concepts":[{"domain":"tax","kind":"vat","jurisdiction":"ie","prefLabel":"x","kind":"y"}]}`))
+	f.Add([]byte(`{"concepts":[{"domain":"","kind":" ","jurisdiction":null,"prefLabel":"p"}],"CONCEPTS":[]}`))
+	f.Fuzz(func(t *testing.T, args []byte) {
+		concepts, _, err := ParseCapture(json.RawMessage(args))
+		if err != nil {
+			return
+		}
+		if len(concepts) > MaxConceptsPerTurn {
+			t.Fatalf("%d concepts", len(concepts))
+		}
+		seen := map[string]bool{}
+		for _, c := range concepts {
+			if c.ID != CanonicalID(c.Domain, c.Jurisdiction, c.Kind) || seen[c.ID] || c.PrefLabel == "" {
+				t.Fatalf("concept %+v from %q", c, args)
+			}
+			seen[c.ID] = true
+		}
+	})
+}

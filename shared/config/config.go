@@ -104,8 +104,11 @@ type Auth struct {
 	Audience    string // JWT_AUDIENCE
 	TenantClaim string // JWT_TENANT_CLAIM (tenant_id)
 	UserClaim   string // JWT_USER_CLAIM (sub)
-	DevTenant   string // DEV_TENANT_ID (dev-tenant): dev mode's tenant when no header names one
-	DevUser     string // DEV_USER_ID (dev-user)
+	// IATLeeway (JWT_IAT_LEEWAY, default 60s) is how far in the future a
+	// token's issued-at time may be (clock skew), and no further.
+	IATLeeway time.Duration
+	DevTenant string // DEV_TENANT_ID (dev-tenant): dev mode's tenant when no header names one
+	DevUser   string // DEV_USER_ID (dev-user)
 }
 
 // Queues are the SQS queue URLs; empty means in-process.
@@ -237,6 +240,7 @@ func readAuth(r *reader, onLambda bool) Auth {
 		JWKSURL: r.str("JWT_JWKS_URL", ""), HS256Secret: r.raw("JWT_HS256_SECRET"),
 		Issuer: r.str("JWT_ISSUER", ""), Audience: r.str("JWT_AUDIENCE", ""),
 		TenantClaim: r.str("JWT_TENANT_CLAIM", "tenant_id"), UserClaim: r.str("JWT_USER_CLAIM", "sub"),
+		IATLeeway: r.duration("JWT_IAT_LEEWAY", 60*time.Second),
 		DevTenant: r.str("DEV_TENANT_ID", "dev-tenant"), DevUser: r.str("DEV_USER_ID", "dev-user"),
 	}
 }
@@ -261,8 +265,10 @@ func readChat(r *reader) Chat {
 
 // CheckAuth is called by the functions that serve HTTP: the development
 // modes (dev auth, the offline model) are refused under Lambda, except
-// under `sam local`, and JWT mode needs a way to verify tokens. The queue
-// and scheduled functions authenticate no one and skip it.
+// under `sam local`, and JWT mode needs a way to verify tokens. Outside
+// local runs the key set is fetched over https only (a key set fetched in
+// clear could be swapped for the attacker's). The queue and scheduled
+// functions authenticate no one and skip it.
 func (c Config) CheckAuth() error {
 	realLambda := c.OnLambda && !c.SAMLocal
 	switch {
@@ -272,6 +278,13 @@ func (c Config) CheckAuth() error {
 		return fmt.Errorf("AUTH_MODE=jwt needs JWT_JWKS_URL or JWT_HS256_SECRET")
 	case c.LLM.Provider == "offline" && realLambda:
 		return fmt.Errorf("LLM_PROVIDER=offline answers canned text and is refused under Lambda: use openai or openai-chat")
+	case c.Auth.Mode == "jwt" && c.Auth.JWKSURL != "" && realLambda && !isHTTPS(c.Auth.JWKSURL):
+		return fmt.Errorf("JWT_JWKS_URL=%q: use an https URL (plain http is accepted for local runs only)", c.Auth.JWKSURL)
 	}
 	return nil
+}
+
+func isHTTPS(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && u.Scheme == "https" && u.Host != ""
 }

@@ -13,7 +13,7 @@ func clearEnv(t *testing.T) {
 		"DATABASE_URL", "DB_HOST", "DB_PORT", "DB_NAME", "DB_USER", "DB_SSLMODE", "DB_IAM_AUTH", "DB_MAX_CONNS",
 		"MEMGRAPH_URI", "MEMGRAPH_USER", "MEMGRAPH_PASSWORD", "MEMGRAPH_SECRET_ARN", "GRAPH_DATABASE", "GRAPH_DIALECT",
 		"LLM_PROVIDER", "OPENAI_API_KEY", "OPENAI_SECRET_ARN", "OPENAI_BASE_URL", "LLM_MODEL", "LLM_TOOLS", "LLM_MAX_CALLS",
-		"AUTH_MODE", "JWT_JWKS_URL", "JWT_HS256_SECRET", "JWT_ISSUER", "JWT_AUDIENCE", "JWT_TENANT_CLAIM", "JWT_USER_CLAIM",
+		"AUTH_MODE", "JWT_JWKS_URL", "JWT_HS256_SECRET", "JWT_ISSUER", "JWT_AUDIENCE", "JWT_TENANT_CLAIM", "JWT_USER_CLAIM", "JWT_IAT_LEEWAY",
 		"DEV_TENANT_ID", "DEV_USER_ID", "CONCEPTS_QUEUE_URL", "ENRICHMENT_QUEUE_URL",
 		"HISTORY_TURNS", "MAX_ACTIVE_NODES", "CONTEXT_TOKEN_BUDGET", "CONTEXT_REQUEST_TTL", "PII_REDACTION", "PROMPT_SHEETS_DIR",
 		"ENRICHMENT_FRESHNESS_DAYS", "CORS_ORIGINS", "RETENTION_DAYS", "DB_SECRET_ARN", "DB_APP_USER", "DEMO_PAGE",
@@ -40,7 +40,8 @@ func TestLocalDefaults(t *testing.T) {
 		Log:      Log{Format: "text", Level: "info"},
 		Postgres: Postgres{Port: 5432, SSLMode: "require"},
 		LLM:      LLM{Provider: "offline", Model: "offline-lexicon-v1", Tools: "auto", MaxCalls: 3},
-		Auth:     Auth{Mode: "dev", Header: "Authorization", TenantClaim: "tenant_id", UserClaim: "sub", DevTenant: "dev-tenant", DevUser: "dev-user"},
+		Auth: Auth{Mode: "dev", Header: "Authorization", TenantClaim: "tenant_id", UserClaim: "sub", IATLeeway: time.Minute,
+			DevTenant: "dev-tenant", DevUser: "dev-user"},
 		Chat: Chat{HistoryTurns: 5, MaxActiveNodes: 50, ContextRequestTTL: 15 * time.Minute, PIIRedaction: "both",
 			Freshness: 30 * 24 * time.Hour},
 		Retention: Retention{MaxIdle: 30 * 24 * time.Hour},
@@ -66,6 +67,7 @@ func TestEachVariableLandsInItsSection(t *testing.T) {
 		"LLM_TOOLS": "off", "LLM_MAX_CALLS": "10",
 		"AUTH_MODE": "jwt", "JWT_JWKS_URL": "https://id/jwks", "JWT_ISSUER": "iss", "JWT_AUDIENCE": "aud",
 		"JWT_TENANT_CLAIM": "org", "JWT_USER_CLAIM": "uid", "JWT_HEADER": "X-User-Authorization", "AWS_SAM_LOCAL": "true",
+		"JWT_IAT_LEEWAY":     "90s",
 		"CONCEPTS_QUEUE_URL": "https://q/concepts", "ENRICHMENT_QUEUE_URL": "https://q/enrichment",
 		"HISTORY_TURNS": "7", "MAX_ACTIVE_NODES": "20", "ENRICHMENT_FRESHNESS_DAYS": "2",
 		"CORS_ORIGINS":   " https://a.example , ,https://b.example",
@@ -83,7 +85,7 @@ func TestEachVariableLandsInItsSection(t *testing.T) {
 		Graph:    Graph{URI: "bolt://g:7687", User: "gu", Password: " p w ", SecretARN: "arn:g", Database: "rules", Dialect: "neo4j"},
 		LLM:      LLM{Provider: "openai-chat", SecretARN: "arn:o", BaseURL: "http://llm", Model: "m", Tools: "off", MaxCalls: 10},
 		Auth: Auth{Mode: "jwt", Header: "X-User-Authorization", JWKSURL: "https://id/jwks", Issuer: "iss", Audience: "aud", TenantClaim: "org", UserClaim: "uid",
-			DevTenant: "dev-tenant", DevUser: "dev-user"},
+			IATLeeway: 90 * time.Second, DevTenant: "dev-tenant", DevUser: "dev-user"},
 		Queues: Queues{ConceptsURL: "https://q/concepts", EnrichmentURL: "https://q/enrichment"},
 		Chat: Chat{HistoryTurns: 7, MaxActiveNodes: 20, ContextRequestTTL: 15 * time.Minute, PIIRedaction: "both",
 			Freshness: 2 * 24 * time.Hour, CORSOrigins: []string{"https://a.example", "https://b.example"}, DailyTokenLimit: 1000000},
@@ -185,6 +187,35 @@ func TestTokenHeaderAndCABundle(t *testing.T) {
 	}
 }
 
+// Outside local runs the key set URL must be https; locally http is fine
+// (a key server on the developer's machine).
+func TestJWKSURLMustBeHTTPSOnLambda(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("AUTH_MODE", "jwt")
+	t.Setenv("JWT_JWKS_URL", "http://id.example/jwks")
+	if err := mustLoad(t).CheckAuth(); err != nil {
+		t.Fatalf("local run with an http key set: %v", err)
+	}
+	t.Setenv("AWS_LAMBDA_RUNTIME_API", "127.0.0.1:9001")
+	t.Setenv("OPENAI_API_KEY", "sk-test") // the offline model is refused under Lambda too
+	for _, bad := range []string{"http://id.example/jwks", "id.example/jwks", "ftp://id.example/jwks", "https://"} {
+		t.Setenv("JWT_JWKS_URL", bad)
+		if err := mustLoad(t).CheckAuth(); err == nil || !strings.Contains(err.Error(), "JWT_JWKS_URL") {
+			t.Errorf("%s under Lambda: err = %v", bad, err)
+		}
+	}
+	t.Setenv("JWT_JWKS_URL", "https://id.example/jwks")
+	if err := mustLoad(t).CheckAuth(); err != nil {
+		t.Fatalf("https key set under Lambda: %v", err)
+	}
+	// sam local is a local run: its key server may be the developer's.
+	t.Setenv("AWS_SAM_LOCAL", "true")
+	t.Setenv("JWT_JWKS_URL", "http://127.0.0.1:8081/jwks")
+	if err := mustLoad(t).CheckAuth(); err != nil {
+		t.Fatalf("http key set under sam local: %v", err)
+	}
+}
+
 // Each bad value is refused with an error naming its variable.
 func TestRejectsBadValues(t *testing.T) {
 	for _, tc := range []struct{ name, value string }{
@@ -194,6 +225,7 @@ func TestRejectsBadValues(t *testing.T) {
 		{"RETENTION_DAYS", "0"}, {"RETENTION_DAYS", "-3"}, {"RETENTION_DAYS", "week"}, {"RETENTION_DAYS", "1.5"},
 		{"LLM_TOOLS", "on"}, {"LLM_TOOLS", "none"},
 		{"LLM_MAX_CALLS", "0"}, {"LLM_MAX_CALLS", "11"}, {"LLM_MAX_CALLS", "three"}, {"LLM_MAX_CALLS", "-1"},
+		{"JWT_IAT_LEEWAY", "soon"}, {"JWT_IAT_LEEWAY", "-1s"},
 	} {
 		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
 			clearEnv(t)

@@ -52,7 +52,7 @@ func benchmarkJobs(b *testing.B, s store) {
 	fake.SetResponder(enrichtest.Responder())
 	catalog := site.Catalog(b, jur)
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	writes := write.NewService(s, write.WithLogger(quiet))
+	writes := write.NewService(s, write.WithLogger(quiet), write.WithSources(catalog))
 	h, err := enrich.New(enrich.Deps{
 		Writes: writes, Sources: catalog, Fetcher: site.Fetcher(catalog), Extractor: enrichtest.Extractor(),
 		Provider: openai.NewResponses(openai.Config{APIKey: "test", BaseURL: fake.BaseURL()}), Log: quiet,

@@ -58,8 +58,8 @@ func newHarness(t *testing.T, s store) *harness {
 	t.Helper()
 	h := &harness{t: t, store: s, site: enrichtest.NewSite(t), llm: llmtest.NewServer(t), jur: uniqueJurisdiction(), metrics: &metricstest.Sink{}}
 	h.llm.SetResponder(enrichtest.Responder())
-	h.writes = write.NewService(s)
 	catalog := h.site.Catalog(t, h.jur)
+	h.writes = write.NewService(s, write.WithSources(catalog))
 	provider := openai.NewResponses(openai.Config{APIKey: "test", BaseURL: h.llm.BaseURL(), Model: "test-model"})
 	h.newHandler = func(cfg enrich.Config) *enrich.Handler {
 		hd, err := enrich.New(enrich.Deps{

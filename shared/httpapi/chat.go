@@ -35,7 +35,7 @@ func (a *API) chat(w http.ResponseWriter, r *http.Request) {
 	if wantsUIMessageStream(r) {
 		limit = MaxUIMessagesBodyBytes
 	}
-	if !decodeJSONUpTo(w, r, &body, limit) {
+	if !a.decodeJSONUpTo(w, r, &body, limit) {
 		return
 	}
 	if wantsUIMessageStream(r) {

@@ -116,15 +116,28 @@ func (w *recordingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter
 func checkedByContract(t testing.TB, next http.Handler) http.Handler {
 	c := mustContract(t)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		raw, _ := io.ReadAll(r.Body)
-		r.Body = io.NopCloser(bytes.NewReader(raw))
+		// The body is copied as the handler reads it, not before: a slow
+		// body must reach the handler's read deadline. The handler gets a
+		// copy of the request, so the server still sees its own body.
+		var raw bytes.Buffer
+		served := *r
+		served.Body = readCloser{io.TeeReader(r.Body, &raw), r.Body}
 		rec := &recordingWriter{ResponseWriter: w}
-		next.ServeHTTP(rec, r)
-		r.Body = io.NopCloser(bytes.NewReader(raw))
+		next.ServeHTTP(rec, &served)
+		if rec.status < 400 {
+			_, _ = io.Copy(&raw, r.Body) // an accepted request is validated whole
+		}
+		r = r.Clone(context.Background())
+		r.Body = io.NopCloser(bytes.NewReader(raw.Bytes()))
 		for _, problem := range c.check(r, rec.status, rec.Header(), rec.body.Bytes()) {
 			t.Errorf("contract: %s %s → %d: %s", r.Method, r.URL.Path, rec.status, problem)
 		}
 	})
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
 }
 
 // check validates one exchange and returns what disagrees with the document.

@@ -140,8 +140,8 @@ func (a *API) labelConcepts(ctx context.Context, ids []string) ([]ActiveConcept,
 // "archived"?: bool, "profile"?: {"personaType", "jurisdictions"}}. Unknown fields and nulls are refused rather than
 // ignored, so a client typo never looks like success.
 func (a *API) updateConversation(w http.ResponseWriter, r *http.Request) {
-	var fields map[string]json.RawMessage
-	if !decodeJSON(w, r, &fields) {
+	var fields conversationPatch
+	if !a.decodeJSON(w, r, &fields) {
 		return
 	}
 	update, problem := parseUpdate(fields)
@@ -157,9 +157,23 @@ func (a *API) updateConversation(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"conversation": c})
 }
 
+// conversationPatch is the PATCH body, field by field, so parseUpdate can
+// refuse unknown fields and nulls; the strict decoder matches its names
+// exactly against the fields it may hold.
+type conversationPatch map[string]json.RawMessage
+
+// JSONShape implements strictjson.Shaper.
+func (conversationPatch) JSONShape() any {
+	return struct {
+		Title    *string               `json:"title"`
+		Archived *bool                 `json:"archived"`
+		Profile  *conversation.Profile `json:"profile"`
+	}{}
+}
+
 // parseUpdate returns the update in fields, or a message saying what is
 // wrong with them.
-func parseUpdate(fields map[string]json.RawMessage) (conversation.Update, string) {
+func parseUpdate(fields conversationPatch) (conversation.Update, string) {
 	if fields == nil {
 		return conversation.Update{}, "the body must be a JSON object"
 	}

@@ -46,6 +46,7 @@ type browserCall struct {
 
 var browserCalls = []browserCall{
 	{"GET", "/healthz", nil, nil},
+	{"GET", "/readyz", nil, nil},
 	{"GET", "/openapi.json", nil, nil},
 	{"POST", "/chat", []string{"Authorization", "Content-Type", "X-Stream-Protocol"}, []string{"X-Request-Id", "X-Vercel-AI-UI-Message-Stream", "X-Conversation-Id"}},
 	{"POST", "/conversations/{id}/context-requests/{requestId}", []string{"Authorization", "Content-Type", "X-Stream-Protocol"}, []string{"X-Request-Id", "X-Conversation-Id"}},

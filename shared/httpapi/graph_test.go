@@ -206,7 +206,7 @@ func runFeedScenario(t *testing.T, s graphStore) {
 	fake.SetResponder(enrichtest.Responder())
 	catalog := site.Catalog(t, jur)
 	handler, err := enrich.New(enrich.Deps{
-		Writes: writes, Sources: catalog, Fetcher: site.Fetcher(catalog), Extractor: enrichtest.Extractor(),
+		Writes: write.NewService(s, write.WithSources(catalog)), Sources: catalog, Fetcher: site.Fetcher(catalog), Extractor: enrichtest.Extractor(),
 		Provider: openai.NewResponses(openai.Config{APIKey: "test", BaseURL: fake.BaseURL()}),
 	}, enrich.Config{})
 	if err != nil {

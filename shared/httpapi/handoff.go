@@ -18,7 +18,7 @@ type supplyBody struct {
 // otherwise 202 with what is still missing.
 func (a *API) supplyContext(w http.ResponseWriter, r *http.Request) {
 	var body supplyBody
-	if !decodeJSON(w, r, &body) {
+	if !a.decodeJSON(w, r, &body) {
 		return
 	}
 	conversationID := r.PathValue("id")

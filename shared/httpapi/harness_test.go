@@ -78,13 +78,14 @@ type conversationStore interface {
 }
 
 type envOptions struct {
-	postgres  bool               // Postgres on a fresh database instead of the memory store
-	store     conversation.Store // overrides both
-	graph     testGraph          // default: the seeded memory graph
-	protocol  llmtest.Protocol   // default: Responses
-	engine    chat.Config        // token budget, history window, PII mode...
-	keepAlive time.Duration      // default: httpapi.DefaultKeepAlive
-	demoPage  bool               // serve the demo page too
+	postgres  bool                   // Postgres on a fresh database instead of the memory store
+	store     conversation.Store     // overrides both
+	graph     testGraph              // default: the seeded memory graph
+	protocol  llmtest.Protocol       // default: Responses
+	engine    chat.Config            // token budget, history window, PII mode...
+	keepAlive time.Duration          // default: httpapi.DefaultKeepAlive
+	demoPage  bool                   // serve the demo page too
+	api       func(*httpapi.Options) // adjusts the handler's options (limits, readiness)
 }
 
 // forEachStore runs test on the memory store and, when the test servers
@@ -132,11 +133,15 @@ func newEnv(t testing.TB, o envOptions) *env {
 	cfg := o.engine
 	cfg.Model = "gpt-test"
 	engine := chat.New(chat.Deps{Store: store, Graph: reader, Provider: provider, Concepts: e.queue, Log: quiet}, cfg)
-	e.server = httptest.NewServer(checkedByContract(t, httpapi.New(httpapi.Options{
+	opts := httpapi.Options{
 		Auth:   auth.Dev{DefaultTenant: "tenant-a", DefaultUser: "user-a"},
 		Engine: engine, Conversations: admin, Graph: reader, GraphChanges: mem,
 		KeepAlive: o.keepAlive, DemoPage: o.demoPage, Log: quiet,
-	})))
+	}
+	if o.api != nil {
+		o.api(&opts)
+	}
+	e.server = httptest.NewServer(checkedByContract(t, httpapi.New(opts)))
 	t.Cleanup(e.server.Close)
 	return e
 }

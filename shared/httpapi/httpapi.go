@@ -8,6 +8,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"regexp"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambdacontext"
@@ -39,7 +40,15 @@ type Options struct {
 	DemoPage bool
 	// Now is the clock of export stamps and graph patches (default time.Now).
 	Now func() time.Time
-	Log *slog.Logger
+	// BodyReadTimeout bounds reading a request body (default
+	// DefaultBodyReadTimeout).
+	BodyReadTimeout time.Duration
+	// RouteTimeout bounds every route that does not stream (default
+	// DefaultRouteTimeout).
+	RouteTimeout time.Duration
+	// Readiness lists what GET /readyz checks (the database); none: ready.
+	Readiness []ReadinessCheck
+	Log       *slog.Logger
 }
 
 // API holds what route handlers share.
@@ -52,6 +61,9 @@ type API struct {
 	feed          FeedConfig
 	keepAlive     time.Duration
 	now           func() time.Time
+	bodyTimeout   time.Duration
+	routeTimeout  time.Duration
+	readiness     []ReadinessCheck
 	log           *slog.Logger
 }
 
@@ -61,6 +73,13 @@ func New(o Options) http.Handler {
 		auth: o.Auth, engine: o.Engine, conversations: o.Conversations,
 		graph: o.Graph, changes: o.GraphChanges, feed: o.Feed.withDefaults(),
 		keepAlive: o.KeepAlive, now: o.Now, log: o.Log,
+		bodyTimeout: o.BodyReadTimeout, routeTimeout: o.RouteTimeout, readiness: o.Readiness,
+	}
+	if a.bodyTimeout <= 0 {
+		a.bodyTimeout = DefaultBodyReadTimeout
+	}
+	if a.routeTimeout <= 0 {
+		a.routeTimeout = DefaultRouteTimeout
 	}
 	if a.log == nil {
 		a.log = slog.Default()
@@ -80,6 +99,11 @@ func New(o Options) http.Handler {
 
 type requestIDKey struct{}
 
+// clientRequestID is the X-Request-Id a client may choose: it goes into
+// every log line and back in a header, so no spaces, quotes, control
+// characters or log-line look-alikes.
+var clientRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+
 // RequestID returns the id of the request: Lambda's request id under
 // Lambda, else the client's X-Request-Id, else a new one.
 func RequestID(ctx context.Context) string {
@@ -94,7 +118,7 @@ func (a *API) withRequestID(next http.Handler) http.Handler {
 			id = lc.AwsRequestID
 		}
 		if id == "" {
-			if h := r.Header.Get("X-Request-Id"); h != "" && len(h) <= 128 {
+			if h := r.Header.Get("X-Request-Id"); clientRequestID.MatchString(h) {
 				id = h
 			} else {
 				id = uuid.NewString()

@@ -6,7 +6,11 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"os"
 	"strconv"
+	"time"
+
+	"regintel/shared/strictjson"
 )
 
 // MaxBodyBytes bounds a request body (256 KiB).
@@ -18,14 +22,17 @@ const MaxBodyBytes = 256 << 10
 // be refused. It stays under the Function URL's 6 MB request limit.
 const MaxUIMessagesBodyBytes = 4 << 20
 
-// decodeJSON reads a JSON body of at most MaxBodyBytes into v, writing the
-// matching error (415, 413, 400) and returning false when it cannot.
-func decodeJSON(w http.ResponseWriter, r *http.Request, v any) bool {
-	return decodeJSONUpTo(w, r, v, MaxBodyBytes)
+// decodeJSON reads a JSON body of at most MaxBodyBytes into v with the
+// strict decoder (exact field names, no duplicate keys, no control
+// characters), writing the matching error (415, 413, 400 naming the field)
+// and returning false when it cannot.
+// The body must arrive within the body read timeout (408 otherwise).
+func (a *API) decodeJSON(w http.ResponseWriter, r *http.Request, v any) bool {
+	return a.decodeJSONUpTo(w, r, v, MaxBodyBytes)
 }
 
 // decodeJSONUpTo is decodeJSON with another bound.
-func decodeJSONUpTo(w http.ResponseWriter, r *http.Request, v any, limit int64) bool {
+func (a *API) decodeJSONUpTo(w http.ResponseWriter, r *http.Request, v any, limit int64) bool {
 	mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mediaType != "application/json" {
 		writeError(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "send the body as application/json")
@@ -36,8 +43,12 @@ func decodeJSONUpTo(w http.ResponseWriter, r *http.Request, v any, limit int64) 
 		writeError(w, http.StatusRequestEntityTooLarge, "body_too_large", tooLarge)
 		return false
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	body, err := a.readBody(w, r, limit)
 	if err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			writeError(w, http.StatusRequestTimeout, "body_timeout", "the body did not arrive in time")
+			return false
+		}
 		var overLimit *http.MaxBytesError
 		if errors.As(err, &overLimit) {
 			writeError(w, http.StatusRequestEntityTooLarge, "body_too_large", tooLarge)
@@ -46,7 +57,12 @@ func decodeJSONUpTo(w http.ResponseWriter, r *http.Request, v any, limit int64) 
 		writeError(w, http.StatusBadRequest, "bad_request", "the body could not be read")
 		return false
 	}
-	if err := json.Unmarshal(body, v); err != nil {
+	if err := strictjson.Decode(body, v); err != nil {
+		var strict *strictjson.Error
+		if errors.As(err, &strict) {
+			writeError(w, http.StatusBadRequest, "invalid_request", strict.Error())
+			return false
+		}
 		writeError(w, http.StatusBadRequest, "malformed_json", "the body is not valid JSON for this endpoint: "+jsonErrorText(err))
 		return false
 	}
@@ -59,6 +75,25 @@ func sizeText(bytes int64) string {
 		return strconv.FormatInt(bytes>>20, 10) + " MiB"
 	}
 	return strconv.FormatInt(bytes>>10, 10) + " KiB"
+}
+
+// readBody reads at most limit bytes of the body under a read deadline,
+// lifted again once the body is in, so a stream that follows is not cut.
+// Under Lambda the body is already in memory and the deadline is not
+// supported (nor needed).
+func (a *API) readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	rc := http.NewResponseController(w)
+	deadline := rc.SetReadDeadline(time.Now().Add(a.bodyTimeout)) == nil
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		// The rest of the body is not waited for: the connection closes.
+		w.Header().Set("Connection", "close")
+		return nil, err
+	}
+	if deadline {
+		_ = rc.SetReadDeadline(time.Time{})
+	}
+	return body, nil
 }
 
 func jsonErrorText(err error) string {

@@ -27,6 +27,10 @@ type Route struct {
 	RequestHeaders []string
 	// ExposeHeaders are response headers a browser script may read.
 	ExposeHeaders []string
+	// Streams: the route answers with an event stream, which no route
+	// timeout bounds; every other route answers JSON within the route
+	// timeout or gets a 504.
+	Streams bool
 	// Handler serves the route.
 	Handler func(a *API, w http.ResponseWriter, r *http.Request)
 
@@ -62,11 +66,12 @@ func Routes() []Route {
 	uiStream := []string{HeaderUIMessageStream, HeaderConversationID}
 	return []Route{
 		{Method: http.MethodGet, Pattern: "/healthz", Name: "health", Handler: (*API).health},
+		{Method: http.MethodGet, Pattern: "/readyz", Name: "ready", Handler: (*API).ready},
 		{Method: http.MethodGet, Pattern: "/openapi.json", Name: "openapi", Handler: (*API).openAPI},
-		{Method: http.MethodPost, Pattern: "/chat", Auth: true, Name: "chat", Handler: (*API).chat,
+		{Method: http.MethodPost, Pattern: "/chat", Auth: true, Name: "chat", Handler: (*API).chat, Streams: true,
 			RequestHeaders: streamed, ExposeHeaders: uiStream, needs: needsEngine},
 		{Method: http.MethodPost, Pattern: "/conversations/{id}/context-requests/{requestId}", Auth: true, Name: "supplyContext",
-			Handler: (*API).supplyContext, RequestHeaders: streamed, ExposeHeaders: uiStream, needs: needsEngine},
+			Handler: (*API).supplyContext, Streams: true, RequestHeaders: streamed, ExposeHeaders: uiStream, needs: needsEngine},
 		{Method: http.MethodDelete, Pattern: "/conversations/{id}/context-items/{itemId}", Auth: true, Name: "deleteContextItem",
 			Handler: (*API).deleteContextItem, needs: needsEngine},
 		{Method: http.MethodGet, Pattern: "/conversations", Auth: true, Name: "listConversations",
@@ -80,7 +85,7 @@ func Routes() []Route {
 		{Method: http.MethodGet, Pattern: "/conversations/{id}/export", Auth: true, Name: "exportConversation",
 			Handler: (*API).exportConversation, ExposeHeaders: []string{"Content-Disposition"}, needs: needsConversations},
 		{Method: http.MethodGet, Pattern: "/graph/changes", Auth: true, Name: "graphChanges",
-			Handler: (*API).graphChanges, RequestHeaders: []string{HeaderLastEventID}, needs: needsGraphChanges},
+			Handler: (*API).graphChanges, Streams: true, RequestHeaders: []string{HeaderLastEventID}, needs: needsGraphChanges},
 		{Method: http.MethodGet, Pattern: "/graph/nodes", Auth: true, Name: "graphNodes",
 			Handler: (*API).graphNodes, needs: needsGraph},
 	}
@@ -114,13 +119,17 @@ func (a *API) mux(routes []Route) *http.ServeMux {
 }
 
 // handler wraps the route's handler in authentication (Auth routes) and
-// answers 501 when its dependency is not configured.
+// the route timeout (routes that do not stream), and answers 501 when its
+// dependency is not configured.
 func (a *API) handler(rt Route) http.Handler {
 	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { rt.Handler(a, w, r) })
 	if !a.provides(rt.needs) {
 		h = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			writeError(w, http.StatusNotImplemented, "not_configured", "this route is not available on this deployment")
 		})
+	}
+	if !rt.Streams {
+		h = a.withRouteTimeout(h, a.routeTimeout)
 	}
 	if rt.Auth {
 		h = a.authenticated(h)

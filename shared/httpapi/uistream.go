@@ -140,15 +140,21 @@ func (s *uiStreamSink) finish(status string) error {
 // UIMessages {role, parts: [{type: "text", text}]}.
 type chatMessages []llm.Message
 
+// historyMessage is the JSON form of one history message.
+type historyMessage struct {
+	Role    llm.Role `json:"role"`
+	Content *string  `json:"content"`
+	Parts   []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"parts"`
+}
+
+// JSONShape lets the strict decoder match the field names of the messages.
+func (chatMessages) JSONShape() any { return []historyMessage{} }
+
 func (m *chatMessages) UnmarshalJSON(b []byte) error {
-	var raw []struct {
-		Role    llm.Role `json:"role"`
-		Content *string  `json:"content"`
-		Parts   []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"parts"`
-	}
+	var raw []historyMessage
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return err
 	}

@@ -55,6 +55,9 @@ type AllowedHost struct {
 	Host         string `json:"host"`
 	Jurisdiction string `json:"jurisdiction"`
 	Name         string `json:"name"`
+	// QueryKeys are the query parameters the host's page URLs keep when
+	// stored (SourceURL); any other parameter is dropped.
+	QueryKeys []string `json:"queryKeys,omitempty"`
 }
 
 type catalogFile struct {
@@ -88,9 +91,10 @@ type Catalog struct {
 // hostRule matches a host name (and its subdomains) or an exact IP literal,
 // on the scheme's default port unless a port is given.
 type hostRule struct {
-	host string
-	port string
-	isIP bool
+	host      string
+	port      string
+	isIP      bool
+	queryKeys []string
 }
 
 // New parses the embedded official.json with opts.
@@ -118,6 +122,7 @@ func Parse(data []byte, opts Options) (*Catalog, error) {
 		if err != nil {
 			return nil, err
 		}
+		rule.queryKeys = h.QueryKeys
 		c.rules = append(c.rules, rule)
 	}
 	for _, h := range opts.ExtraHostsForTests {
@@ -250,6 +255,50 @@ func (c *Catalog) Allows(u *url.URL) bool {
 func (c *Catalog) IsOfficial(raw string) bool {
 	_, ok := c.official(raw)
 	return ok
+}
+
+// SourceURL returns the form of raw the shared graph may store, or false
+// when raw is not an https URL on the allowlist: normalised as official
+// does, and with only the query parameters its host's entry lists (a
+// query may carry personal data or tracking; the page is the same without
+// it).
+func (c *Catalog) SourceURL(raw string) (string, bool) {
+	norm, ok := c.official(raw)
+	if !ok {
+		return "", false
+	}
+	u, err := url.Parse(norm)
+	if err != nil {
+		return "", false
+	}
+	if u.RawQuery == "" && !u.ForceQuery {
+		return norm, true
+	}
+	keys := c.queryKeys(u)
+	query, err := url.ParseQuery(u.RawQuery)
+	if err != nil {
+		query = url.Values{}
+	}
+	for k := range query {
+		if !slices.Contains(keys, k) {
+			delete(query, k)
+		}
+	}
+	u.RawQuery, u.ForceQuery = query.Encode(), false
+	return u.String(), true
+}
+
+// queryKeys are the query parameters u's allowlist entry keeps (the most
+// specific matching entry's).
+func (c *Catalog) queryKeys(u *url.URL) []string {
+	host, _ := canonicalHost(u.Hostname())
+	var best hostRule
+	for _, r := range c.rules {
+		if r.matches(host, u.Port(), u.Scheme) && len(r.host) > len(best.host) {
+			best = r
+		}
+	}
+	return best.queryKeys
 }
 
 // Hosts lists the allowlist entries (for logs and diagnostics).

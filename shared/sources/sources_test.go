@@ -14,7 +14,7 @@ import (
 // the message and Request drift apart.
 var _ = sources.Request(queue.EnrichmentRequested{})
 
-func official(t *testing.T, opts sources.Options) *sources.Catalog {
+func official(t testing.TB, opts sources.Options) *sources.Catalog {
 	t.Helper()
 	c, err := sources.New(opts)
 	if err != nil {
@@ -224,4 +224,66 @@ func TestParseRejectsUnsafeData(t *testing.T) {
 	if _, err := sources.Parse([]byte(`{"allowlist":[{"host":"gov.ie"}]}`), sources.Options{ExtraHostsForTests: []string{"localhost"}}); err == nil {
 		t.Error("single-label test host accepted")
 	}
+}
+
+// TestSourceURLKeepsOfficialPagesOnly: the form of a URL the shared graph
+// may store. Look-alike hosts, plain http and non-URLs are refused; query
+// parameters survive only where the host's entry lists them.
+func TestSourceURLKeepsOfficialPagesOnly(t *testing.T) {
+	c := official(t, sources.Options{})
+	for _, tc := range []struct{ in, want string }{
+		{"https://www.revenue.ie/en/vat/index.aspx", "https://www.revenue.ie/en/vat/index.aspx"},
+		{"https://WWW.Revenue.IE:443/en/vat/#rates", "https://www.revenue.ie/en/vat/"},
+		{"https://revenue.ie", "https://revenue.ie/"},
+		{"https://www.revenue.ie/en/vat/?email=jane.roe%40example.com&utm_source=x", "https://www.revenue.ie/en/vat/"},
+		{"https://www.revenue.ie/en/vat/?", "https://www.revenue.ie/en/vat/"},
+		{"https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:32006L0112&qid=123", "https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX%3A32006L0112"},
+		{"https://www.revenue.ie.evil.example/", ""},
+		{"https://revenue.ie.evil.example/en/vat/", ""},
+		{"https://evilrevenue.ie/", ""},
+		{"https://www.revenue.ie@evil.example/", ""},
+		{"https://user:pw@www.revenue.ie/", ""},
+		{"http://www.revenue.ie/en/vat/", ""},
+		{"https://www.revenue.ie:8443/en/vat/", ""},
+		{"https://xn--revenue-9ya.ie/", ""},
+		{"https://www.revenue.ie%2eevil.example/", ""},
+		{"https://127.0.0.1/", ""},
+		{"javascript:alert(1)", ""},
+		{"//www.revenue.ie/en/", ""},
+		{"www.revenue.ie/en/", ""},
+	} {
+		got, ok := c.SourceURL(tc.in)
+		if ok != (tc.want != "") || got != tc.want {
+			t.Errorf("SourceURL(%q) = %q, %v; want %q", tc.in, got, ok, tc.want)
+		}
+	}
+}
+
+// FuzzSourceURL: what SourceURL keeps is an https URL on the allowlist,
+// without credentials or fragment, keeps its own stored form, and carries
+// only query parameters its host lists.
+func FuzzSourceURL(f *testing.F) {
+	for _, seed := range []string{"https://www.revenue.ie/en/vat/index.aspx", "https://www.revenue.ie.evil.example/",
+		"https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:32006L0112&qid=1", "https://user@www.gov.ie/", "https://www.gov.uk/x?a=1#f"} {
+		f.Add(seed)
+	}
+	c := official(f, sources.Options{})
+	f.Fuzz(func(t *testing.T, raw string) {
+		stored, ok := c.SourceURL(raw)
+		if !ok {
+			return
+		}
+		u, err := url.Parse(stored)
+		if err != nil || u.Scheme != "https" || u.User != nil || u.Fragment != "" || !c.Allows(u) || !c.IsOfficial(stored) {
+			t.Fatalf("SourceURL(%q) = %q", raw, stored)
+		}
+		if again, ok := c.SourceURL(stored); !ok || again != stored {
+			t.Fatalf("SourceURL(%q) = %q, then %q", raw, stored, again)
+		}
+		for k := range u.Query() {
+			if k != "uri" || !strings.HasSuffix(u.Hostname(), "eur-lex.europa.eu") {
+				t.Fatalf("SourceURL(%q) = %q keeps query key %q", raw, stored, k)
+			}
+		}
+	})
 }

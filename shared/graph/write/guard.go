@@ -10,11 +10,13 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"regintel/shared/concept"
 	"regintel/shared/graph"
 	"regintel/shared/pii"
+	"regintel/shared/sources"
 )
 
 // Reason says why the guard rejected a write. It is safe to log and to use
@@ -126,12 +128,31 @@ var (
 type Guard struct {
 	nodeProps map[string]map[string]bool
 	edgeProps map[string]bool
+	sources   SourcePolicy
 }
 
+// SourcePolicy decides which source URLs the shared graph may hold and in
+// which form (sources.Catalog: https, on the official-source allowlist,
+// with only the query parameters the host's entry lists).
+type SourcePolicy interface {
+	SourceURL(raw string) (string, bool)
+}
+
+// officialSources is the embedded official-source catalog, the one the
+// enrichment fetcher uses.
+var officialSources = sync.OnceValue(func() *sources.Catalog {
+	c, err := sources.New(sources.Options{})
+	if err != nil {
+		panic("write: the embedded source catalog does not parse: " + err.Error())
+	}
+	return c
+})
+
 // NewGuard builds a guard from graph.NodeLabels, graph.RelationshipTypes,
-// NodeProperties and EdgeProperties.
+// NodeProperties and EdgeProperties, with the official-source catalog as
+// its source policy.
 func NewGuard() *Guard {
-	g := &Guard{nodeProps: map[string]map[string]bool{}, edgeProps: map[string]bool{}}
+	g := &Guard{nodeProps: map[string]map[string]bool{}, edgeProps: map[string]bool{}, sources: officialSources()}
 	for _, label := range graph.NodeLabels {
 		allowed := map[string]bool{}
 		for _, k := range commonNodeProperties {
@@ -148,11 +169,47 @@ func NewGuard() *Guard {
 	return g
 }
 
+// WithSources returns a copy of the guard that takes source URLs from p
+// (the enrichment's catalog, which in tests allows a local site).
+func (g *Guard) WithSources(p SourcePolicy) *Guard {
+	out := *g
+	out.sources = p
+	return &out
+}
+
+// OfficialSourceURLs returns the URLs the graph may hold, in stored form,
+// and how many were dropped: a source URL off the official allowlist (a
+// look-alike host, plain http) is dropped, not a reason to refuse the
+// concept that cites it.
+func (g *Guard) OfficialSourceURLs(urls []string) (kept []string, dropped int) {
+	for _, raw := range urls {
+		u, ok := g.sources.SourceURL(raw)
+		if !ok || slices.Contains(kept, u) {
+			if !ok {
+				dropped++
+			}
+			continue
+		}
+		kept = append(kept, u)
+	}
+	return kept, dropped
+}
+
 // CheckConcept checks a concept exactly as it will be written: a :Concept
 // node with its properties and one :Label node per alternative label linked
-// by HAS_ALT_LABEL. The concept must already be normalised (its id equal to
-// the canonical id of its parts). It returns nil or a *Rejection.
+// by HAS_ALT_LABEL, its source URLs reduced to the official ones. The
+// concept must already be normalised (its id equal to the canonical id of
+// its parts). It returns nil or a *Rejection.
 func (g *Guard) CheckConcept(c concept.Concept) error {
+	// A source that is not a web address at all, or carries credentials,
+	// says the capture is off: the concept is refused. A web address off
+	// the allowlist is only left out.
+	for _, u := range c.SourceURLs {
+		if !isHTTPURL(u) {
+			return &Rejection{ConceptID: safeID(c.ID), Label: "Concept", Field: "source_urls", Reason: ReasonInvalidSourceURL}
+		}
+	}
+	c.SourceURLs, _ = g.OfficialSourceURLs(c.SourceURLs)
 	if rej := g.checkID(c.ID, "Concept"); rej != nil {
 		return rej
 	}
@@ -287,7 +344,7 @@ func (g *Guard) checkProp(key string, value any, allowed map[string]bool) *Rejec
 			return nil
 		}
 		if key == "source_urls" || key == "url" || key == "source_url" {
-			if !isHTTPURL(s) {
+			if stored, ok := g.sources.SourceURL(s); !ok || stored != s {
 				return &Rejection{Field: key, Reason: ReasonInvalidSourceURL}
 			}
 		}

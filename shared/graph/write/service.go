@@ -65,6 +65,13 @@ func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = 
 // WithGuard replaces the default guard.
 func WithGuard(g *Guard) Option { return func(s *Service) { s.guard = g } }
 
+// WithSources makes the guard take source URLs from p instead of the
+// official-source catalog: the enrichment passes the catalog its fetcher
+// uses, so what it fetched is what it may cite.
+func WithSources(p SourcePolicy) Option {
+	return func(s *Service) { s.guard = s.guard.WithSources(p) }
+}
+
 // NewService wraps store with the default guard. Both graph backends
 // (graph.Store) also resolve concepts and take generic writes; the service
 // uses those when store has them.
@@ -215,6 +222,10 @@ func (s *Service) acceptConcepts(ctx context.Context, concepts []concept.Concept
 		if err != nil {
 			s.rejectInto(ctx, res, err)
 			continue
+		}
+		var dropped int
+		if c.SourceURLs, dropped = s.guard.OfficialSourceURLs(c.SourceURLs); dropped > 0 {
+			s.log.InfoContext(ctx, "source urls off the official allowlist left out", "concept_id", safeID(c.ID), "dropped", dropped)
 		}
 		if i, ok := byID[c.ID]; ok {
 			clean[i] = mergeConcepts(clean[i], c)
