@@ -8,11 +8,12 @@ import (
 	"strings"
 
 	"regintel/shared/auth"
+	"regintel/shared/httpapi/compat"
 )
 
 // Route is one row of the routes table.
 type Route struct {
-	// Method is GET, POST, PATCH or DELETE; a GET route also answers HEAD.
+	// Method is GET, POST, PUT, PATCH or DELETE; a GET route also answers HEAD.
 	Method string
 	// Pattern is the ServeMux path pattern, with {wildcards}.
 	Pattern string
@@ -41,6 +42,8 @@ const (
 	needsConversations
 	needsGraph
 	needsGraphChanges
+	// needsSharing: the conversations and their sharing settings.
+	needsSharing
 )
 
 // Header names the routes read or expose.
@@ -79,6 +82,61 @@ func Routes() []Route {
 			Handler: (*API).graphChanges, RequestHeaders: []string{HeaderLastEventID}, needs: needsGraphChanges},
 		{Method: http.MethodGet, Pattern: "/graph/nodes", Auth: true, Name: "graphNodes",
 			Handler: (*API).graphNodes, needs: needsGraph},
+	}
+}
+
+// CompatRoutes are the reference web app's routes, served beside the API
+// when Options.CompatAPI is on (locally by default, on Lambda only when the
+// stage enables it). Their handlers are the compat package's adapter.
+func CompatRoutes() []Route {
+	adapter := func(h func(*compat.Adapter, http.ResponseWriter, *http.Request)) func(*API, http.ResponseWriter, *http.Request) {
+		return func(a *API, w http.ResponseWriter, r *http.Request) { h(a.compat, w, r) }
+	}
+	notSupported := adapter((*compat.Adapter).NotSupported)
+	streamed := []string{HeaderStreamProtocol}
+	uiStream := []string{HeaderUIMessageStream, HeaderConversationID}
+	get, post, put, patch, del := http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete
+	return []Route{
+		{Method: post, Pattern: "/api/chat", Auth: true, Name: "compatChat", Handler: (*API).chat,
+			RequestHeaders: streamed, ExposeHeaders: uiStream, needs: needsEngine},
+		{Method: get, Pattern: "/api/conversations", Auth: true, Name: "compatListConversations",
+			Handler: adapter((*compat.Adapter).ListConversations), needs: needsSharing},
+		{Method: get, Pattern: "/api/conversations/stream", Auth: true, Name: "compatConversationStream",
+			Handler: adapter((*compat.Adapter).StreamConversations), needs: needsSharing},
+		{Method: get, Pattern: "/api/conversations/{id}", Auth: true, Name: "compatGetConversation",
+			Handler: adapter((*compat.Adapter).GetConversation), needs: needsSharing},
+		{Method: patch, Pattern: "/api/conversations/{id}", Auth: true, Name: "compatUpdateConversation",
+			Handler: adapter((*compat.Adapter).UpdateConversation), needs: needsSharing},
+		{Method: get, Pattern: "/api/conversations/{id}/paths", Auth: true, Name: "compatListPaths",
+			Handler: adapter((*compat.Adapter).ListPaths), needs: needsSharing},
+		{Method: post, Pattern: "/api/conversations/{id}/paths", Auth: true, Name: "compatCreatePath",
+			Handler: notSupported},
+		{Method: get, Pattern: "/api/conversations/{id}/paths/{pathId}", Auth: true, Name: "compatGetPath",
+			Handler: adapter((*compat.Adapter).GetPath), needs: needsSharing},
+		{Method: patch, Pattern: "/api/conversations/{id}/paths/{pathId}", Auth: true, Name: "compatUpdatePath",
+			Handler: notSupported},
+		{Method: del, Pattern: "/api/conversations/{id}/paths/{pathId}", Auth: true, Name: "compatDeletePath",
+			Handler: notSupported},
+		{Method: get, Pattern: "/api/conversations/{id}/paths/{pathId}/messages", Auth: true, Name: "compatPathMessages",
+			Handler: adapter((*compat.Adapter).PathMessages), needs: needsSharing},
+		{Method: post, Pattern: "/api/conversations/{id}/paths/{pathId}/merge", Auth: true, Name: "compatMergePath",
+			Handler: notSupported},
+		{Method: post, Pattern: "/api/conversations/{id}/paths/{pathId}/merge/preview", Auth: true, Name: "compatPreviewMerge",
+			Handler: notSupported},
+		{Method: get, Pattern: "/api/conversations/{id}/active-path", Auth: true, Name: "compatGetActivePath",
+			Handler: adapter((*compat.Adapter).GetActivePath), needs: needsSharing},
+		{Method: put, Pattern: "/api/conversations/{id}/active-path", Auth: true, Name: "compatSetActivePath",
+			Handler: adapter((*compat.Adapter).SetActivePath), needs: needsSharing},
+		{Method: post, Pattern: "/api/conversations/{id}/branch", Auth: true, Name: "compatBranch",
+			Handler: notSupported},
+		{Method: post, Pattern: "/api/conversations/{id}/messages/{messageId}/pin", Auth: true, Name: "compatPinMessage",
+			Handler: notSupported},
+		{Method: del, Pattern: "/api/conversations/{id}/messages/{messageId}/pin", Auth: true, Name: "compatUnpinMessage",
+			Handler: notSupported},
+		{Method: get, Pattern: "/api/graph", Auth: true, Name: "compatGraphNodes",
+			Handler: adapter((*compat.Adapter).GraphNodes), needs: needsGraph},
+		{Method: get, Pattern: "/api/graph/stream", Auth: true, Name: "compatGraphStream",
+			Handler: (*API).compatGraphStream, RequestHeaders: []string{HeaderLastEventID}, needs: needsGraphChanges},
 	}
 }
 
@@ -134,6 +192,8 @@ func (a *API) provides(d dependency) bool {
 		return a.graph != nil
 	case needsGraphChanges:
 		return a.changes != nil
+	case needsSharing:
+		return a.conversations != nil && a.sharing != nil
 	}
 	return true
 }
