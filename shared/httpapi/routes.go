@@ -140,9 +140,9 @@ func CompatRoutes() []Route {
 	}
 }
 
-// mux registers every route under "METHOD PATTERN". Each path also gets a
-// catch-all answering a JSON 405 with Allow (ServeMux's own is plain
-// text), and any other path is a JSON 404.
+// mux registers every route under "METHOD PATTERN". Each path also answers
+// the other common methods with a JSON 405 with Allow (ServeMux's own is
+// plain text), and any other path is a JSON 404.
 func (a *API) mux(routes []Route) *http.ServeMux {
 	mux := http.NewServeMux()
 	var paths []string
@@ -157,15 +157,26 @@ func (a *API) mux(routes []Route) *http.ServeMux {
 			allowed[rt.Pattern] = append(allowed[rt.Pattern], http.MethodHead)
 		}
 	}
+	// The 405s are registered per method, not as one method-less pattern,
+	// so a fixed path ("/api/conversations/stream") may sit beside a
+	// wildcard one with other methods ("/api/conversations/{id}").
 	for _, p := range paths {
 		methods := allowed[p]
-		mux.HandleFunc(p, func(w http.ResponseWriter, _ *http.Request) { methodNotAllowed(w, methods...) })
+		for _, m := range answeredMethods {
+			if !slices.Contains(methods, m) {
+				mux.HandleFunc(m+" "+p, func(w http.ResponseWriter, _ *http.Request) { methodNotAllowed(w, methods...) })
+			}
+		}
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no such route: "+r.URL.Path)
 	})
 	return mux
 }
+
+// answeredMethods are the methods a known path answers with 405 when it
+// does not serve them; any other method is a 404.
+var answeredMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
 
 // handler wraps the route's handler in authentication (Auth routes) and
 // answers 501 when its dependency is not configured.
