@@ -167,8 +167,7 @@ func (a *Adapter) apply(ctx context.Context, c auth.Caller, id string, u convers
 		}
 	}
 	if setSharing {
-		var err error
-		if sh, err = a.d.Sharing.SetSharing(ctx, c.TenantID, c.UserID, id, sh); err != nil {
+		if _, err := a.d.Sharing.SetSharing(ctx, c.TenantID, c.UserID, id, sh); err != nil {
 			return Conversation{}, err
 		}
 	}
