@@ -46,15 +46,16 @@ func (s Sharing) Validate() error {
 }
 
 // SharingStore keeps the sharing settings of conversations, apart from the
-// conversations themselves. Every method is scoped by tenant and owner: a
+// conversations themselves. Every method is scoped by tenant and by the
+// owner in the context (WithOwner; without one a call is ErrNoOwner): a
 // conversation of another tenant or another owner is ErrNotFound.
 type SharingStore interface {
 	// GetSharing returns the conversation's sharing, DefaultSharing when
 	// none was set.
-	GetSharing(ctx context.Context, tenantID, ownerID, conversationID string) (Sharing, error)
+	GetSharing(ctx context.Context, tenantID, conversationID string) (Sharing, error)
 	// ListSharing returns the sharing of each of the owner's conversations
 	// among ids that has one set; the others are absent.
-	ListSharing(ctx context.Context, tenantID, ownerID string, ids []string) (map[string]Sharing, error)
+	ListSharing(ctx context.Context, tenantID string, ids []string) (map[string]Sharing, error)
 	// SetSharing replaces the conversation's sharing and returns it stored.
-	SetSharing(ctx context.Context, tenantID, ownerID, conversationID string, s Sharing) (Sharing, error)
+	SetSharing(ctx context.Context, tenantID, conversationID string, s Sharing) (Sharing, error)
 }

@@ -25,24 +25,23 @@ func NewSharing(store *Store) *Sharing {
 }
 
 // owned returns the conversation's key when it exists in the tenant and
-// belongs to ownerID, else ErrNotFound.
-func (s *Sharing) owned(tenantID, ownerID, conversationID string) (key, error) {
-	s.store.mu.Lock()
-	defer s.store.mu.Unlock()
-	k, err := scope(tenantID, conversationID)
+// belongs to the owner in ctx, else ErrNotFound.
+func (s *Sharing) owned(ctx context.Context, tenantID, conversationID string) (key, error) {
+	k, err := scope(ctx, tenantID, conversationID)
 	if err != nil {
 		return key{}, err
 	}
-	r, ok := s.store.conversations[k]
-	if !ok || r.conversation.OwnerID != ownerID {
+	s.store.mu.Lock()
+	defer s.store.mu.Unlock()
+	if _, ok := s.store.conversations[k]; !ok {
 		return key{}, conversation.ErrNotFound
 	}
 	return k, nil
 }
 
 // GetSharing implements conversation.SharingStore.
-func (s *Sharing) GetSharing(_ context.Context, tenantID, ownerID, conversationID string) (conversation.Sharing, error) {
-	k, err := s.owned(tenantID, ownerID, conversationID)
+func (s *Sharing) GetSharing(ctx context.Context, tenantID, conversationID string) (conversation.Sharing, error) {
+	k, err := s.owned(ctx, tenantID, conversationID)
 	if err != nil {
 		return conversation.Sharing{}, err
 	}
@@ -55,13 +54,16 @@ func (s *Sharing) GetSharing(_ context.Context, tenantID, ownerID, conversationI
 }
 
 // ListSharing implements conversation.SharingStore.
-func (s *Sharing) ListSharing(_ context.Context, tenantID, ownerID string, ids []string) (map[string]conversation.Sharing, error) {
+func (s *Sharing) ListSharing(ctx context.Context, tenantID string, ids []string) (map[string]conversation.Sharing, error) {
 	if _, ok := canonical(tenantID); !ok {
 		return nil, ErrInvalidTenant
 	}
+	if _, err := conversation.OwnerOf(ctx); err != nil {
+		return nil, err
+	}
 	out := map[string]conversation.Sharing{}
 	for _, id := range ids {
-		k, err := s.owned(tenantID, ownerID, id)
+		k, err := s.owned(ctx, tenantID, id)
 		if err != nil {
 			continue
 		}
@@ -76,11 +78,11 @@ func (s *Sharing) ListSharing(_ context.Context, tenantID, ownerID string, ids [
 }
 
 // SetSharing implements conversation.SharingStore.
-func (s *Sharing) SetSharing(_ context.Context, tenantID, ownerID, conversationID string, sh conversation.Sharing) (conversation.Sharing, error) {
+func (s *Sharing) SetSharing(ctx context.Context, tenantID, conversationID string, sh conversation.Sharing) (conversation.Sharing, error) {
 	if err := sh.Validate(); err != nil {
 		return conversation.Sharing{}, err
 	}
-	k, err := s.owned(tenantID, ownerID, conversationID)
+	k, err := s.owned(ctx, tenantID, conversationID)
 	if err != nil {
 		return conversation.Sharing{}, err
 	}

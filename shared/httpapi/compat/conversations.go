@@ -40,7 +40,7 @@ func (a *Adapter) ListConversations(w http.ResponseWriter, r *http.Request) {
 // list reads one page of the caller's conversations with their sharing.
 func (a *Adapter) list(ctx context.Context, c auth.Caller, archived *bool) ([]Conversation, error) {
 	page, err := a.d.Conversations.ListConversations(ctx, c.TenantID,
-		conversation.ListQuery{OwnerID: c.UserID, Archived: archived, Limit: conversation.MaxPageSize})
+		conversation.ListQuery{Archived: archived, Limit: conversation.MaxPageSize})
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +48,7 @@ func (a *Adapter) list(ctx context.Context, c auth.Caller, archived *bool) ([]Co
 	for i, conv := range page.Conversations {
 		ids[i] = conv.ID
 	}
-	sharing, err := a.d.Sharing.ListSharing(ctx, c.TenantID, c.UserID, ids)
+	sharing, err := a.d.Sharing.ListSharing(ctx, c.TenantID, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func (a *Adapter) owned(ctx context.Context, c auth.Caller, id string) (conversa
 	if d.Conversation.OwnerID != c.UserID {
 		return conversation.Detail{}, conversation.Sharing{}, conversation.ErrNotFound
 	}
-	sh, err := a.d.Sharing.GetSharing(ctx, c.TenantID, c.UserID, id)
+	sh, err := a.d.Sharing.GetSharing(ctx, c.TenantID, id)
 	return d, sh, err
 }
 
@@ -127,7 +127,7 @@ func (a *Adapter) UpdateConversation(w http.ResponseWriter, r *http.Request) {
 	u.Archived = body.Archived
 	c, id := a.d.Caller(r), r.PathValue("id")
 	// Reading the sharing checks the caller owns the conversation.
-	sh, err := a.d.Sharing.GetSharing(r.Context(), c.TenantID, c.UserID, id)
+	sh, err := a.d.Sharing.GetSharing(r.Context(), c.TenantID, id)
 	if err != nil {
 		a.failed(w, r, "update conversation", err)
 		return
@@ -167,7 +167,7 @@ func (a *Adapter) apply(ctx context.Context, c auth.Caller, id string, u convers
 		}
 	}
 	if setSharing {
-		if _, err := a.d.Sharing.SetSharing(ctx, c.TenantID, c.UserID, id, sh); err != nil {
+		if _, err := a.d.Sharing.SetSharing(ctx, c.TenantID, id, sh); err != nil {
 			return Conversation{}, err
 		}
 	}

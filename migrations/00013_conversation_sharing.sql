@@ -1,6 +1,12 @@
 -- What an owner asked a conversation to be shared with (the reference web
 -- app's shareAudience and tenantAccess). Stored as asked; it grants no
 -- access: every read stays scoped to the owner.
+--
+-- Like every tenant-owned table, its rows carry tenant_id and owner_id and
+-- row-level security (migrations/00010) lets through only the scope the
+-- store sets; the policy compares those columns, with no lookup of the
+-- conversation. The runtime role's data access comes with the grants on
+-- every table of the schema made after the migrations (shared/dbsetup).
 
 -- +goose Up
 CREATE TABLE conversation_sharing (
@@ -14,6 +20,11 @@ CREATE TABLE conversation_sharing (
     FOREIGN KEY (tenant_id, conversation_id)
         REFERENCES conversations (tenant_id, id) ON DELETE CASCADE
 );
+
+ALTER TABLE conversation_sharing ENABLE ROW LEVEL SECURITY;
+ALTER TABLE conversation_sharing FORCE ROW LEVEL SECURITY;
+CREATE POLICY conversation_sharing_owner ON conversation_sharing
+    USING (tenant_id = regintel_scope_tenant() AND owner_id = regintel_scope_owner());
 
 -- +goose Down
 DROP TABLE IF EXISTS conversation_sharing;
