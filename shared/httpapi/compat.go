@@ -16,6 +16,7 @@ func (a *API) newCompat() *compat.Adapter {
 		Conversations: a.conversations, Sharing: a.sharing, Graph: a.graph,
 		Caller:       func(r *http.Request) auth.Caller { return caller(r) },
 		RequestID:    RequestID,
+		DecodeJSON:   a.decodeJSON,
 		OpenStream:   a.openCompatStream,
 		PollInterval: a.feed.PollInterval,
 		Log:          a.log,

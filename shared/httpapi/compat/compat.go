@@ -42,6 +42,9 @@ type Deps struct {
 	Graph graph.Reader
 	// Caller returns the authenticated caller of a request.
 	Caller func(*http.Request) auth.Caller
+	// DecodeJSON reads a request's JSON body into v with the host's strict
+	// decoder, or answers the error and returns false.
+	DecodeJSON func(w http.ResponseWriter, r *http.Request, v any) bool
 	// RequestID returns the request's id, for logs.
 	RequestID func(context.Context) string
 	// OpenStream commits a streamed response whose life is bounded by the

@@ -134,6 +134,7 @@ func TestReferenceAppHoldsAConversation(t *testing.T) {
 			checkConversationRead(t, e, id)
 			checkPaths(t, e, id)
 			checkSharingIsStoredButGrantsNothing(t, e, id)
+			checkBodiesAreReadStrictly(t, e, id)
 			checkArchiveMovesBetweenTabs(t, e, id)
 			checkOtherUserSeesNothing(t, e, id)
 		})
@@ -254,6 +255,35 @@ func checkSharingIsStoredButGrantsNothing(t *testing.T, e *env, id string) {
 	if r := e.do(owner, http.MethodPatch, "/api/conversations/"+id, map[string]any{"title": "VRT and stamp duty"}); r.status != http.StatusOK ||
 		object(t, r.json(t), "conversation")["title"] != "VRT and stamp duty" {
 		t.Errorf("PATCH title: %d %s", r.status, r.body)
+	}
+}
+
+// A body with a field name in the wrong case, a key twice, an unknown
+// field or a control character is refused naming the field, and changes
+// nothing.
+func checkBodiesAreReadStrictly(t *testing.T, e *env, id string) {
+	for _, body := range []string{
+		`{"ShareAudience": "public"}`,
+		`{"shareAudience": "public", "shareAudience": "private"}`,
+		`{"sharedAudience": "public"}`,
+		`{"shareAudience": "public", "title": "a\u0000b"}`,
+	} {
+		r := e.do(owner, http.MethodPatch, "/api/conversations/"+id, json.RawMessage(body))
+		if r.status != http.StatusBadRequest || str(t, object(t, r.json(t), "error"), "code") != "invalid_request" {
+			t.Errorf("PATCH %s: %d %s", body, r.status, r.body)
+		}
+	}
+	if r := e.do(owner, http.MethodPatch, "/api/conversations/"+id, json.RawMessage(`{"ShareAudience": "public"}`)); !strings.Contains(string(r.body), "shareAudience") {
+		t.Errorf("a wrong-case field is not named: %s", r.body)
+	}
+	conv := object(t, e.do(owner, http.MethodGet, "/api/conversations/"+id, nil).json(t), "conversation")
+	if conv["shareAudience"] != "tenant" || conv["tenantAccess"] != "view" || conv["title"] != "VRT and stamp duty" {
+		t.Errorf("a refused PATCH changed the conversation: %v", conv)
+	}
+	for _, body := range []string{`{"PathId": "` + id + `"}`, `{"pathId": "` + id + `", "path": "x"}`} {
+		if r := e.do(owner, http.MethodPut, "/api/conversations/"+id+"/active-path", json.RawMessage(body)); r.status != http.StatusBadRequest {
+			t.Errorf("PUT active-path %s: %d %s", body, r.status, r.body)
+		}
 	}
 }
 

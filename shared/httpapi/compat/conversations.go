@@ -3,9 +3,8 @@ package compat
 import (
 	"context"
 	"encoding/json"
-	"mime"
+	"fmt"
 	"net/http"
-	"strings"
 
 	"regintel/shared/auth"
 	"regintel/shared/conversation"
@@ -104,12 +103,53 @@ type patch struct {
 	TenantAccess  *string          `json:"tenantAccess"`
 }
 
+// patchFields is the PATCH body field by field, so parsePatch can refuse
+// unknown fields; the strict decoder matches their names exactly against
+// patch's.
+type patchFields map[string]json.RawMessage
+
+// JSONShape implements strictjson.Shaper.
+func (patchFields) JSONShape() any { return patch{} }
+
+// parsePatch reads the fields into a patch, or says what is wrong: an
+// unknown field is refused so a typo never looks like success.
+func parsePatch(fields patchFields) (patch, string) {
+	var body patch
+	if fields == nil {
+		return body, "the body must be a JSON object"
+	}
+	for name, raw := range fields {
+		var err error
+		switch name {
+		case "title":
+			body.Title = &raw
+		case "archived":
+			err = json.Unmarshal(raw, &body.Archived)
+		case "shareAudience":
+			err = json.Unmarshal(raw, &body.ShareAudience)
+		case "tenantAccess":
+			err = json.Unmarshal(raw, &body.TenantAccess)
+		default:
+			return body, fmt.Sprintf("unknown field %q: only title, archived, shareAudience and tenantAccess can be changed", name)
+		}
+		if err != nil {
+			return body, "field " + name + " has the wrong type"
+		}
+	}
+	return body, ""
+}
+
 // UpdateConversation serves PATCH /api/conversations/{id}: title, archived,
 // shareAudience and tenantAccess. Sharing is stored as asked and grants
 // nothing.
 func (a *Adapter) UpdateConversation(w http.ResponseWriter, r *http.Request) {
-	var body patch
-	if !decodeBody(w, r, &body) {
+	var fields patchFields
+	if !a.d.DecodeJSON(w, r, &fields) {
+		return
+	}
+	body, problem := parsePatch(fields)
+	if problem != "" {
+		writeError(w, http.StatusBadRequest, "invalid_request", problem)
 		return
 	}
 	var u conversation.Update
@@ -176,24 +216,4 @@ func (a *Adapter) apply(ctx context.Context, c auth.Caller, id string, u convers
 		return Conversation{}, err
 	}
 	return conversationView(d.Conversation, sh), nil
-}
-
-// decodeBody reads a JSON object of at most 64 KiB, refusing unknown
-// fields so a typo never looks like success.
-func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
-	if mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mediaType != "application/json" {
-		writeError(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "send the body as application/json")
-		return false
-	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		reason := "unexpected content"
-		if msg := err.Error(); strings.HasPrefix(msg, "json: unknown field ") {
-			reason = strings.TrimPrefix(msg, "json: ")
-		}
-		writeError(w, http.StatusBadRequest, "malformed_json", "the body is not valid JSON for this endpoint: "+reason)
-		return false
-	}
-	return true
 }

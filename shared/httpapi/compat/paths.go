@@ -1,6 +1,8 @@
 package compat
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
 
 	"regintel/shared/conversation"
@@ -32,18 +34,36 @@ type activePathBody struct {
 	PathID string `json:"pathId"`
 }
 
+// activePathFields is that body field by field, so an unknown field can be
+// refused; the strict decoder matches the names exactly.
+type activePathFields map[string]json.RawMessage
+
+// JSONShape implements strictjson.Shaper.
+func (activePathFields) JSONShape() any { return activePathBody{} }
+
 // SetActivePath serves PUT /api/conversations/{id}/active-path: only the
 // main path can be made active, and it always is.
 func (a *Adapter) SetActivePath(w http.ResponseWriter, r *http.Request) {
-	var body activePathBody
-	if !decodeBody(w, r, &body) {
+	var fields activePathFields
+	if !a.d.DecodeJSON(w, r, &fields) {
 		return
 	}
-	if body.PathID == "" {
+	var pathID string
+	for name, raw := range fields {
+		if name != "pathId" {
+			writeError(w, http.StatusBadRequest, "invalid_request", fmt.Sprintf("unknown field %q: send pathId only", name))
+			return
+		}
+		if err := json.Unmarshal(raw, &pathID); err != nil {
+			writeError(w, http.StatusBadRequest, "invalid_request", "pathId must be a string")
+			return
+		}
+	}
+	if pathID == "" {
 		writeError(w, http.StatusBadRequest, "invalid_request", "pathId is required")
 		return
 	}
-	a.servePath(w, r, body.PathID)
+	a.servePath(w, r, pathID)
 }
 
 // servePath answers {"path": main path}; a pathId other than the main
