@@ -309,7 +309,8 @@ func TestMain(m *testing.M) {
 }
 
 // The document and the routes table name the same operations, with the
-// route's name as operationId and security exactly on Auth routes.
+// route's name as operationId, security exactly on Auth routes, and an
+// event stream exactly on Streams routes.
 func TestOpenAPIDocumentMatchesRoutesTable(t *testing.T) {
 	c := mustContract(t)
 	documented := map[string]*openapi3.Operation{}
@@ -337,6 +338,14 @@ func TestOpenAPIDocumentMatchesRoutesTable(t *testing.T) {
 		public := op.Security != nil && len(*op.Security) == 0
 		if public == rt.Auth {
 			t.Errorf("%s: document public=%v, route Auth=%v", key, public, rt.Auth)
+		}
+		// A route the route timeout would cut mid-stream must be marked Streams.
+		var eventStream bool
+		if ok := op.Responses.Status(http.StatusOK); ok != nil && ok.Value != nil {
+			eventStream = ok.Value.Content.Get("text/event-stream") != nil
+		}
+		if eventStream != rt.Streams {
+			t.Errorf("%s: document answers text/event-stream=%v, route Streams=%v", key, eventStream, rt.Streams)
 		}
 		for _, h := range rt.RequestHeaders {
 			if op.Parameters.GetByInAndName("header", h) == nil && !slices.ContainsFunc(op.Parameters, func(p *openapi3.ParameterRef) bool {

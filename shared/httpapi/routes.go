@@ -106,12 +106,12 @@ func CompatRoutes() []Route {
 	uiStream := []string{HeaderUIMessageStream, HeaderConversationID}
 	get, post, put, patch, del := http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete
 	return []Route{
-		{Method: post, Pattern: "/api/chat", Auth: true, Name: "compatChat", Handler: (*API).chat,
+		{Method: post, Pattern: "/api/chat", Auth: true, Name: "compatChat", Handler: (*API).chat, Streams: true,
 			RequestHeaders: streamed, ExposeHeaders: uiStream, needs: needsEngine},
 		{Method: get, Pattern: "/api/conversations", Auth: true, Name: "compatListConversations",
 			Handler: adapter((*compat.Adapter).ListConversations), needs: needsSharing},
 		{Method: get, Pattern: "/api/conversations/stream", Auth: true, Name: "compatConversationStream",
-			Handler: adapter((*compat.Adapter).StreamConversations), needs: needsSharing},
+			Handler: adapter((*compat.Adapter).StreamConversations), Streams: true, needs: needsSharing},
 		{Method: get, Pattern: "/api/conversations/{id}", Auth: true, Name: "compatGetConversation",
 			Handler: adapter((*compat.Adapter).GetConversation), needs: needsSharing},
 		{Method: patch, Pattern: "/api/conversations/{id}", Auth: true, Name: "compatUpdateConversation",
@@ -145,7 +145,7 @@ func CompatRoutes() []Route {
 		{Method: get, Pattern: "/api/graph", Auth: true, Name: "compatGraphNodes",
 			Handler: adapter((*compat.Adapter).GraphNodes), needs: needsGraph},
 		{Method: get, Pattern: "/api/graph/stream", Auth: true, Name: "compatGraphStream",
-			Handler: (*API).compatGraphStream, RequestHeaders: []string{HeaderLastEventID}, needs: needsGraphChanges},
+			Handler: (*API).compatGraphStream, Streams: true, RequestHeaders: []string{HeaderLastEventID}, needs: needsGraphChanges},
 	}
 }
 
