@@ -83,11 +83,26 @@ func Build(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 			TokenBudget: cfg.Chat.TokenBudget, ContextRequestTTL: cfg.Chat.ContextRequestTTL, PIIRedaction: cfg.Chat.PIIRedaction,
 			Tools: cfg.LLM.Tools, MaxModelCalls: cfg.LLM.MaxCalls, DailyTokenLimit: cfg.Chat.DailyTokenLimit})
 	routes := httpapi.Routes()
+	if cfg.CompatAPI {
+		routes = append(routes, httpapi.CompatRoutes()...)
+	}
 	a.Handler = httpapi.CORS(cfg.Chat.CORSOrigins, routes)(httpapi.New(httpapi.Options{
 		Auth: authenticator, Engine: a.Engine, Conversations: store,
-		Graph: graphStore, GraphChanges: graphStore, DemoPage: cfg.DemoPage, Readiness: a.readiness, Log: log,
+		Graph: graphStore, GraphChanges: graphStore, DemoPage: cfg.DemoPage, Readiness: a.readiness,
+		CompatAPI: cfg.CompatAPI, Sharing: sharingOf(store), Log: log,
 	}))
 	return a, nil
+}
+
+// sharingOf returns the sharing settings kept beside store.
+func sharingOf(store conversation.Store) conversation.SharingStore {
+	switch s := store.(type) {
+	case *convmem.Store:
+		return convmem.NewSharing(s)
+	case *convpg.Store:
+		return convpg.NewSharing(s)
+	}
+	return nil
 }
 
 func (a *App) conversationStore(ctx context.Context, cfg config.Config, log *slog.Logger) (conversation.Store, error) {

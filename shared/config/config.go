@@ -25,6 +25,10 @@ type Config struct {
 	// SAMLocal (AWS_SAM_LOCAL=true, set by `sam local`) allows the
 	// development modes under the Lambda runtime: no real Lambda sets it.
 	SAMLocal bool
+	// CompatAPI (COMPAT_API) serves the reference web app's routes under
+	// /api/: on by default locally, off on Lambda unless the stage turns
+	// it on.
+	CompatAPI bool
 
 	Log       Log
 	Postgres  Postgres
@@ -162,6 +166,7 @@ func FromEnv() (Config, error) {
 	}
 	c.Port = r.int("PORT", 8080, 0, 65535)
 	c.DemoPage = r.bool("DEMO_PAGE", !c.OnLambda)
+	c.CompatAPI = r.bool("COMPAT_API", !c.OnLambda)
 	c.Postgres = readPostgres(r)
 	c.Graph = Graph{
 		URI: r.str("MEMGRAPH_URI", ""), User: r.str("MEMGRAPH_USER", ""), Password: r.raw("MEMGRAPH_PASSWORD"),

@@ -17,7 +17,7 @@ func clearEnv(t *testing.T) {
 		"DEV_TENANT_ID", "DEV_USER_ID", "CONCEPTS_QUEUE_URL", "ENRICHMENT_QUEUE_URL",
 		"HISTORY_TURNS", "MAX_ACTIVE_NODES", "CONTEXT_TOKEN_BUDGET", "CONTEXT_REQUEST_TTL", "PII_REDACTION", "PROMPT_SHEETS_DIR",
 		"ENRICHMENT_FRESHNESS_DAYS", "CORS_ORIGINS", "RETENTION_DAYS", "DB_SECRET_ARN", "DB_APP_USER", "DEMO_PAGE",
-		"AWS_SAM_LOCAL", "JWT_HEADER", "DB_SSLROOTCERT", "DB_SWEEP_USER", "TENANT_DAILY_TOKEN_LIMIT"} {
+		"AWS_SAM_LOCAL", "JWT_HEADER", "DB_SSLROOTCERT", "DB_SWEEP_USER", "TENANT_DAILY_TOKEN_LIMIT", "COMPAT_API"} {
 		t.Setenv(k, "")
 	}
 }
@@ -35,11 +35,12 @@ func TestLocalDefaults(t *testing.T) {
 	clearEnv(t)
 	c := mustLoad(t)
 	want := Config{
-		Port:     8080,
-		DemoPage: true,
-		Log:      Log{Format: "text", Level: "info"},
-		Postgres: Postgres{Port: 5432, SSLMode: "require"},
-		LLM:      LLM{Provider: "offline", Model: "offline-lexicon-v1", Tools: "auto", MaxCalls: 3},
+		Port:      8080,
+		DemoPage:  true,
+		CompatAPI: true,
+		Log:       Log{Format: "text", Level: "info"},
+		Postgres:  Postgres{Port: 5432, SSLMode: "require"},
+		LLM:       LLM{Provider: "offline", Model: "offline-lexicon-v1", Tools: "auto", MaxCalls: 3},
 		Auth: Auth{Mode: "dev", Header: "Authorization", TenantClaim: "tenant_id", UserClaim: "sub", IATLeeway: time.Minute,
 			DevTenant: "dev-tenant", DevUser: "dev-user"},
 		Chat: Chat{HistoryTurns: 5, MaxActiveNodes: 50, ContextRequestTTL: 15 * time.Minute, PIIRedaction: "both",
@@ -72,7 +73,7 @@ func TestEachVariableLandsInItsSection(t *testing.T) {
 		"HISTORY_TURNS": "7", "MAX_ACTIVE_NODES": "20", "ENRICHMENT_FRESHNESS_DAYS": "2",
 		"CORS_ORIGINS":   " https://a.example , ,https://b.example",
 		"RETENTION_DAYS": "90", "DB_SECRET_ARN": "arn:db", "DB_APP_USER": "app", "DEMO_PAGE": "false", "DB_SWEEP_USER": "sweep",
-		"TENANT_DAILY_TOKEN_LIMIT": "1000000",
+		"TENANT_DAILY_TOKEN_LIMIT": "1000000", "COMPAT_API": "false",
 	} {
 		t.Setenv(k, v)
 	}
@@ -289,5 +290,29 @@ func TestDemoPageIsOnLocallyAndOffOnLambdaUnlessSet(t *testing.T) {
 	t.Setenv("DEMO_PAGE", "maybe")
 	if _, err := FromEnv(); err == nil || !strings.Contains(err.Error(), "DEMO_PAGE") {
 		t.Fatalf("DEMO_PAGE=maybe: err %v", err)
+	}
+}
+
+func TestCompatAPIIsOnLocallyAndOffOnLambdaUnlessSet(t *testing.T) {
+	clearEnv(t)
+	if !mustLoad(t).CompatAPI {
+		t.Fatal("the compatibility routes should be on locally")
+	}
+	t.Setenv("COMPAT_API", "false")
+	if mustLoad(t).CompatAPI {
+		t.Fatal("COMPAT_API=false should turn them off")
+	}
+	t.Setenv("AWS_LAMBDA_RUNTIME_API", "127.0.0.1:9001")
+	t.Setenv("COMPAT_API", "")
+	if mustLoad(t).CompatAPI {
+		t.Fatal("the compatibility routes should be off on Lambda by default")
+	}
+	t.Setenv("COMPAT_API", "true")
+	if !mustLoad(t).CompatAPI {
+		t.Fatal("COMPAT_API=true should turn them on on Lambda")
+	}
+	t.Setenv("COMPAT_API", "maybe")
+	if _, err := FromEnv(); err == nil || !strings.Contains(err.Error(), "COMPAT_API") {
+		t.Fatalf("COMPAT_API=maybe: err %v", err)
 	}
 }

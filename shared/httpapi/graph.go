@@ -136,6 +136,11 @@ func (a *API) graphChanges(w http.ResponseWriter, r *http.Request) {
 		a.graphChangesPage(w, r, since[0])
 		return
 	}
+	a.streamPatches(w, r, sendPatch)
+}
+
+// streamPatches runs the feed, writing each patch with send.
+func (a *API) streamPatches(w http.ResponseWriter, r *http.Request, send func(*sseWriter, Patch) error) {
 	q, snapshot, problem := changeQuery(r, a.feed.MaxPatchItems)
 	if problem != "" {
 		writeError(w, http.StatusBadRequest, "invalid_request", problem)
@@ -173,7 +178,7 @@ func (a *API) graphChanges(w http.ResponseWriter, r *http.Request) {
 		}
 		hasMore := len(changes) == q.Limit
 		if len(changes) > 0 || snapshot {
-			if err := sendPatch(sse, buildPatch(changes, q.After, snapshot, hasMore, a.now().UTC())); err != nil {
+			if err := send(sse, buildPatch(changes, q.After, snapshot, hasMore, a.now().UTC())); err != nil {
 				return
 			}
 			if len(changes) > 0 {

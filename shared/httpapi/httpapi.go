@@ -18,6 +18,7 @@ import (
 	"regintel/shared/chat"
 	"regintel/shared/conversation"
 	"regintel/shared/graph"
+	"regintel/shared/httpapi/compat"
 )
 
 // Options wires the handler. A route whose dependency is nil answers 501,
@@ -38,6 +39,10 @@ type Options struct {
 	KeepAlive time.Duration
 	// DemoPage serves the demo page (DemoRoutes) beside the API.
 	DemoPage bool
+	// CompatAPI serves the reference web app's routes (CompatRoutes)
+	// beside the API; Sharing keeps their sharing settings.
+	CompatAPI bool
+	Sharing   conversation.SharingStore
 	// Now is the clock of export stamps and graph patches (default time.Now).
 	Now func() time.Time
 	// BodyReadTimeout bounds reading a request body (default
@@ -65,6 +70,8 @@ type API struct {
 	routeTimeout  time.Duration
 	readiness     []ReadinessCheck
 	log           *slog.Logger
+	sharing       conversation.SharingStore
+	compat        *compat.Adapter
 }
 
 // New returns the API handler, its mux built from Routes().
@@ -72,7 +79,7 @@ func New(o Options) http.Handler {
 	a := &API{
 		auth: o.Auth, engine: o.Engine, conversations: o.Conversations,
 		graph: o.Graph, changes: o.GraphChanges, feed: o.Feed.withDefaults(),
-		keepAlive: o.KeepAlive, now: o.Now, log: o.Log,
+		keepAlive: o.KeepAlive, now: o.Now, log: o.Log, sharing: o.Sharing,
 		bodyTimeout: o.BodyReadTimeout, routeTimeout: o.RouteTimeout, readiness: o.Readiness,
 	}
 	if a.bodyTimeout <= 0 {
@@ -93,6 +100,10 @@ func New(o Options) http.Handler {
 	routes := Routes()
 	if o.DemoPage {
 		routes = append(routes, DemoRoutes()...)
+	}
+	if o.CompatAPI {
+		a.compat = a.newCompat()
+		routes = append(routes, CompatRoutes()...)
 	}
 	return a.withRequestID(a.mux(routes))
 }

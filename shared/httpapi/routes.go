@@ -9,11 +9,12 @@ import (
 
 	"regintel/shared/auth"
 	"regintel/shared/conversation"
+	"regintel/shared/httpapi/compat"
 )
 
 // Route is one row of the routes table.
 type Route struct {
-	// Method is GET, POST, PATCH or DELETE; a GET route also answers HEAD.
+	// Method is GET, POST, PUT, PATCH or DELETE; a GET route also answers HEAD.
 	Method string
 	// Pattern is the ServeMux path pattern, with {wildcards}.
 	Pattern string
@@ -46,6 +47,8 @@ const (
 	needsConversations
 	needsGraph
 	needsGraphChanges
+	// needsSharing: the conversations and their sharing settings.
+	needsSharing
 )
 
 // Header names the routes read or expose.
@@ -91,9 +94,64 @@ func Routes() []Route {
 	}
 }
 
-// mux registers every route under "METHOD PATTERN". Each path also gets a
-// catch-all answering a JSON 405 with Allow (ServeMux's own is plain
-// text), and any other path is a JSON 404.
+// CompatRoutes are the reference web app's routes, served beside the API
+// when Options.CompatAPI is on (locally by default, on Lambda only when the
+// stage enables it). Their handlers are the compat package's adapter.
+func CompatRoutes() []Route {
+	adapter := func(h func(*compat.Adapter, http.ResponseWriter, *http.Request)) func(*API, http.ResponseWriter, *http.Request) {
+		return func(a *API, w http.ResponseWriter, r *http.Request) { h(a.compat, w, r) }
+	}
+	notSupported := adapter((*compat.Adapter).NotSupported)
+	streamed := []string{HeaderStreamProtocol}
+	uiStream := []string{HeaderUIMessageStream, HeaderConversationID}
+	get, post, put, patch, del := http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete
+	return []Route{
+		{Method: post, Pattern: "/api/chat", Auth: true, Name: "compatChat", Handler: (*API).chat, Streams: true,
+			RequestHeaders: streamed, ExposeHeaders: uiStream, needs: needsEngine},
+		{Method: get, Pattern: "/api/conversations", Auth: true, Name: "compatListConversations",
+			Handler: adapter((*compat.Adapter).ListConversations), needs: needsSharing},
+		{Method: get, Pattern: "/api/conversations/stream", Auth: true, Name: "compatConversationStream",
+			Handler: adapter((*compat.Adapter).StreamConversations), Streams: true, needs: needsSharing},
+		{Method: get, Pattern: "/api/conversations/{id}", Auth: true, Name: "compatGetConversation",
+			Handler: adapter((*compat.Adapter).GetConversation), needs: needsSharing},
+		{Method: patch, Pattern: "/api/conversations/{id}", Auth: true, Name: "compatUpdateConversation",
+			Handler: adapter((*compat.Adapter).UpdateConversation), needs: needsSharing},
+		{Method: get, Pattern: "/api/conversations/{id}/paths", Auth: true, Name: "compatListPaths",
+			Handler: adapter((*compat.Adapter).ListPaths), needs: needsSharing},
+		{Method: post, Pattern: "/api/conversations/{id}/paths", Auth: true, Name: "compatCreatePath",
+			Handler: notSupported},
+		{Method: get, Pattern: "/api/conversations/{id}/paths/{pathId}", Auth: true, Name: "compatGetPath",
+			Handler: adapter((*compat.Adapter).GetPath), needs: needsSharing},
+		{Method: patch, Pattern: "/api/conversations/{id}/paths/{pathId}", Auth: true, Name: "compatUpdatePath",
+			Handler: notSupported},
+		{Method: del, Pattern: "/api/conversations/{id}/paths/{pathId}", Auth: true, Name: "compatDeletePath",
+			Handler: notSupported},
+		{Method: get, Pattern: "/api/conversations/{id}/paths/{pathId}/messages", Auth: true, Name: "compatPathMessages",
+			Handler: adapter((*compat.Adapter).PathMessages), needs: needsSharing},
+		{Method: post, Pattern: "/api/conversations/{id}/paths/{pathId}/merge", Auth: true, Name: "compatMergePath",
+			Handler: notSupported},
+		{Method: post, Pattern: "/api/conversations/{id}/paths/{pathId}/merge/preview", Auth: true, Name: "compatPreviewMerge",
+			Handler: notSupported},
+		{Method: get, Pattern: "/api/conversations/{id}/active-path", Auth: true, Name: "compatGetActivePath",
+			Handler: adapter((*compat.Adapter).GetActivePath), needs: needsSharing},
+		{Method: put, Pattern: "/api/conversations/{id}/active-path", Auth: true, Name: "compatSetActivePath",
+			Handler: adapter((*compat.Adapter).SetActivePath), needs: needsSharing},
+		{Method: post, Pattern: "/api/conversations/{id}/branch", Auth: true, Name: "compatBranch",
+			Handler: notSupported},
+		{Method: post, Pattern: "/api/conversations/{id}/messages/{messageId}/pin", Auth: true, Name: "compatPinMessage",
+			Handler: notSupported},
+		{Method: del, Pattern: "/api/conversations/{id}/messages/{messageId}/pin", Auth: true, Name: "compatUnpinMessage",
+			Handler: notSupported},
+		{Method: get, Pattern: "/api/graph", Auth: true, Name: "compatGraphNodes",
+			Handler: adapter((*compat.Adapter).GraphNodes), needs: needsGraph},
+		{Method: get, Pattern: "/api/graph/stream", Auth: true, Name: "compatGraphStream",
+			Handler: (*API).compatGraphStream, Streams: true, RequestHeaders: []string{HeaderLastEventID}, needs: needsGraphChanges},
+	}
+}
+
+// mux registers every route under "METHOD PATTERN". Each path also answers
+// the other common methods with a JSON 405 with Allow (ServeMux's own is
+// plain text), and any other path is a JSON 404.
 func (a *API) mux(routes []Route) *http.ServeMux {
 	mux := http.NewServeMux()
 	var paths []string
@@ -108,15 +166,26 @@ func (a *API) mux(routes []Route) *http.ServeMux {
 			allowed[rt.Pattern] = append(allowed[rt.Pattern], http.MethodHead)
 		}
 	}
+	// The 405s are registered per method, not as one method-less pattern,
+	// so a fixed path ("/api/conversations/stream") may sit beside a
+	// wildcard one with other methods ("/api/conversations/{id}").
 	for _, p := range paths {
 		methods := allowed[p]
-		mux.HandleFunc(p, func(w http.ResponseWriter, _ *http.Request) { methodNotAllowed(w, methods...) })
+		for _, m := range answeredMethods {
+			if !slices.Contains(methods, m) {
+				mux.HandleFunc(m+" "+p, func(w http.ResponseWriter, _ *http.Request) { methodNotAllowed(w, methods...) })
+			}
+		}
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no such route: "+r.URL.Path)
 	})
 	return mux
 }
+
+// answeredMethods are the methods a known path answers with 405 when it
+// does not serve them; any other method is a 404.
+var answeredMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
 
 // handler wraps the route's handler in authentication (Auth routes) and
 // the route timeout (routes that do not stream), and answers 501 when its
@@ -147,6 +216,8 @@ func (a *API) provides(d dependency) bool {
 		return a.graph != nil
 	case needsGraphChanges:
 		return a.changes != nil
+	case needsSharing:
+		return a.conversations != nil && a.sharing != nil
 	}
 	return true
 }

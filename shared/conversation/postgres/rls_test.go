@@ -15,7 +15,7 @@ import (
 
 // tenantTables are the tables whose rows belong to a tenant.
 var tenantTables = []string{"conversations", "conversation_turns", "conversation_context",
-	"context_requests", "supplied_context_items", "tenant_daily_usage"}
+	"context_requests", "supplied_context_items", "tenant_daily_usage", "conversation_sharing"}
 
 // Row-level security holds where a query forgets its predicates: the
 // runtime role, scoped to one tenant and user, sees nothing of another
@@ -40,6 +40,9 @@ func TestRowLevelSecurityWithoutPredicates(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := store.SupplyItems(asU, tenantA, a.ID, []conversation.SuppliedItem{{Key: "k", Kind: conversation.KindText, Content: "c"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := convpg.NewSharing(store).SetSharing(asU, tenantA, a.ID, conversation.Sharing{Audience: conversation.AudienceTenant, TenantAccess: conversation.AccessView}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := store.CreateConversation(asU, conversation.Conversation{TenantID: tenantB, OwnerID: "u"}); err != nil {
@@ -79,7 +82,7 @@ func TestRowLevelSecurityWithoutPredicates(t *testing.T) {
 		}
 	}
 	want("the owner in tenant A", visible(tenantA, "u"), map[string]int{"conversations": 1, "conversation_turns": 1,
-		"conversation_context": 1, "context_requests": 1, "supplied_context_items": 1, "tenant_daily_usage": 1})
+		"conversation_context": 1, "context_requests": 1, "supplied_context_items": 1, "tenant_daily_usage": 1, "conversation_sharing": 1})
 	want("the same user id in tenant B", visible(tenantB, "u"), map[string]int{"conversations": 1})
 	want("another user of tenant A", visible(tenantA, "u2"), map[string]int{"tenant_daily_usage": 1})
 	want("a transaction with no scope", visible("", ""), map[string]int{})
