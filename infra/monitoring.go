@@ -45,8 +45,9 @@ func (s *Stack) databaseAlarms() {
 		s.clusterMetric("DatabaseConnections", "Maximum"), math.Floor(0.8*limit))
 }
 
-// dashboard shows the system on one page: chat traffic, the workers and
-// their queues, and the database.
+// dashboard shows the system on one page: invocations, the database, the
+// queues, then what the functions report themselves (turns, first byte,
+// the model, concepts, the workers, the sweep).
 func (s *Stack) dashboard() {
 	lambdaGraph := func(title, metric, stat string) awscloudwatch.IWidget {
 		var metrics []awscloudwatch.IMetric
@@ -76,6 +77,7 @@ func (s *Stack) dashboard() {
 	if len(queueMetrics) > 0 {
 		rows[2] = append(rows[2], dbGraph("Queues", queueMetrics...))
 	}
+	rows = append(rows, s.appWidgets()...)
 	widgets := make([]*[]awscloudwatch.IWidget, len(rows))
 	for i := range rows {
 		widgets[i] = &rows[i]

@@ -33,6 +33,7 @@ type Stack struct {
 	queues    map[string]awssqs.Queue
 	dlqs      map[string]awssqs.Queue
 	functions map[string]awslambda.Function
+	sends     map[string][]string // per function: the deployed queues it sends to
 	alarms    []awscloudwatch.Alarm
 	topic     awssns.ITopic
 
@@ -47,6 +48,7 @@ func NewStack(scope constructs.Construct, id string, props *awscdk.StackProps, c
 		queues:    map[string]awssqs.Queue{},
 		dlqs:      map[string]awssqs.Queue{},
 		functions: map[string]awslambda.Function{},
+		sends:     map[string][]string{},
 	}
 	// DBProxyTargetGroup tags are newer than some CloudFormation validators;
 	// the target group is not billed, so it goes untagged.
@@ -80,6 +82,7 @@ func NewStack(scope constructs.Construct, id string, props *awscdk.StackProps, c
 	}
 	s.outputs()
 	s.databaseAlarms()
+	s.appAlarms()
 	s.dashboard()
 	return s, nil
 }
@@ -238,6 +241,7 @@ func (s *Stack) addFunction(f functionSpec) error {
 	fn := awslambda.NewFunction(s.Stack, jsii.String(id), props)
 	fn.Node().DefaultChild().(awslambda.CfnFunction).OverrideLogicalId(jsii.String(id))
 	s.functions[f.Name] = fn
+	s.sends[f.Name] = sends
 
 	// Grants: each scoped to the one resource it names.
 	switch f.DB {
