@@ -134,8 +134,10 @@ func (a *API) withRequestID(next http.Handler) http.Handler {
 		ctx, span := requestSpan(r, id)
 		r = r.WithContext(context.WithValue(ctx, requestIDKey{}, id))
 		next.ServeHTTP(w, r)
-		// The mux has set the matched route by now.
-		span.SetName(r.Method + " " + r.Pattern)
+		// The mux has set the matched route ("POST /chat") by now.
+		if r.Pattern != "" {
+			span.SetName(r.Pattern)
+		}
 		span.End()
 		a.log.Info("request", "request_id", id, "method", r.Method, "path", r.URL.Path, "duration_ms", time.Since(start).Milliseconds())
 	})
