@@ -10,6 +10,9 @@ import (
 // FromSQSRecord returns ctx carrying the trace context the publisher put in
 // the record's message attributes (none: ctx unchanged).
 func FromSQSRecord(ctx context.Context, rec events.SQSMessage) context.Context {
+	if !On() {
+		return ctx
+	}
 	attrs := map[string]string{}
 	for _, key := range propagator.Fields() {
 		if a, ok := rec.MessageAttributes[key]; ok && a.StringValue != nil {

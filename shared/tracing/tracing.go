@@ -12,6 +12,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel"
@@ -63,15 +64,26 @@ func Setup(ctx context.Context, s Settings) (shutdown func(context.Context) erro
 	return tp.Shutdown, nil
 }
 
+// installed is set while a provider other than the no-op one is in place.
+var installed atomic.Bool
+
 // Install makes tp the provider every span comes from (tests install one
 // with an in-memory exporter).
 func Install(tp trace.TracerProvider) {
 	otel.SetTracerProvider(tp)
 	otel.SetTextMapPropagator(propagator)
+	installed.Store(true)
 }
 
 // Uninstall restores the no-op provider.
-func Uninstall() { otel.SetTracerProvider(noop.NewTracerProvider()) }
+func Uninstall() {
+	installed.Store(false)
+	otel.SetTracerProvider(noop.NewTracerProvider())
+}
+
+// On reports whether spans are being recorded, so entry points can skip
+// reading trace context and building span options when they are not.
+func On() bool { return installed.Load() }
 
 func tracer() trace.Tracer { return otel.Tracer(Name) }
 
@@ -79,6 +91,9 @@ func tracer() trace.Tracer { return otel.Tracer(Name) }
 // request, a queue record): a child of parent's span context when it
 // carries one, a new trace otherwise.
 func StartRoot(parent context.Context, name string, opts ...trace.SpanStartOption) (context.Context, trace.Span) {
+	if !On() {
+		return parent, trace.SpanFromContext(parent)
+	}
 	return tracer().Start(parent, name, opts...)
 }
 
