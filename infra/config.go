@@ -82,6 +82,12 @@ type Config struct {
 	AlarmTopicArn        string // optional SNS topic the alarms notify
 	ChatReservedConc     int    // 0: unreserved
 	DashboardName        string // CloudWatch dashboard
+
+	// Tracing turns on OpenTelemetry spans in the functions that emit them;
+	// the ADOT collector layer (CollectorLayerArn, per region and
+	// architecture) forwards them to X-Ray.
+	Tracing           bool
+	CollectorLayerArn string
 }
 
 // GraphOn reports whether the stack has a graph: without one no graph
@@ -147,6 +153,9 @@ func LoadConfig(node constructs.Node) (Config, error) {
 		ContextRetentionDays: r.int("contextRetentionDays", 90),
 		SweepSchedule:        r.str("sweepSchedule", "cron(30 3 * * ? *)"),
 		AlarmTopicArn:        r.str("alarmTopicArn", ""),
+
+		Tracing:           r.bool("tracing", false),
+		CollectorLayerArn: r.str("otelCollectorLayerArn", ""),
 	}
 	prod := c.Stage == "prod"
 	c.DBSecretRotation = r.bool("dbSecretRotation", prod)
@@ -181,6 +190,8 @@ func LoadConfig(node constructs.Node) (Config, error) {
 	}
 	return c, c.validate()
 }
+
+var layerArnRe = regexp.MustCompile(`^arn:aws[a-z-]*:lambda:[a-z0-9-]+:[0-9]{12}:layer:[A-Za-z0-9_-]+:[0-9]+$`)
 
 var boltSchemes = map[string]bool{"bolt": true, "bolt+s": true, "bolt+ssc": true, "neo4j": true, "neo4j+s": true, "neo4j+ssc": true}
 
@@ -271,6 +282,9 @@ func (c Config) validate() error {
 	}
 	if c.ChatReservedConc < 0 {
 		add("chatReservedConcurrency must be >= 0")
+	}
+	if c.Tracing && !layerArnRe.MatchString(c.CollectorLayerArn) {
+		add("tracing needs otelCollectorLayerArn, the ARN of the ADOT collector layer version for the region (arm64), e.g. arn:aws:lambda:eu-west-1:901920570463:layer:aws-otel-collector-arm64-ver-0-117-0:1")
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("invalid context:\n  %s", strings.Join(errs, "\n  "))

@@ -70,6 +70,8 @@ func TestConfigRejects(t *testing.T) {
 		"peering without cidr":     {map[string]any{"memgraphUri": "bolt://mg:7687", "memgraphSecurityGroupId": "sg-1", "memgraphPeerVpcId": "vpc-2"}, "needs memgraphCidr"},
 		"bad stage":                {map[string]any{"stage": "Prod!"}, "stage"},
 		"bad schedule":             {map[string]any{"sweepSchedule": "daily"}, "sweepSchedule"},
+		"tracing without layer":    {map[string]any{"tracing": true}, "otelCollectorLayerArn"},
+		"tracing bad layer":        {map[string]any{"tracing": "true", "otelCollectorLayerArn": "aws-otel-collector"}, "otelCollectorLayerArn"},
 	} {
 		_, err := loadCtx(t, tc.ctx)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -41,6 +41,7 @@ type functionSpec struct {
 	URL         bool // Function URL, streamed responses
 	Scheduled   bool // invoked on cfg.SweepSchedule
 	Migrations  bool // run as a CDK Trigger once the database is ready; failure fails the deploy
+	Spans       bool // emits OpenTelemetry spans: traced (X-Ray Active, collector layer) when the stack's tracing is on
 	Env         func(Config) map[string]string
 }
 
@@ -61,6 +62,7 @@ var queueSpecs = []queueSpec{
 var functionSpecs = []functionSpec{
 	{
 		Name:        "chat",
+		Spans:       true,
 		Description: "Chat turns over a streaming Function URL",
 		Timeout:     3 * time.Minute,
 		MemoryMB:    1024,
@@ -82,6 +84,7 @@ var functionSpecs = []functionSpec{
 	},
 	{
 		Name:        "resolve-concepts",
+		Spans:       true,
 		Description: "Resolves captured concepts into the graph and queues enrichment",
 		Timeout:     time.Minute,
 		MemoryMB:    512,
@@ -92,6 +95,7 @@ var functionSpecs = []functionSpec{
 	},
 	{
 		Name:        "enrich",
+		Spans:       true,
 		Description: "Fetches official sources and writes extracted rules to the graph",
 		Timeout:     5 * time.Minute,
 		MemoryMB:    1024,

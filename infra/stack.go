@@ -156,6 +156,23 @@ func (s *Stack) alarmTopic() awssns.ITopic {
 	return s.topic
 }
 
+// collectorEndpoint is where the ADOT collector layer receives OTLP/HTTP.
+const collectorEndpoint = "http://localhost:4318"
+
+// traceFunction turns X-Ray Active on, and runs the collector layer, only
+// in a function that emits spans and only when the stack's tracing is on:
+// Active tracing on a function that emits nothing adds cost and no detail.
+func (s *Stack) traceFunction(f functionSpec, props *awslambda.FunctionProps) {
+	if !f.Spans || !s.cfg.Tracing {
+		return
+	}
+	props.Tracing = awslambda.Tracing_ACTIVE
+	(*props.Environment)["TRACING"] = jsii.String("on")
+	(*props.Environment)["OTEL_EXPORTER_OTLP_ENDPOINT"] = jsii.String(collectorEndpoint)
+	layer := awslambda.LayerVersion_FromLayerVersionArn(s.Stack, jsii.String(logicalID(f.Name)+"Collector"), jsii.String(s.cfg.CollectorLayerArn))
+	props.Layers = &[]awslambda.ILayerVersion{layer}
+}
+
 func (s *Stack) addFunction(f functionSpec) error {
 	cfg := s.cfg
 	dir, err := cfg.BootstrapDir(f.Name)
@@ -228,13 +245,13 @@ func (s *Stack) addFunction(f functionSpec) error {
 		Vpc:                   s.net.vpc,
 		VpcSubnets:            s.net.appSubnet,
 		SecurityGroups:        &[]awsec2.ISecurityGroup{sg},
-		Tracing:               awslambda.Tracing_ACTIVE,
 		LoggingFormat:         awslambda.LoggingFormat_JSON,
 		ApplicationLogLevelV2: awslambda.ApplicationLogLevel_INFO,
 		// INFO keeps the platform's REPORT lines (duration, max memory, init duration).
 		SystemLogLevelV2: awslambda.SystemLogLevel_INFO,
 		LogGroup:         logs,
 	}
+	s.traceFunction(f, props)
 	if f.URL && cfg.ChatReservedConc > 0 {
 		props.ReservedConcurrentExecutions = jsii.Number(cfg.ChatReservedConc)
 	}

@@ -342,7 +342,8 @@ func TestIAMDataActionsAreScoped(t *testing.T) {
 				}
 			}
 		}
-		if len(statements) < 10 {
+		// Dev has no tracing, so no X-Ray statements.
+		if floor := map[string]int{"dev": 8, "prod": 10}[name]; len(statements) < floor {
 			t.Fatalf("%s: only %d IAM statements found", name, len(statements))
 		}
 		for _, st := range statements {
@@ -450,8 +451,9 @@ func TestFunctions(t *testing.T) {
 		if p["Runtime"] != "provided.al2023" || mustJSON(p["Architectures"]) != `["arm64"]` || p["Handler"] != "bootstrap" {
 			t.Errorf("%s: runtime %v %v %v", f.Name, p["Runtime"], p["Architectures"], p["Handler"])
 		}
-		if mustJSON(p["TracingConfig"]) != `{"Mode":"Active"}` {
-			t.Errorf("%s: tracing %v", f.Name, p["TracingConfig"])
+		// Tracing is off by default: no function is X-Ray Active.
+		if p["TracingConfig"] != nil || p["Layers"] != nil {
+			t.Errorf("%s: tracing %v, layers %v with tracing off", f.Name, p["TracingConfig"], p["Layers"])
 		}
 		lc, _ := p["LoggingConfig"].(map[string]any)
 		if lc["LogFormat"] != "JSON" || lc["LogGroup"] == nil || lc["SystemLogLevel"] != "INFO" {
@@ -508,5 +510,35 @@ func TestMissingBootstrapFails(t *testing.T) {
 	}
 	if _, err := NewStack(app, "Missing", nil, cfg, functionSpecs); err == nil || !strings.Contains(err.Error(), "make build") {
 		t.Errorf("err = %v, want a hint to run make build", err)
+	}
+}
+
+const collectorLayer = "arn:aws:lambda:eu-west-1:901920570463:layer:aws-otel-collector-arm64-ver-0-117-0:1"
+
+// With tracing on (prod's context), the functions that emit spans are X-Ray Active, run the
+// collector layer and export to it; the others stay untraced.
+func TestTracingOnlyWhereSpansAreEmitted(t *testing.T) {
+	s := prod(t)
+	traced := map[string]bool{}
+	for _, f := range deployedFunctions(s.stack.cfg, functionSpecs) {
+		p := s.props(logicalID(f.Name))
+		env := p["Environment"].(map[string]any)["Variables"].(map[string]any)
+		active := mustJSON(p["TracingConfig"]) == `{"Mode":"Active"}`
+		if active != f.Spans {
+			t.Errorf("%s: tracing %v, emits spans: %v", f.Name, p["TracingConfig"], f.Spans)
+		}
+		if !f.Spans {
+			if p["Layers"] != nil || env["TRACING"] != nil {
+				t.Errorf("%s: emits no spans but has layers %v, TRACING %v", f.Name, p["Layers"], env["TRACING"])
+			}
+			continue
+		}
+		traced[f.Name] = true
+		if mustJSON(p["Layers"]) != `["`+collectorLayer+`"]` || env["TRACING"] != "on" || env["OTEL_EXPORTER_OTLP_ENDPOINT"] != collectorEndpoint {
+			t.Errorf("%s: layers %v, env %s", f.Name, p["Layers"], mustJSON(env))
+		}
+	}
+	if !traced["chat"] || !traced["resolve-concepts"] || !traced["enrich"] {
+		t.Errorf("traced functions %v, want chat, resolve-concepts and enrich", traced)
 	}
 }

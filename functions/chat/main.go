@@ -12,6 +12,7 @@ import (
 	"regintel/shared/app"
 	"regintel/shared/config"
 	"regintel/shared/logging"
+	"regintel/shared/tracing"
 )
 
 func main() {
@@ -22,6 +23,8 @@ func main() {
 		log.Error("chat: invalid configuration", "err", err)
 		os.Exit(1)
 	}
+	stopTracing := app.StartTracing(context.Background(), cfg.Tracing, "chat", log)
+	defer stopTracing()
 	a, err := app.Build(context.Background(), cfg, log)
 	if err != nil {
 		log.Error("chat: start", "err", err)
@@ -29,7 +32,7 @@ func main() {
 	}
 	defer a.Close()
 	if cfg.OnLambda {
-		lambdaurl.Start(a.Handler)
+		lambdaurl.Start(tracing.FlushAfterHTTP(a.Handler))
 		return
 	}
 	if err := app.ServeLocal(a.Handler, cfg.Port, log); err != nil {

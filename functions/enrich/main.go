@@ -21,6 +21,7 @@ import (
 	"regintel/shared/enrich"
 	"regintel/shared/graph"
 	"regintel/shared/logging"
+	"regintel/shared/tracing"
 )
 
 func main() {
@@ -31,12 +32,14 @@ func main() {
 		log.Error("enrich: invalid configuration", "err", err)
 		os.Exit(1)
 	}
+	stopTracing := app.StartTracing(context.Background(), cfg.Tracing, "enrich", log)
+	defer stopTracing()
 	h, _, err := build(context.Background(), cfg, log)
 	if err != nil {
 		log.Error("enrich: start", "err", err)
 		os.Exit(1)
 	}
-	lambda.Start(h.HandleSQS)
+	lambda.Start(tracing.FlushAfter(h.HandleSQS))
 }
 
 // build wires the handler; it also returns the graph store so tests can

@@ -20,6 +20,7 @@ import (
 	"regintel/shared/graph"
 	"regintel/shared/logging"
 	"regintel/shared/resolver"
+	"regintel/shared/tracing"
 )
 
 func main() {
@@ -30,12 +31,14 @@ func main() {
 		log.Error("resolve-concepts: invalid configuration", "err", err)
 		os.Exit(1)
 	}
+	stopTracing := app.StartTracing(context.Background(), cfg.Tracing, "resolve-concepts", log)
+	defer stopTracing()
 	h, _, err := build(context.Background(), cfg, log)
 	if err != nil {
 		log.Error("resolve-concepts: start", "err", err)
 		os.Exit(1)
 	}
-	lambda.Start(h.HandleSQS)
+	lambda.Start(tracing.FlushAfter(h.HandleSQS))
 }
 
 // build wires the handler; it also returns the graph store so tests can

@@ -39,6 +39,7 @@ type Config struct {
 	Chat      Chat
 	Retention Retention
 	Migrate   Migrate
+	Tracing   Tracing
 }
 
 // Log says how a process logs.
@@ -115,6 +116,15 @@ type Auth struct {
 	DevUser   string // DEV_USER_ID (dev-user)
 }
 
+// Tracing says whether spans are exported, and where.
+type Tracing struct {
+	// Enabled (TRACING, on or off; default off) exports OpenTelemetry spans.
+	Enabled bool
+	// Endpoint (OTEL_EXPORTER_OTLP_ENDPOINT) is the OTLP/HTTP receiver's base
+	// URL; empty: the collector layer's local one.
+	Endpoint string
+}
+
 // Queues are the SQS queue URLs; empty means in-process.
 type Queues struct {
 	ConceptsURL   string // CONCEPTS_QUEUE_URL
@@ -177,6 +187,7 @@ func FromEnv() (Config, error) {
 	c.Queues = Queues{ConceptsURL: r.str("CONCEPTS_QUEUE_URL", ""), EnrichmentURL: r.str("ENRICHMENT_QUEUE_URL", "")}
 	c.Chat = readChat(r)
 	c.Retention = Retention{MaxIdle: r.days("RETENTION_DAYS", 30)}
+	c.Tracing = Tracing{Enabled: r.oneOf("TRACING", "off", "on", "off") == "on", Endpoint: r.str("OTEL_EXPORTER_OTLP_ENDPOINT", "")}
 	c.Migrate = Migrate{DBSecretARN: r.str("DB_SECRET_ARN", ""), AppUser: r.str("DB_APP_USER", ""), SweepUser: r.str("DB_SWEEP_USER", "")}
 	return c, r.err
 }

@@ -17,7 +17,8 @@ func clearEnv(t *testing.T) {
 		"DEV_TENANT_ID", "DEV_USER_ID", "CONCEPTS_QUEUE_URL", "ENRICHMENT_QUEUE_URL",
 		"HISTORY_TURNS", "MAX_ACTIVE_NODES", "CONTEXT_TOKEN_BUDGET", "CONTEXT_REQUEST_TTL", "PII_REDACTION", "PROMPT_SHEETS_DIR",
 		"ENRICHMENT_FRESHNESS_DAYS", "CORS_ORIGINS", "RETENTION_DAYS", "DB_SECRET_ARN", "DB_APP_USER", "DEMO_PAGE",
-		"AWS_SAM_LOCAL", "JWT_HEADER", "DB_SSLROOTCERT", "DB_SWEEP_USER", "TENANT_DAILY_TOKEN_LIMIT", "COMPAT_API"} {
+		"AWS_SAM_LOCAL", "JWT_HEADER", "DB_SSLROOTCERT", "DB_SWEEP_USER", "TENANT_DAILY_TOKEN_LIMIT", "COMPAT_API",
+		"TRACING", "OTEL_EXPORTER_OTLP_ENDPOINT"} {
 		t.Setenv(k, "")
 	}
 }
@@ -74,6 +75,7 @@ func TestEachVariableLandsInItsSection(t *testing.T) {
 		"CORS_ORIGINS":   " https://a.example , ,https://b.example",
 		"RETENTION_DAYS": "90", "DB_SECRET_ARN": "arn:db", "DB_APP_USER": "app", "DEMO_PAGE": "false", "DB_SWEEP_USER": "sweep",
 		"TENANT_DAILY_TOKEN_LIMIT": "1000000", "COMPAT_API": "false",
+		"TRACING": "on", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318",
 	} {
 		t.Setenv(k, v)
 	}
@@ -92,6 +94,7 @@ func TestEachVariableLandsInItsSection(t *testing.T) {
 			Freshness: 2 * 24 * time.Hour, CORSOrigins: []string{"https://a.example", "https://b.example"}, DailyTokenLimit: 1000000},
 		Retention: Retention{MaxIdle: 90 * 24 * time.Hour},
 		Migrate:   Migrate{DBSecretARN: "arn:db", AppUser: "app", SweepUser: "sweep"},
+		Tracing:   Tracing{Enabled: true, Endpoint: "http://collector:4318"},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("sections:\n got %+v\nwant %+v", c, want)
@@ -227,6 +230,7 @@ func TestRejectsBadValues(t *testing.T) {
 		{"LLM_TOOLS", "on"}, {"LLM_TOOLS", "none"},
 		{"LLM_MAX_CALLS", "0"}, {"LLM_MAX_CALLS", "11"}, {"LLM_MAX_CALLS", "three"}, {"LLM_MAX_CALLS", "-1"},
 		{"JWT_IAT_LEEWAY", "soon"}, {"JWT_IAT_LEEWAY", "-1s"},
+		{"TRACING", "yes"}, {"TRACING", "true"},
 	} {
 		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
 			clearEnv(t)

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"go.opentelemetry.io/otel/trace"
 
 	"regintel/shared/extract"
 	"regintel/shared/fetch"
@@ -33,6 +34,7 @@ import (
 	"regintel/shared/metrics"
 	"regintel/shared/queue"
 	"regintel/shared/sources"
+	"regintel/shared/tracing"
 )
 
 // Ingestion statuses stored on the concept (ingestion_status).
@@ -242,7 +244,10 @@ func (h *Handler) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQS
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			if _, err := h.Enrich(ctx, job); err != nil {
+			jobCtx, span := tracing.StartRoot(tracing.FromSQSRecord(ctx, rec), "enrich concept", trace.WithSpanKind(trace.SpanKindConsumer))
+			_, err := h.Enrich(jobCtx, job)
+			tracing.End(span, err)
+			if err != nil {
 				failed[i] = true
 				h.log.ErrorContext(ctx, "enrichment job failed", "event", "enrich_job_failed", "message_id", rec.MessageId, "concept_id", job.ConceptID,
 					"receive_count", rec.Attributes["ApproximateReceiveCount"], "err", err)

@@ -13,12 +13,17 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambdacontext"
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 
 	"regintel/shared/auth"
 	"regintel/shared/chat"
 	"regintel/shared/conversation"
 	"regintel/shared/graph"
 	"regintel/shared/httpapi/compat"
+	"regintel/shared/tracing"
 )
 
 // Options wires the handler. A route whose dependency is nil answers 501,
@@ -137,9 +142,27 @@ func (a *API) withRequestID(next http.Handler) http.Handler {
 		}
 		w.Header().Set("X-Request-Id", id)
 		start := time.Now()
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id)))
+		ctx, span := requestSpan(r, id)
+		r = r.WithContext(context.WithValue(ctx, requestIDKey{}, id))
+		next.ServeHTTP(w, r)
+		// The mux has set the matched route ("POST /chat") by now.
+		if r.Pattern != "" {
+			span.SetName(r.Pattern)
+		}
+		span.End()
 		a.log.Info("request", "request_id", id, "method", r.Method, "path", r.URL.Path, "duration_ms", time.Since(start).Milliseconds())
 	})
+}
+
+// requestSpan starts the request's span, in the caller's trace when the
+// request carries a traceparent header.
+func requestSpan(r *http.Request, requestID string) (context.Context, trace.Span) {
+	if !tracing.On() {
+		return r.Context(), trace.SpanFromContext(r.Context())
+	}
+	parent := otel.GetTextMapPropagator().Extract(r.Context(), propagation.HeaderCarrier(r.Header))
+	return tracing.StartRoot(parent, r.Method, trace.WithSpanKind(trace.SpanKindServer),
+		trace.WithAttributes(attribute.String("http.request.method", r.Method), attribute.String("request_id", requestID)))
 }
 
 func (a *API) health(w http.ResponseWriter, _ *http.Request) {

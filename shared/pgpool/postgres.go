@@ -73,6 +73,7 @@ func NewPool(ctx context.Context, cfg Config) (*pgxpool.Pool, error) {
 	// The price: parameter types come from Go types, so queries cast
 	// ($1::uuid, $2::jsonb) where the column type is not text.
 	poolCfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec
+	poolCfg.ConnConfig.Tracer = queryTracer{}
 
 	if cfg.IAMAuth {
 		if err := requireTLS(poolCfg.ConnConfig); err != nil {

@@ -19,11 +19,14 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"regintel/shared/concept"
 	"regintel/shared/graph/write"
 	"regintel/shared/metrics"
 	"regintel/shared/queue"
+	"regintel/shared/tracing"
 )
 
 // DefaultFreshness is how long a verification (or an enrichment request)
@@ -85,6 +88,8 @@ type item struct {
 // their record: they can never succeed. The error is always nil; a failure
 // of the whole batch shows as every record in BatchItemFailures.
 func (h *Handler) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+	ctx, span := batchSpan(ctx, ev.Records)
+	defer span.End()
 	items := make([]*item, 0, len(ev.Records))
 	for _, rec := range ev.Records {
 		it := &item{ref: rec.MessageId}
@@ -113,6 +118,28 @@ func (h *Handler) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQS
 	h.log.InfoContext(ctx, "resolved concepts batch", "event", "resolver_batch", "records", len(ev.Records), "failed", len(resp.BatchItemFailures))
 	h.emit(items, st)
 	return resp, nil
+}
+
+// batchSpan is the span of a batch: in the trace of its first record's
+// turn, linked to every record's, so each turn's trace reaches its concepts'
+// graph writes.
+func batchSpan(ctx context.Context, records []events.SQSMessage) (context.Context, trace.Span) {
+	if !tracing.On() {
+		return ctx, trace.SpanFromContext(ctx)
+	}
+	parent := ctx
+	var links []trace.Link
+	for i, rec := range records {
+		recCtx := tracing.FromSQSRecord(ctx, rec)
+		if i == 0 {
+			parent = recCtx
+		}
+		if sc := trace.SpanContextFromContext(recCtx); sc.IsValid() {
+			links = append(links, trace.Link{SpanContext: sc})
+		}
+	}
+	return tracing.StartRoot(parent, "resolve concepts", trace.WithSpanKind(trace.SpanKindConsumer), trace.WithLinks(links...),
+		trace.WithAttributes(attribute.String("messaging.system", "aws_sqs"), attribute.Int("messaging.batch.message_count", len(records))))
 }
 
 // HandleEnvelope resolves one envelope (the in-process queue). An invalid

@@ -18,9 +18,11 @@ import (
 	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+	"go.opentelemetry.io/otel/trace"
 
 	"regintel/shared/concept"
 	"regintel/shared/graph"
+	"regintel/shared/tracing"
 )
 
 // Config says how to reach the graph.
@@ -132,7 +134,9 @@ const conflictRetries = 3
 // Memgraph two transactions that MERGE the same new node can also end with a
 // unique-constraint violation, which the driver does not retry; the MERGE
 // then finds the committed node, so a fresh attempt is right.
-func (s *Store) executeWrite(ctx context.Context, work func(tx neo4j.ManagedTransaction) error) error {
+func (s *Store) executeWrite(ctx context.Context, work func(tx neo4j.ManagedTransaction) error) (err error) {
+	ctx, span := tracing.Start(ctx, "graph write", trace.WithSpanKind(trace.SpanKindClient))
+	defer func() { tracing.End(span, err) }()
 	sess := s.session(ctx, neo4j.AccessModeWrite)
 	defer sess.Close(ctx)
 	for attempt := 0; ; attempt++ {
@@ -147,7 +151,9 @@ func (s *Store) executeWrite(ctx context.Context, work func(tx neo4j.ManagedTran
 	}
 }
 
-func (s *Store) read(ctx context.Context, query string, params map[string]any) ([]*neo4j.Record, error) {
+func (s *Store) read(ctx context.Context, query string, params map[string]any) (_ []*neo4j.Record, err error) {
+	ctx, span := tracing.Start(ctx, "graph read", trace.WithSpanKind(trace.SpanKindClient))
+	defer func() { tracing.End(span, err) }()
 	sess := s.session(ctx, neo4j.AccessModeRead)
 	defer sess.Close(ctx)
 	out, err := sess.ExecuteRead(ctx, func(tx neo4j.ManagedTransaction) (any, error) {

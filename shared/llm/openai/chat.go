@@ -10,8 +10,11 @@ import (
 	openaisdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/shared"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"regintel/shared/llm"
+	"regintel/shared/tracing"
 )
 
 // ChatName is the provider name reported in metadata.
@@ -110,6 +113,10 @@ type chatCall struct {
 }
 
 func (p *Chat) run(callerCtx context.Context, params openaisdk.ChatCompletionNewParams, em *emitter) {
+	callerCtx, span := tracing.Start(callerCtx, "llm call", trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(attribute.String("gen_ai.system", ChatName), attribute.String("gen_ai.request.model", string(params.Model))))
+	defer span.End()
+	em.span = span
 	ctx, resetIdle, stop := p.cfg.streamContext(callerCtx)
 	defer stop()
 	s := &chatStream{

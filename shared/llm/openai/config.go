@@ -28,8 +28,10 @@ import (
 	openaisdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
+	"go.opentelemetry.io/otel/trace"
 
 	"regintel/shared/llm"
+	"regintel/shared/tracing"
 )
 
 // Config configures either provider.
@@ -141,8 +143,9 @@ func (c Config) streamContext(parent context.Context) (ctx context.Context, rese
 
 // emitter sends chunks unless the caller has gone away.
 type emitter struct {
-	ctx context.Context // the caller's context
-	out chan llm.Chunk
+	ctx  context.Context // the caller's context
+	out  chan llm.Chunk
+	span trace.Span // the call's span: a failure marks it
 }
 
 // send delivers a chunk; false when the caller cancelled.
@@ -158,6 +161,9 @@ func (e *emitter) send(chunk llm.Chunk) bool {
 // fail sends the final error chunk. After the caller cancelled it only tries
 // without blocking, so an abandoned channel never leaks the goroutine.
 func (e *emitter) fail(err error) {
+	if e.span != nil {
+		tracing.Fail(e.span, err)
+	}
 	if e.ctx.Err() != nil {
 		select {
 		case e.out <- llm.Chunk{Type: llm.ChunkError, Err: err}:

@@ -9,8 +9,11 @@ import (
 
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/responses"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"regintel/shared/llm"
+	"regintel/shared/tracing"
 )
 
 // ResponsesName is the provider name reported in metadata.
@@ -199,6 +202,10 @@ func (t *callTracker) lookup(itemID string, outputIndex int64, create bool) *pen
 }
 
 func (p *Responses) run(callerCtx context.Context, params responses.ResponseNewParams, em *emitter) {
+	callerCtx, span := tracing.Start(callerCtx, "llm call", trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(attribute.String("gen_ai.system", ResponsesName), attribute.String("gen_ai.request.model", string(params.Model))))
+	defer span.End()
+	em.span = span
 	ctx, resetIdle, stop := p.cfg.streamContext(callerCtx)
 	defer stop()
 	s := &responsesStream{

@@ -14,8 +14,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"regintel/shared/queue"
+	"regintel/shared/tracing"
 )
 
 // MaxBatch is the SQS limit on entries per SendMessageBatch.
@@ -71,11 +74,14 @@ func (e *PartialFailureError) Error() string {
 // SendMessageBatch per ten. It stops at the first call that fails outright;
 // refused entries of otherwise successful batches are collected into one
 // *PartialFailureError.
-func (p *Publisher) Publish(ctx context.Context, msgs ...queue.Envelope) error {
-	switch len(msgs) {
-	case 0:
+func (p *Publisher) Publish(ctx context.Context, msgs ...queue.Envelope) (err error) {
+	if len(msgs) == 0 {
 		return nil
-	case 1:
+	}
+	ctx, span := tracing.Start(ctx, "sqs publish", trace.WithSpanKind(trace.SpanKindProducer),
+		trace.WithAttributes(attribute.String("messaging.system", "aws_sqs"), attribute.Int("messaging.batch.message_count", len(msgs))))
+	defer func() { tracing.End(span, err) }()
+	if len(msgs) == 1 {
 		return p.sendOne(ctx, msgs[0])
 	}
 	partial := &PartialFailureError{}
@@ -96,7 +102,7 @@ func (p *Publisher) sendOne(ctx context.Context, env queue.Envelope) error {
 	if err != nil {
 		return fmt.Errorf("marshal envelope %s: %w", env.ID, err)
 	}
-	in := &awssqs.SendMessageInput{QueueUrl: aws.String(p.queueURL), MessageBody: aws.String(string(body)), MessageAttributes: attributes(env)}
+	in := &awssqs.SendMessageInput{QueueUrl: aws.String(p.queueURL), MessageBody: aws.String(string(body)), MessageAttributes: attributes(ctx, env)}
 	if p.fifo {
 		in.MessageGroupId, in.MessageDeduplicationId = aws.String(env.Type), aws.String(env.ID)
 	}
@@ -115,7 +121,7 @@ func (p *Publisher) sendBatch(ctx context.Context, chunk []queue.Envelope, parti
 		}
 		// Entry ids are positions: envelope ids need not satisfy SQS's
 		// entry id rules and must not collide within a batch.
-		e := types.SendMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), MessageBody: aws.String(string(body)), MessageAttributes: attributes(env)}
+		e := types.SendMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), MessageBody: aws.String(string(body)), MessageAttributes: attributes(ctx, env)}
 		if p.fifo {
 			e.MessageGroupId, e.MessageDeduplicationId = aws.String(env.Type), aws.String(env.ID)
 		}
@@ -138,10 +144,15 @@ func (p *Publisher) sendBatch(ctx context.Context, chunk []queue.Envelope, parti
 }
 
 // attributes lets consumers and subscriptions filter by type without
-// parsing the body.
-func attributes(env queue.Envelope) map[string]types.MessageAttributeValue {
-	return map[string]types.MessageAttributeValue{
+// parsing the body, and carry the trace context so the consumer's spans
+// join the publisher's trace.
+func attributes(ctx context.Context, env queue.Envelope) map[string]types.MessageAttributeValue {
+	attrs := map[string]types.MessageAttributeValue{
 		"type":    {DataType: aws.String("String"), StringValue: aws.String(env.Type)},
 		"version": {DataType: aws.String("Number"), StringValue: aws.String(strconv.Itoa(env.Version))},
 	}
+	for k, v := range tracing.Inject(ctx) {
+		attrs[k] = types.MessageAttributeValue{DataType: aws.String("String"), StringValue: aws.String(v)}
+	}
+	return attrs
 }

@@ -9,14 +9,19 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 
 	"regintel/shared/queue"
 	"regintel/shared/queue/queuetest"
 	"regintel/shared/queue/sqs"
 	"regintel/shared/queue/sqs/sqstest"
+	"regintel/shared/tracing"
 )
 
 // TestConformance runs the queue contract on moto. The consumer side is
@@ -234,5 +239,49 @@ func TestPublishReturnsCallErrors(t *testing.T) {
 	}
 	if err := pub.Publish(context.Background(), envelopes(t, 1)...); err == nil {
 		t.Fatal("single send to a deleted queue reported no error")
+	}
+}
+
+// Under a recording span every message carries its trace context; without
+// one (tracing off) the messages carry only type and version.
+func TestPublishCarriesTheTraceContextOnlyWhenTracing(t *testing.T) {
+	client := sqstest.Client(t)
+	q := sqstest.NewQueue(t, client, "traced", 3)
+	pub := sqs.NewPublisher(client, q.URL)
+	if err := pub.Publish(context.Background(), envelopes(t, 2)...); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range receiveAll(t, client, q.URL) {
+		if len(m.MessageAttributes) != 2 {
+			t.Fatalf("untraced message attributes = %v, want type and version only", m.MessageAttributes)
+		}
+	}
+
+	exporter := tracetest.NewInMemoryExporter()
+	tracing.Install(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exporter)))
+	t.Cleanup(tracing.Uninstall)
+	ctx, turn := tracing.StartRoot(context.Background(), "turn")
+	if err := pub.Publish(ctx, envelopes(t, 3)...); err != nil {
+		t.Fatal(err)
+	}
+	turn.End()
+	spans := exporter.GetSpans()
+	if len(spans) != 2 || spans[0].Name != "sqs publish" {
+		t.Fatalf("spans %v, want the publish and the turn", spans)
+	}
+	publish := spans[0].SpanContext
+	got := receiveAll(t, client, q.URL)
+	if len(got) != 3 {
+		t.Fatalf("queue holds %d messages, want 3", len(got))
+	}
+	for _, m := range got {
+		rec := events.SQSMessage{MessageAttributes: map[string]events.SQSMessageAttribute{}}
+		for k, v := range m.MessageAttributes {
+			rec.MessageAttributes[k] = events.SQSMessageAttribute{DataType: aws.ToString(v.DataType), StringValue: v.StringValue}
+		}
+		sc := trace.SpanContextFromContext(tracing.FromSQSRecord(context.Background(), rec))
+		if sc.TraceID() != publish.TraceID() || sc.SpanID() != publish.SpanID() {
+			t.Fatalf("message attributes %v do not carry the publish span %v", m.MessageAttributes, publish)
+		}
 	}
 }

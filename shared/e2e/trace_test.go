@@ -1,0 +1,191 @@
+package e2e
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/google/uuid"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+
+	"regintel/shared/auth"
+	"regintel/shared/chat"
+	convpg "regintel/shared/conversation/postgres"
+	"regintel/shared/graph/bolt"
+	"regintel/shared/graph/write"
+	"regintel/shared/httpapi"
+	"regintel/shared/llm/llmtest"
+	"regintel/shared/llm/openai"
+	"regintel/shared/pgpool/pgtest"
+	"regintel/shared/queue/sqs"
+	"regintel/shared/resolver"
+	"regintel/shared/testenv"
+	"regintel/shared/tracing"
+)
+
+// receiveWithAttributes receives as the Lambda SQS trigger delivers:
+// message attributes included.
+func receiveWithAttributes(t *testing.T, c *awssqs.Client, url string) []events.SQSMessage {
+	t.Helper()
+	out, err := c.ReceiveMessage(context.Background(), &awssqs.ReceiveMessageInput{QueueUrl: aws.String(url), MaxNumberOfMessages: 10,
+		WaitTimeSeconds: 1, MessageAttributeNames: []string{"All"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs []events.SQSMessage
+	for _, m := range out.Messages {
+		attrs := map[string]events.SQSMessageAttribute{}
+		for k, v := range m.MessageAttributes {
+			attrs[k] = events.SQSMessageAttribute{DataType: aws.ToString(v.DataType), StringValue: v.StringValue}
+		}
+		msgs = append(msgs, events.SQSMessage{MessageId: aws.ToString(m.MessageId), ReceiptHandle: aws.ToString(m.ReceiptHandle),
+			Body: aws.ToString(m.Body), MessageAttributes: attrs, EventSource: "aws:sqs"})
+	}
+	return msgs
+}
+
+// One chat turn that captures a concept, and the resolver run on the SQS
+// message it published, make one trace: the request's span is its only
+// root, and the resolver's batch hangs under the turn's publish.
+func TestATurnAndItsResolverFormOneTrace(t *testing.T) {
+	ctx := context.Background()
+	boltURI := testenv.Require(t, "TEST_BOLT_URI")
+	client := sqsClient(t)
+	exporter := tracetest.NewInMemoryExporter()
+	tracing.Install(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exporter)))
+	t.Cleanup(tracing.Uninstall)
+
+	graphStore, err := bolt.Open(ctx, bolt.Config{URI: boltURI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer graphStore.Close(ctx)
+	if err := graphStore.ApplySchema(ctx); err != nil {
+		t.Fatal(err)
+	}
+	conceptsURL, enrichURL := newQueue(t, client, "concepts"), newQueue(t, client, "enrichment")
+	kind := "TRACE_" + strings.ToUpper(strings.ReplaceAll(uuid.NewString()[:8], "-", ""))
+	fake := llmtest.NewServer(t)
+	fake.Enqueue(llmtest.Script{Steps: llmtest.Steps(llmtest.Words("The relief applies."),
+		llmtest.ToolCallJSON("capture_concepts", map[string]any{"concepts": []map[string]any{{
+			"domain": "TAX", "kind": kind, "jurisdiction": "IE", "prefLabel": "Traced relief " + kind,
+			"definition": "a test relief", "sourceUrls": []string{"https://www.revenue.ie/en/"}}}}, 3))})
+
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	engine := chat.New(chat.Deps{
+		Store: convpg.New(pgtest.NewMigratedPool(t, 4)), Graph: graphStore,
+		Provider: openai.NewResponses(openai.Config{APIKey: "k", BaseURL: fake.BaseURL(), Model: "gpt-test"}),
+		Concepts: sqs.NewPublisher(client, conceptsURL), Log: quiet,
+	}, chat.Config{Model: "gpt-test", GraphTimeout: 30 * time.Second})
+	srv := httptest.NewServer(httpapi.New(httpapi.Options{Auth: auth.Dev{DefaultTenant: "t", DefaultUser: "u"}, Engine: engine, Log: quiet}))
+	defer srv.Close()
+	resp, err := http.Post(srv.URL+"/chat", "application/json", strings.NewReader(`{"message":"Which relief applies?","profile":{"jurisdictions":["IE"]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+
+	msgs := receiveWithAttributes(t, client, conceptsURL)
+	if len(msgs) != 1 {
+		t.Fatalf("concepts queue holds %d messages, want 1", len(msgs))
+	}
+	handler := resolver.New(write.NewService(graphStore, write.WithLogger(quiet)), sqs.NewPublisher(client, enrichURL), resolver.WithLogger(quiet))
+	if res, err := handler.HandleSQS(ctx, events.SQSEvent{Records: msgs}); err != nil || len(res.BatchItemFailures) != 0 {
+		t.Fatalf("resolver: %v %+v", err, res)
+	}
+
+	// The turn ends its publish span just after SQS accepted the message.
+	spans := waitForSpans(exporter, "sqs publish", 2)
+	byName := map[string][]tracetest.SpanStub{}
+	byID := map[trace.SpanID]tracetest.SpanStub{}
+	for _, s := range spans {
+		byName[s.Name] = append(byName[s.Name], s)
+		byID[s.SpanContext.SpanID()] = s
+	}
+	for _, name := range []string{"POST /chat", "postgres batch", "graph read", "llm call", "sqs publish", "resolve concepts", "graph write"} {
+		if len(byName[name]) == 0 {
+			t.Errorf("no %q span; spans: %v", name, names(spans))
+		}
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+	request := byName["POST /chat"][0]
+	for _, s := range spans {
+		if s.SpanContext.TraceID() != request.SpanContext.TraceID() {
+			t.Errorf("span %q is in trace %s, the request in %s", s.Name, s.SpanContext.TraceID(), request.SpanContext.TraceID())
+		}
+		if _, ok := byID[s.Parent.SpanID()]; !ok && s.SpanContext.SpanID() != request.SpanContext.SpanID() {
+			t.Errorf("span %q has no parent among the trace's spans (a second root)", s.Name)
+		}
+	}
+	if len(byName["llm call"]) != 1 {
+		t.Errorf("want a span for the turn's one model call, got %d", len(byName["llm call"]))
+	}
+	// The turn's publish, then the enrichment job the resolver publishes.
+	turnPublish := byName["sqs publish"][0]
+	resolve := byName["resolve concepts"][0]
+	if resolve.Parent.SpanID() != turnPublish.SpanContext.SpanID() || !resolve.Parent.IsRemote() {
+		t.Errorf("the resolver's batch should continue the turn's publish across SQS; parent %v", resolve.Parent)
+	}
+	if len(resolve.Links) != 1 || resolve.Links[0].SpanContext.SpanID() != turnPublish.SpanContext.SpanID() {
+		t.Errorf("the resolver's batch should link its record's publish: %+v", resolve.Links)
+	}
+	for _, w := range byName["graph write"] {
+		if !descendsFrom(w, resolve, byID) {
+			t.Errorf("graph write %s is not under the resolver's batch", w.SpanContext.SpanID())
+		}
+	}
+}
+
+func descendsFrom(s, ancestor tracetest.SpanStub, byID map[trace.SpanID]tracetest.SpanStub) bool {
+	for range byID {
+		parent, ok := byID[s.Parent.SpanID()]
+		if !ok {
+			return false
+		}
+		if parent.SpanContext.SpanID() == ancestor.SpanContext.SpanID() {
+			return true
+		}
+		s = parent
+	}
+	return false
+}
+
+// waitForSpans returns the ended spans once want of them are named name,
+// or what there is after a few seconds.
+func waitForSpans(exporter *tracetest.InMemoryExporter, name string, want int) tracetest.SpanStubs {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		spans := exporter.GetSpans()
+		n := 0
+		for _, s := range spans {
+			if s.Name == name {
+				n++
+			}
+		}
+		if n >= want || time.Now().After(deadline) {
+			return spans
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func names(spans tracetest.SpanStubs) []string {
+	var out []string
+	for _, s := range spans {
+		out = append(out, s.Name)
+	}
+	return out
+}
