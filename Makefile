@@ -10,7 +10,7 @@ help: ## list targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
 dev: ## run the chat API locally on http://127.0.0.1:$(PORT) with embedded defaults
-	PORT=$(PORT) $(GO) run ./functions/chat
+	PORT=$(PORT) $(GO) run ./cmd/dev
 
 test: ## install and start the test servers, then run lint and every test
 	@bash scripts/test.sh

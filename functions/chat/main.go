@@ -1,5 +1,6 @@
 // Command chat is the chat Lambda function (Function URL, RESPONSE_STREAM)
-// and, outside Lambda, the local server that `make dev` runs.
+// and, outside Lambda, a local server without in-process enrichment (the
+// loadtest and contract runs use it; `make dev` runs cmd/dev, which adds it).
 package main
 
 import (

@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"regintel/shared/app"
+	"regintel/shared/app/enrichment"
 	"regintel/shared/config"
 	"regintel/shared/enrich"
 	"regintel/shared/graph"
@@ -53,6 +54,6 @@ func build(ctx context.Context, cfg config.Config, log *slog.Logger) (*enrich.Ha
 	if err != nil {
 		return nil, nil, err
 	}
-	h, err := app.NewEnricher(cfg, store, provider, log)
+	h, err := enrichment.NewHandler(cfg, store, provider, log)
 	return h, store, err
 }

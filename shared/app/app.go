@@ -43,7 +43,11 @@ func (a *App) Close() {
 }
 
 // Build wires the backend from cfg. Each part logs which backend it uses.
-func Build(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error) {
+func Build(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Option) (*App, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	a := &App{}
 	fail := func(err error) (*App, error) { a.Close(); return nil, err }
 
@@ -64,7 +68,7 @@ func Build(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 	if err != nil {
 		return fail(err)
 	}
-	concepts, err := a.conceptQueue(ctx, cfg, graphStore, provider, log)
+	concepts, err := a.conceptQueue(ctx, cfg, graphStore, provider, o.enrichment, log)
 	if err != nil {
 		return fail(err)
 	}
@@ -128,7 +132,7 @@ func (a *App) conversationStore(ctx context.Context, cfg config.Config, log *slo
 	return convpg.New(pool), nil
 }
 
-func (a *App) conceptQueue(ctx context.Context, cfg config.Config, graphStore graph.ConceptStore, provider llm.Provider, log *slog.Logger) (queue.Publisher, error) {
+func (a *App) conceptQueue(ctx context.Context, cfg config.Config, graphStore graph.ConceptStore, provider llm.Provider, enrichWith InProcessEnrichment, log *slog.Logger) (queue.Publisher, error) {
 	if cfg.Queues.ConceptsURL != "" {
 		client, err := sqs.NewClient(ctx, "") // AWS_ENDPOINT_URL_SQS overrides the endpoint (e.g. a local SQS)
 		if err != nil {
@@ -137,7 +141,7 @@ func (a *App) conceptQueue(ctx context.Context, cfg config.Config, graphStore gr
 		log.Info("concept queue: sqs")
 		return sqs.NewPublisher(client, cfg.Queues.ConceptsURL), nil
 	}
-	enrichment, err := a.enrichmentQueue(ctx, cfg, graphStore, provider, log)
+	enrichment, err := a.enrichmentQueue(cfg, graphStore, provider, enrichWith, log)
 	if err != nil {
 		return nil, err
 	}

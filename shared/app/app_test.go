@@ -14,6 +14,9 @@ import (
 	"time"
 
 	"regintel/shared/config"
+	"regintel/shared/graph"
+	"regintel/shared/llm"
+	"regintel/shared/queue"
 )
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -141,5 +144,41 @@ func TestStartsWithTheGraphDown(t *testing.T) {
 	defer srv.Close()
 	if resp, err := http.Get(srv.URL + "/healthz"); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("healthz: %v %v", resp, err)
+	}
+}
+
+// With a real model and no enrichment queue, Build runs the in-process
+// enrichment it is given (cmd/dev); without one, it starts none.
+func TestInProcessEnrichmentOnlyWhenGiven(t *testing.T) {
+	cfg := localConfig(t)
+	cfg.LLM.Provider, cfg.LLM.APIKey, cfg.LLM.Model = "openai", "test-key", "gpt-test"
+	a, err := Build(context.Background(), cfg, quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+
+	started, stopped := 0, 0
+	start := func(config.Config, graph.ConceptStore, llm.Provider, *slog.Logger) (queue.Publisher, func(), error) {
+		started++
+		return nil, func() { stopped++ }, nil
+	}
+	a, err = Build(context.Background(), cfg, quiet(), WithInProcessEnrichment(start))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	if started != 1 || stopped != 1 {
+		t.Fatalf("in-process enrichment started %d and stopped %d times, want 1 and 1", started, stopped)
+	}
+
+	cfg = localConfig(t) // the offline model cannot enrich
+	a, err = Build(context.Background(), cfg, quiet(), WithInProcessEnrichment(start))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	if started != 1 {
+		t.Fatalf("in-process enrichment started with the offline model")
 	}
 }

@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"regintel/shared/config"
-	"regintel/shared/enrich"
-	"regintel/shared/fetch"
 	"regintel/shared/graph"
 	"regintel/shared/graph/bolt"
 	graphmem "regintel/shared/graph/memory"
@@ -18,11 +16,9 @@ import (
 	"regintel/shared/llm/openai"
 	"regintel/shared/metrics"
 	"regintel/shared/queue"
-	"regintel/shared/queue/inprocess"
 	"regintel/shared/queue/sqs"
 	"regintel/shared/resolver"
 	"regintel/shared/secrets"
-	"regintel/shared/sources"
 )
 
 // The parts below are shared by the chat function, `make dev` and the
@@ -116,35 +112,40 @@ func NewResolver(ctx context.Context, cfg config.Config, store graph.ConceptStor
 		resolver.WithMetrics(metrics.ForFunction(cfg.Log.Format, "resolve-concepts", log))), nil
 }
 
-// NewEnricher is the enrichment handler: official sources only, fetched
-// through the SSRF-safe fetcher, facts extracted by a tool-calling model.
-func NewEnricher(cfg config.Config, store graph.ConceptStore, provider llm.Provider, log *slog.Logger) (*enrich.Handler, error) {
-	if provider.Name() == "offline" {
-		return nil, fmt.Errorf("enrichment needs a tool-calling model: set OPENAI_API_KEY (or OPENAI_SECRET_ARN) or LLM_PROVIDER=openai-chat with OPENAI_BASE_URL")
-	}
-	catalog, err := sources.New(sources.Options{})
-	if err != nil {
-		return nil, err
-	}
-	return enrich.New(enrich.Deps{
-		Writes: write.NewService(store, write.WithLogger(log), write.WithSources(catalog)), Sources: catalog,
-		Fetcher: fetch.New(fetch.Config{Allowlist: catalog}), Extractor: enrich.Readable(0),
-		Provider: provider, Log: log, Metrics: metrics.ForFunction(cfg.Log.Format, "enrich", log),
-	}, enrich.Config{Model: cfg.LLM.Model, Freshness: cfg.Chat.Freshness})
+// InProcessEnrichment starts enrichment inside this process and returns
+// where its jobs go and how to stop it (package app/enrichment provides one).
+type InProcessEnrichment func(cfg config.Config, store graph.ConceptStore, provider llm.Provider, log *slog.Logger) (queue.Publisher, func(), error)
+
+// WithInProcessEnrichment lets Build run enrichment in process when a real
+// model is configured and ENRICHMENT_QUEUE_URL is unset (`make dev` with a
+// key). Without it such jobs are not enriched, and the chat function does
+// not link the fetcher, the PDF reader or the charset tables.
+func WithInProcessEnrichment(start InProcessEnrichment) Option {
+	return func(o *options) { o.enrichment = start }
+}
+
+// Option changes how Build wires the backend.
+type Option func(*options)
+
+type options struct {
+	enrichment InProcessEnrichment
 }
 
 // enrichmentQueue runs enrichment in this process when a real model is
-// configured (`make dev` with a key); with the offline model there is none.
-func (a *App) enrichmentQueue(ctx context.Context, cfg config.Config, store graph.ConceptStore, provider llm.Provider, log *slog.Logger) (queue.Publisher, error) {
+// configured and Build was given a way to (`make dev` with a key).
+func (a *App) enrichmentQueue(cfg config.Config, store graph.ConceptStore, provider llm.Provider, start InProcessEnrichment, log *slog.Logger) (queue.Publisher, error) {
 	if cfg.Queues.EnrichmentURL != "" || provider.Name() == "offline" {
 		return nil, nil
 	}
-	h, err := NewEnricher(cfg, store, provider, log)
+	if start == nil {
+		log.Info("enrichment: off in this binary (no ENRICHMENT_QUEUE_URL; `make dev` runs it in process)")
+		return nil, nil
+	}
+	pub, stop, err := start(cfg, store, provider, log)
 	if err != nil {
 		return nil, err
 	}
-	pub := inprocess.New("enrichment", h.HandleEnvelope, log)
-	a.closers = append(a.closers, pub.Close)
+	a.closers = append(a.closers, stop)
 	log.Info("enrichment queue: in-process (official sources only)")
 	return pub, nil
 }

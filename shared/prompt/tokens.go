@@ -5,14 +5,16 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/tiktoken-go/tokenizer"
+	"github.com/tiktoken-go/tokenizer/codec"
 )
 
 // Tokenizer counts tokens with the model's BPE vocabulary. The vocabularies
 // are compiled into the tokenizer module, so nothing is downloaded at run
-// time. Safe for concurrent use.
+// time; only o200k_base and cl100k_base are linked, and a vocabulary is
+// built on the first count, not at start-up. Safe for concurrent use.
 type Tokenizer struct {
-	codec tokenizer.Codec
+	encoding string
+	codec    func() *codec.Codec
 	// Most of a prompt repeats from one turn to the next (the sheet's
 	// sections, earlier turns), so counts are memoised by text. BPE counting
 	// was the largest cost before the first streamed byte.
@@ -24,23 +26,32 @@ type Tokenizer struct {
 // cheap and keeps a warm Lambda container's memory flat.
 const maxCachedCounts = 4096
 
-// TokenizerForModel picks the vocabulary of model: o200k_base for current
-// OpenAI models (gpt-4o, gpt-4.1, gpt-5, o-series), cl100k_base for
-// gpt-4/gpt-3.5, and o200k_base for models it does not know (other
-// providers' counts differ a little; the budget keeps a margin).
+// TokenizerForModel picks the vocabulary of model: cl100k_base for gpt-4,
+// gpt-3.5 and text-embedding-ada-002, o200k_base for current OpenAI models
+// (gpt-4o, gpt-4.1, gpt-5, o-series) and for models it does not know
+// (other providers' counts differ a little; the budget keeps a margin).
 func TokenizerForModel(model string) *Tokenizer {
-	codec, err := tokenizer.ForModel(tokenizer.Model(model))
-	if err != nil {
-		codec, err = tokenizer.Get(tokenizer.O200kBase)
-		if err != nil {
-			panic("prompt: o200k_base vocabulary unavailable: " + err.Error())
-		}
+	if usesCl100k(model) {
+		return &Tokenizer{encoding: "cl100k_base", codec: sync.OnceValue(codec.NewCl100kBase), cache: map[string]int{}}
 	}
-	return &Tokenizer{codec: codec, cache: map[string]int{}}
+	return &Tokenizer{encoding: "o200k_base", codec: sync.OnceValue(codec.NewO200kBase), cache: map[string]int{}}
+}
+
+func usesCl100k(model string) bool {
+	model = strings.TrimPrefix(model, "ft:")
+	switch {
+	case model == "gpt-4", model == "text-embedding-ada-002":
+		return true
+	case strings.HasPrefix(model, "gpt-4-"), strings.HasPrefix(model, "gpt-3.5"), strings.HasPrefix(model, "gpt-35-turbo"):
+		return true
+	case strings.HasPrefix(model, "davinci-002"), strings.HasPrefix(model, "babbage-002"):
+		return true // fine-tuned base models (ft:davinci-002:...)
+	}
+	return false
 }
 
 // Encoding names the vocabulary ("o200k_base", "cl100k_base").
-func (t *Tokenizer) Encoding() string { return t.codec.GetName() }
+func (t *Tokenizer) Encoding() string { return t.encoding }
 
 // Count returns the number of tokens in s.
 func (t *Tokenizer) Count(s string) int {
@@ -53,7 +64,7 @@ func (t *Tokenizer) Count(s string) int {
 	if ok {
 		return n
 	}
-	n, err := t.codec.Count(s)
+	n, err := t.codec().Count(s)
 	if err != nil {
 		// Only strict mode errors; fall back to a conservative estimate.
 		return len(s)/3 + 1
@@ -79,7 +90,7 @@ func (t *Tokenizer) Truncate(s string, maxTokens int) (string, bool) {
 	if total <= maxTokens {
 		return s, false
 	}
-	_, tokens, err := t.codec.Encode(s)
+	_, tokens, err := t.codec().Encode(s)
 	if err != nil {
 		return "", true
 	}

@@ -1,0 +1,36 @@
+// Command dev is the local server that `make dev` runs: the chat API of
+// the chat function, plus enrichment in this process when a real model is
+// configured and ENRICHMENT_QUEUE_URL is unset. The chat Lambda leaves
+// enrichment to the enrich function, so it does not link it.
+package main
+
+import (
+	"context"
+	"log/slog"
+	"os"
+
+	"regintel/shared/app"
+	"regintel/shared/app/enrichment"
+	"regintel/shared/config"
+	"regintel/shared/logging"
+)
+
+func main() {
+	cfg, err := config.FromEnv()
+	log := logging.New(cfg.Log)
+	slog.SetDefault(log)
+	if err != nil {
+		log.Error("dev: invalid configuration", "err", err)
+		os.Exit(1)
+	}
+	a, err := app.Build(context.Background(), cfg, log, app.WithInProcessEnrichment(enrichment.InProcess))
+	if err != nil {
+		log.Error("dev: start", "err", err)
+		os.Exit(1)
+	}
+	defer a.Close()
+	if err := app.ServeLocal(a.Handler, cfg.Port, log); err != nil {
+		log.Error("dev: server stopped", "err", err)
+		os.Exit(1)
+	}
+}
