@@ -23,6 +23,8 @@ func main() {
 		log.Error("dev: invalid configuration", "err", err)
 		os.Exit(1)
 	}
+	stopTracing := app.StartTracing(context.Background(), cfg.Tracing, "dev", log)
+	defer stopTracing()
 	a, err := app.Build(context.Background(), cfg, log, app.WithInProcessEnrichment(enrichment.InProcess))
 	if err != nil {
 		log.Error("dev: start", "err", err)
