@@ -11,13 +11,12 @@ import (
 	"regintel/shared/concept"
 	"regintel/shared/enrich"
 	"regintel/shared/enrich/enrichtest"
-	"regintel/shared/graph/bolt"
+	"regintel/shared/graph/bolt/bolttest"
 	graphmem "regintel/shared/graph/memory"
 	"regintel/shared/graph/write"
 	"regintel/shared/llm/llmtest"
 	"regintel/shared/llm/openai"
 	"regintel/shared/queue"
-	"regintel/shared/testenv"
 )
 
 // BenchmarkEnrichJobs measures whole jobs (two sources: an HTML page and a
@@ -27,20 +26,11 @@ import (
 func BenchmarkEnrichJobs(b *testing.B) {
 	b.Run("memory", func(b *testing.B) { benchmarkJobs(b, graphmem.New()) })
 	b.Run("neo4j", func(b *testing.B) {
-		uri := testenv.Require(b, "TEST_BOLT_URI")
-		// bolt.Open logs to the default logger, which would split the
+		// Opening the store logs to the default logger, which would split the
 		// benchmark's result line.
 		defer slog.SetDefault(slog.Default())
 		slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
-		s, err := bolt.Open(context.Background(), bolt.Config{URI: uri})
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer s.Close(context.Background())
-		if err := s.ApplySchema(context.Background()); err != nil {
-			b.Fatal(err)
-		}
-		benchmarkJobs(b, s)
+		benchmarkJobs(b, bolttest.Open(b))
 	})
 }
 

@@ -16,7 +16,7 @@ import (
 	"regintel/shared/enrich"
 	"regintel/shared/enrich/enrichtest"
 	"regintel/shared/graph"
-	"regintel/shared/graph/bolt"
+	"regintel/shared/graph/bolt/bolttest"
 	graphmem "regintel/shared/graph/memory"
 	"regintel/shared/graph/write"
 	"regintel/shared/llm/llmtest"
@@ -24,7 +24,6 @@ import (
 	"regintel/shared/metrics"
 	"regintel/shared/metrics/metricstest"
 	"regintel/shared/queue"
-	"regintel/shared/testenv"
 )
 
 // store is what the pipeline and its checks need from a graph backend.
@@ -81,24 +80,9 @@ func newHarness(t *testing.T, s store) *harness {
 	return h
 }
 
-func openBolt(t *testing.T) *bolt.Store {
-	t.Helper()
-	uri := testenv.Require(t, "TEST_BOLT_URI")
-	ctx := context.Background()
-	s, err := bolt.Open(ctx, bolt.Config{URI: uri})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close(ctx) })
-	if err := s.ApplySchema(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 func TestEnrichMemory(t *testing.T) { runEnrichScenario(t, graphmem.New()) }
 
-func TestEnrichBolt(t *testing.T) { runEnrichScenario(t, openBolt(t)) }
+func TestEnrichBolt(t *testing.T) { runEnrichScenario(t, bolttest.Open(t)) }
 
 // runEnrichScenario: a VAT concept is enriched from the local site; the
 // graph ends with the expected nodes and edges; the invented fact is

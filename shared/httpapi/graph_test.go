@@ -19,14 +19,13 @@ import (
 	"regintel/shared/enrich"
 	"regintel/shared/enrich/enrichtest"
 	"regintel/shared/graph"
-	"regintel/shared/graph/bolt"
+	"regintel/shared/graph/bolt/bolttest"
 	graphmem "regintel/shared/graph/memory"
 	"regintel/shared/graph/write"
 	"regintel/shared/httpapi"
 	"regintel/shared/llm/llmtest"
 	"regintel/shared/llm/openai"
 	"regintel/shared/queue"
-	"regintel/shared/testenv"
 )
 
 type graphStore interface {
@@ -172,19 +171,7 @@ func uniqueJurisdiction() string {
 
 func TestFeedMemory(t *testing.T) { runFeedScenario(t, graphmem.New()) }
 
-func TestFeedBolt(t *testing.T) {
-	uri := testenv.Require(t, "TEST_BOLT_URI")
-	ctx := context.Background()
-	s, err := bolt.Open(ctx, bolt.Config{URI: uri})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close(ctx) })
-	if err := s.ApplySchema(ctx); err != nil {
-		t.Fatal(err)
-	}
-	runFeedScenario(t, s)
-}
+func TestFeedBolt(t *testing.T) { runFeedScenario(t, bolttest.Open(t)) }
 
 // runFeedScenario: a client gets the snapshot (concepts included) in
 // bounded patches, sees an enrichment's nodes and edges arrive as patches,

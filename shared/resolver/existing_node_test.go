@@ -9,12 +9,11 @@ import (
 
 	"regintel/shared/concept"
 	"regintel/shared/graph"
-	"regintel/shared/graph/bolt"
+	"regintel/shared/graph/bolt/bolttest"
 	"regintel/shared/graph/graphtest"
 	graphmem "regintel/shared/graph/memory"
 	"regintel/shared/graph/write"
 	"regintel/shared/queue"
-	"regintel/shared/testenv"
 )
 
 func TestCapturedConceptJoinsTheExistingNodeInMemory(t *testing.T) {
@@ -22,17 +21,7 @@ func TestCapturedConceptJoinsTheExistingNodeInMemory(t *testing.T) {
 }
 
 func TestCapturedConceptJoinsTheExistingNodeOnNeo4j(t *testing.T) {
-	uri := testenv.Require(t, "TEST_BOLT_URI")
-	ctx := context.Background()
-	s, err := bolt.Open(ctx, bolt.Config{URI: uri})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close(ctx) })
-	if err := s.ApplySchema(ctx); err != nil {
-		t.Fatal(err)
-	}
-	capturedConceptJoinsTheExistingNode(t, s)
+	capturedConceptJoinsTheExistingNode(t, bolttest.Open(t))
 }
 
 // capturedConceptJoinsTheExistingNode: a turn captures VEHICLE_REG:<j>:VRT

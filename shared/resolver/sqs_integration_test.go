@@ -3,7 +3,6 @@ package resolver
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -12,70 +11,16 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
-	"github.com/google/uuid"
 
 	"regintel/shared/concept"
 	graphmem "regintel/shared/graph/memory"
 	"regintel/shared/graph/write"
 	"regintel/shared/queue"
 	"regintel/shared/queue/sqs"
-	"regintel/shared/testenv"
+	"regintel/shared/queue/sqs/sqstest"
 )
 
 const maxReceiveCount = 2
-
-// motoClient returns an SQS client for the moto server, with fake
-// credentials so nothing on the machine is used.
-func motoClient(t *testing.T) *awssqs.Client {
-	t.Helper()
-	endpoint := testenv.Require(t, "TEST_SQS_ENDPOINT")
-	t.Setenv("AWS_ACCESS_KEY_ID", "test")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-	t.Setenv("AWS_SESSION_TOKEN", "")
-	t.Setenv("AWS_REGION", "eu-west-1")
-	t.Setenv("AWS_PROFILE", "")
-	t.Setenv("AWS_CONFIG_FILE", "/dev/null")
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")
-	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
-	client, err := sqs.NewClient(context.Background(), endpoint)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return client
-}
-
-// queuePair creates a queue with its dead-letter queue (redrive after
-// maxReceiveCount receives) and returns both URLs and the queue ARN.
-func queuePair(t *testing.T, client *awssqs.Client, name string) (queueURL, dlqURL, queueARN string) {
-	t.Helper()
-	ctx := context.Background()
-	suffix := strings.ReplaceAll(uuid.NewString()[:8], "-", "")
-	dlq, err := client.CreateQueue(ctx, &awssqs.CreateQueueInput{QueueName: aws.String(name + "-dlq-" + suffix)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	attrs, err := client.GetQueueAttributes(ctx, &awssqs.GetQueueAttributesInput{QueueUrl: dlq.QueueUrl, AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameQueueArn}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	redrive := fmt.Sprintf(`{"deadLetterTargetArn":%q,"maxReceiveCount":"%d"}`, attrs.Attributes["QueueArn"], maxReceiveCount)
-	q, err := client.CreateQueue(ctx, &awssqs.CreateQueueInput{QueueName: aws.String(name + "-" + suffix), Attributes: map[string]string{
-		"RedrivePolicy":     redrive,
-		"VisibilityTimeout": "0", // a failed message is visible again at once: no waiting in tests
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	qattrs, err := client.GetQueueAttributes(ctx, &awssqs.GetQueueAttributesInput{QueueUrl: q.QueueUrl, AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameQueueArn}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_, _ = client.DeleteQueue(context.Background(), &awssqs.DeleteQueueInput{QueueUrl: q.QueueUrl})
-		_, _ = client.DeleteQueue(context.Background(), &awssqs.DeleteQueueInput{QueueUrl: dlq.QueueUrl})
-	})
-	return *q.QueueUrl, *dlq.QueueUrl, qattrs.Attributes["QueueArn"]
-}
 
 // receive does one ReceiveMessage (up to 10) and converts the messages into
 // the event Lambda's SQS event source mapping would deliver.
@@ -150,9 +95,11 @@ type sqsFixture struct {
 }
 
 func newSQSFixture(t *testing.T) *sqsFixture {
-	f := &sqsFixture{client: motoClient(t), graph: graphmem.New(), logs: &bytes.Buffer{}}
-	f.conceptsURL, f.conceptsDLQ, f.conceptsARN = queuePair(t, f.client, "concepts")
-	f.enrichURL, _, f.enrichARN = queuePair(t, f.client, "enrichment")
+	f := &sqsFixture{client: sqstest.Client(t), graph: graphmem.New(), logs: &bytes.Buffer{}}
+	concepts := sqstest.NewQueue(t, f.client, "concepts", maxReceiveCount)
+	f.conceptsURL, f.conceptsDLQ, f.conceptsARN = concepts.URL, concepts.DLQURL, concepts.ARN
+	enrichment := sqstest.NewQueue(t, f.client, "enrichment", maxReceiveCount)
+	f.enrichURL, f.enrichARN = enrichment.URL, enrichment.ARN
 	log := slog.New(slog.NewJSONHandler(f.logs, nil))
 	f.writes = write.NewService(f.graph, write.WithLogger(log))
 	f.handler = New(f.writes, sqs.NewPublisher(f.client, f.enrichURL), WithLogger(log))

@@ -12,7 +12,6 @@ package compat
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -21,6 +20,7 @@ import (
 	"regintel/shared/auth"
 	"regintel/shared/conversation"
 	"regintel/shared/graph"
+	"regintel/shared/httpapi/reply"
 )
 
 // EffectiveAccess is who may read and change a conversation, whatever its
@@ -76,26 +76,11 @@ func New(d Deps) *Adapter {
 // the response.
 const graphTimeout = 3 * time.Second
 
-// errorBody is the API's one error shape, {"error":{"code","message"}}.
-type errorBody struct {
-	Error struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
-}
-
 func writeError(w http.ResponseWriter, status int, code, message string) {
-	var body errorBody
-	body.Error.Code, body.Error.Message = code, message
-	writeJSON(w, status, body)
+	reply.Error(w, status, code, message)
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
+func writeJSON(w http.ResponseWriter, status int, v any) { reply.JSON(w, status, v) }
 
 // NotSupported answers the reference app's branching, merging and pinning
 // routes: this backend keeps one line of turns per conversation.

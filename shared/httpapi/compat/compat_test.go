@@ -347,21 +347,21 @@ func TestConversationListStream(t *testing.T) {
 		Status        string           `json:"status"`
 		Conversations []map[string]any `json:"conversations"`
 	}
-	if err := json.Unmarshal([]byte(snap.data), &snapshot); err != nil || snap.name != "snapshot" ||
+	if err := json.Unmarshal([]byte(snap.Data), &snapshot); err != nil || snap.Event != "snapshot" ||
 		snapshot.Status != "active" || len(snapshot.Conversations) != 1 || snapshot.Conversations[0]["id"] != first {
-		t.Fatalf("first event %s %s", snap.name, snap.data)
+		t.Fatalf("first event %s %s", snap.Event, snap.Data)
 	}
 	second := e.ask("", "What is VAT?", llmtest.TextScript("Another tax."))
 	up := next(t, frames)
-	if up.name != "upsert" || !strings.Contains(up.data, second) {
-		t.Fatalf("after a new conversation: %s %s", up.name, up.data)
+	if up.Event != "upsert" || !strings.Contains(up.Data, second) {
+		t.Fatalf("after a new conversation: %s %s", up.Event, up.Data)
 	}
 	if r := e.do(owner, http.MethodDelete, "/conversations/"+first, nil); r.status != http.StatusNoContent {
 		t.Fatalf("DELETE: %d", r.status)
 	}
 	gone := next(t, frames)
-	if gone.name != "deleted" || gone.data != `{"conversationId":"`+first+`"}` {
-		t.Fatalf("after an erasure: %s %s", gone.name, gone.data)
+	if gone.Event != "deleted" || gone.Data != `{"conversationId":"`+first+`"}` {
+		t.Fatalf("after an erasure: %s %s", gone.Event, gone.Data)
 	}
 }
 
@@ -378,12 +378,12 @@ func TestGraphLookupAndStream(t *testing.T) {
 		t.Errorf("GET /api/graph without ids: %d", r.status)
 	}
 	f := next(t, e.openStream(owner, "/api/graph/stream?jurisdictions=IE&profileType=self-employed"))
-	if f.name != "" || f.id == "" {
-		t.Fatalf("graph stream frame has event %q, id %q: onmessage needs unnamed events", f.name, f.id)
+	if f.Event != "" || f.ID == "" {
+		t.Fatalf("graph stream frame has event %q, id %q: onmessage needs unnamed events", f.Event, f.ID)
 	}
 	var patch map[string]any
-	if err := json.Unmarshal([]byte(f.data), &patch); err != nil || patch["type"] != "graph_patch" {
-		t.Fatalf("patch %s", f.data)
+	if err := json.Unmarshal([]byte(f.Data), &patch); err != nil || patch["type"] != "graph_patch" {
+		t.Fatalf("patch %s", f.Data)
 	}
 	added := objects(t, object(t, patch, "nodes"), "added")
 	if len(added) == 0 {

@@ -2,7 +2,8 @@ package compat_test
 
 // The contract test holds a conversation through the compatibility routes
 // as the reference web app does, asserting each field that app reads with
-// its type; it runs on the memory store and on Postgres.
+// its type; it runs on the memory store and on Postgres. Every exchange
+// is also validated against api/openapi.yaml (apitest).
 
 import (
 	"bufio"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"regintel/api/apitest"
 	"regintel/shared/auth"
 	"regintel/shared/chat"
 	"regintel/shared/conversation"
@@ -81,7 +83,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	})
 	// The document describes a deployment with the routes on.
 	if !o.compatOff {
-		handler = loadDocument(t).checked(t, handler)
+		handler = apitest.MustLoad(t).Checked(t, handler)
 	}
 	e.server = httptest.NewServer(handler)
 	t.Cleanup(e.server.Close)
@@ -129,7 +131,7 @@ func (r response) json(t *testing.T) map[string]any {
 
 // openStream opens an SSE route and returns its frames as they arrive;
 // the stream closes with the test.
-func (e *env) openStream(user, path string) <-chan frame {
+func (e *env) openStream(user, path string) <-chan apitest.Frame {
 	e.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	e.t.Cleanup(cancel)
@@ -143,7 +145,7 @@ func (e *env) openStream(user, path string) <-chan frame {
 	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		e.t.Fatalf("GET %s: %d %s", path, resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
-	frames := make(chan frame, 64)
+	frames := make(chan apitest.Frame, 64)
 	go func() {
 		defer resp.Body.Close()
 		defer close(frames)
@@ -155,7 +157,7 @@ func (e *env) openStream(user, path string) <-chan frame {
 				block = append(block, line)
 				continue
 			}
-			if f := parseFrame(strings.Join(block, "\n")); f.data != "" {
+			if f := apitest.ParseFrame(strings.Join(block, "\n")); f.Data != "" {
 				frames <- f
 			}
 			block = nil
@@ -164,7 +166,7 @@ func (e *env) openStream(user, path string) <-chan frame {
 	return frames
 }
 
-func next(t *testing.T, frames <-chan frame) frame {
+func next(t *testing.T, frames <-chan apitest.Frame) apitest.Frame {
 	t.Helper()
 	select {
 	case f, ok := <-frames:
@@ -175,5 +177,5 @@ func next(t *testing.T, frames <-chan frame) frame {
 	case <-time.After(5 * time.Second):
 		t.Fatal("no event within 5s")
 	}
-	return frame{}
+	return apitest.Frame{}
 }
