@@ -9,7 +9,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"os"
 
@@ -63,11 +62,7 @@ func applyGraphSchema(ctx context.Context, cfg config.Graph, log *slog.Logger) e
 		return err
 	}
 	defer closeGraph()
-	schema, ok := store.(interface{ ApplySchema(context.Context) error })
-	if !ok {
-		return fmt.Errorf("graph backend has no schema to apply")
-	}
-	return schema.ApplySchema(ctx)
+	return store.ApplySchema(ctx)
 }
 
 func masterSignIn(ctx context.Context, cfg pgpool.Config, arn string) (pgpool.Config, error) {
