@@ -20,7 +20,7 @@ import (
 	"regintel/shared/chat"
 	convpg "regintel/shared/conversation/postgres"
 	"regintel/shared/graph"
-	"regintel/shared/graph/bolt"
+	"regintel/shared/graph/bolt/bolttest"
 	"regintel/shared/graph/write"
 	"regintel/shared/httpapi"
 	"regintel/shared/llm/llmtest"
@@ -28,32 +28,14 @@ import (
 	"regintel/shared/pgpool/pgtest"
 	"regintel/shared/queue"
 	"regintel/shared/queue/sqs"
+	"regintel/shared/queue/sqs/sqstest"
 	"regintel/shared/resolver"
-	"regintel/shared/testenv"
 )
 
-func sqsClient(t *testing.T) *awssqs.Client {
-	t.Helper()
-	endpoint := testenv.Require(t, "TEST_SQS_ENDPOINT")
-	for k, v := range map[string]string{"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test", "AWS_SESSION_TOKEN": "",
-		"AWS_REGION": "eu-west-1", "AWS_PROFILE": "", "AWS_CONFIG_FILE": "/dev/null", "AWS_SHARED_CREDENTIALS_FILE": "/dev/null", "AWS_EC2_METADATA_DISABLED": "true"} {
-		t.Setenv(k, v)
-	}
-	c, err := sqs.NewClient(context.Background(), endpoint)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
+// newQueue is a fresh moto queue's URL.
 func newQueue(t *testing.T, c *awssqs.Client, name string) string {
 	t.Helper()
-	out, err := c.CreateQueue(context.Background(), &awssqs.CreateQueueInput{QueueName: aws.String(name + "-" + uuid.NewString()[:8])})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _, _ = c.DeleteQueue(context.Background(), &awssqs.DeleteQueueInput{QueueUrl: out.QueueUrl}) })
-	return *out.QueueUrl
+	return sqstest.NewQueue(t, c, name, 3).URL
 }
 
 func receiveAll(t *testing.T, c *awssqs.Client, url string) []events.SQSMessage {
@@ -72,16 +54,8 @@ func receiveAll(t *testing.T, c *awssqs.Client, url string) []events.SQSMessage 
 
 func TestChatToSQSToResolverToBoltAndBackIntoThePrompt(t *testing.T) {
 	ctx := context.Background()
-	boltURI := testenv.Require(t, "TEST_BOLT_URI")
-	client := sqsClient(t)
-	graphStore, err := bolt.Open(ctx, bolt.Config{URI: boltURI})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer graphStore.Close(ctx)
-	if err := graphStore.ApplySchema(ctx); err != nil {
-		t.Fatal(err)
-	}
+	client := sqstest.Client(t)
+	graphStore := bolttest.Open(t)
 	conceptsURL, enrichURL := newQueue(t, client, "concepts"), newQueue(t, client, "enrichment")
 
 	// A kind unique to this run, so the concept is new to the shared test graph.

@@ -21,15 +21,15 @@ import (
 	"regintel/shared/auth"
 	"regintel/shared/chat"
 	convpg "regintel/shared/conversation/postgres"
-	"regintel/shared/graph/bolt"
+	"regintel/shared/graph/bolt/bolttest"
 	"regintel/shared/graph/write"
 	"regintel/shared/httpapi"
 	"regintel/shared/llm/llmtest"
 	"regintel/shared/llm/openai"
 	"regintel/shared/pgpool/pgtest"
 	"regintel/shared/queue/sqs"
+	"regintel/shared/queue/sqs/sqstest"
 	"regintel/shared/resolver"
-	"regintel/shared/testenv"
 	"regintel/shared/tracing"
 )
 
@@ -59,20 +59,12 @@ func receiveWithAttributes(t *testing.T, c *awssqs.Client, url string) []events.
 // root, and the resolver's batch hangs under the turn's publish.
 func TestATurnAndItsResolverFormOneTrace(t *testing.T) {
 	ctx := context.Background()
-	boltURI := testenv.Require(t, "TEST_BOLT_URI")
-	client := sqsClient(t)
+	client := sqstest.Client(t)
 	exporter := tracetest.NewInMemoryExporter()
 	tracing.Install(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exporter)))
 	t.Cleanup(tracing.Uninstall)
 
-	graphStore, err := bolt.Open(ctx, bolt.Config{URI: boltURI})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer graphStore.Close(ctx)
-	if err := graphStore.ApplySchema(ctx); err != nil {
-		t.Fatal(err)
-	}
+	graphStore := bolttest.Open(t)
 	conceptsURL, enrichURL := newQueue(t, client, "concepts"), newQueue(t, client, "enrichment")
 	kind := "TRACE_" + strings.ToUpper(strings.ReplaceAll(uuid.NewString()[:8], "-", ""))
 	fake := llmtest.NewServer(t)
