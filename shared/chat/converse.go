@@ -119,17 +119,25 @@ func (t *Turn) call(ctx context.Context, sink Sink, req llm.Request, out *conver
 	}
 	var text strings.Builder
 	var calls []llm.ToolCall
-	for ch := range chunks {
+	sent := func(err error) {
+		if err != nil && !out.interrupted {
+			// Nobody reads the rest: stop paying for it.
+			log.Warn("client went away mid-stream; stopping the model", "err", err)
+			out.interrupted = true
+			out.stopModel()
+		}
+	}
+	for {
+		ch, ok, flushErr := next(chunks, sink)
+		sent(flushErr)
+		if !ok {
+			break
+		}
 		switch ch.Type {
 		case llm.ChunkText:
 			text.WriteString(ch.Delta)
 			out.answer.WriteString(ch.Delta)
-			if err := sink.Event(EventMessage, map[string]string{"text": ch.Delta}); err != nil && !out.interrupted {
-				// Nobody reads the rest: stop paying for it.
-				log.Warn("client went away mid-stream; stopping the model", "err", err)
-				out.interrupted = true
-				out.stopModel()
-			}
+			sent(sink.Event(EventMessage, map[string]string{"text": ch.Delta}))
 		case llm.ChunkTool:
 			calls = append(calls, ch.ToolCall())
 			t.readToolCall(ch, out, log)
@@ -147,6 +155,19 @@ func (t *Turn) call(ctx context.Context, sink Sink, req llm.Request, out *conver
 		err = ctx.Err()
 	}
 	return text.String(), calls, err
+}
+
+// next receives the model's next chunk. When none is waiting it first
+// flushes what the sink holds, so nothing sent waits on a slow model.
+func next(chunks <-chan llm.Chunk, sink Sink) (llm.Chunk, bool, error) {
+	select {
+	case ch, ok := <-chunks:
+		return ch, ok, nil
+	default:
+	}
+	err := flush(sink)
+	ch, ok := <-chunks
+	return ch, ok, err
 }
 
 // readToolCall takes what a tool call carries: concepts, or a context request.

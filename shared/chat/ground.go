@@ -34,7 +34,7 @@ func (t *Turn) ground(ctx context.Context, log *slog.Logger) grounding {
 	active := t.state.Context.ActiveNodeIDs
 	gctx, cancel := context.WithTimeout(ctx, e.cfg.GraphTimeout)
 	found, err := e.graph.Ground(gctx, graph.GroundingQuery{
-		ActiveIDs: active, Text: e.redact.forLLM(t.question),
+		ActiveIDs: active, Text: t.questionForLLM(),
 		Jurisdictions: t.profileJurisdictions(), MaxFactsPerConcept: maxFactsPerConcept,
 	})
 	cancel()
@@ -146,7 +146,7 @@ func (t *Turn) fit(g grounding, tools []llm.Tool) (prompt.Fitted, error) {
 			AgentID: e.cfg.AgentID, Jurisdictions: t.profileJurisdictions(), PersonaType: e.redact.forLLM(profile.PersonaType),
 			Concepts: g.concepts, CaptureConcepts: hasTool(tools, concept.CaptureToolName), RequestContext: hasTool(tools, RequestContextToolName),
 		},
-		Facts: g.facts, Question: e.redact.forLLM(t.question), ToolTokens: t.toolTokens(tools), HistoryWindow: e.cfg.HistoryTurns,
+		Facts: g.facts, Question: t.questionForLLM(), ToolTokens: t.toolTokens(tools), HistoryWindow: e.cfg.HistoryTurns,
 	}
 	if t.req.Stateless {
 		in.ClientHistory = []llm.Message{}

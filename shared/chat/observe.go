@@ -51,6 +51,9 @@ func (t *Turn) observed(sink Sink) Sink {
 	return &observedSink{Sink: sink, t: t, stats: TurnStats{RequestID: t.req.RequestID}}
 }
 
+// Flush passes a flush on to a sink that holds deltas.
+func (s *observedSink) Flush() error { return flush(s.Sink) }
+
 func (s *observedSink) Event(name string, data any) error {
 	err := s.Sink.Event(name, data)
 	since := time.Since(s.t.started)

@@ -17,6 +17,23 @@ type Sink interface {
 	Event(name string, data any) error
 }
 
+// HoldingSink is a Sink that may hold answer deltas instead of sending each
+// at once; Flush sends what it holds. The engine flushes whenever the model
+// has nothing more waiting, so a burst of deltas leaves in one write and a
+// slow model's deltas still leave as they come.
+type HoldingSink interface {
+	Sink
+	Flush() error
+}
+
+// flush sends what sink holds, if it holds anything.
+func flush(sink Sink) error {
+	if h, ok := sink.(HoldingSink); ok {
+		return h.Flush()
+	}
+	return nil
+}
+
 // Event names of the stream.
 const (
 	EventStart      = "start"
@@ -48,6 +65,9 @@ type Turn struct {
 	// question is the message answered: the request's, or the deferred
 	// question of the context request this turn resumes.
 	question string
+	// llmQuestion memoises the question as the model and the graph may see
+	// it: redaction scans the whole text, and a turn needs it twice.
+	llmQuestion *string
 	// supplied is the conversation's supplied context, oldest first.
 	supplied []conversation.SuppliedItem
 	// resumed is the fulfilled request this turn answers (nil if none).
@@ -274,6 +294,15 @@ func (t *Turn) create(ctx context.Context, log *slog.Logger) error {
 		return t.supplyUnasked(ctx, log)
 	}
 	return nil
+}
+
+// questionForLLM is the question redacted for the model and the graph.
+func (t *Turn) questionForLLM() string {
+	if t.llmQuestion == nil {
+		q := t.e.redact.forLLM(t.question)
+		t.llmQuestion = &q
+	}
+	return *t.llmQuestion
 }
 
 // storedText is text as it may be stored under the PII mode.

@@ -117,7 +117,7 @@ func (a *API) prepareFailed(w http.ResponseWriter, requestID string, err error) 
 }
 
 // chatSink writes chat events as named SSE frames ("event: NAME\ndata:
-// JSON\n\n").
+// JSON\n\n"); answer deltas are held until the engine flushes.
 type chatSink struct{ sse *sseWriter }
 
 // Event implements chat.Sink.
@@ -126,5 +126,11 @@ func (s chatSink) Event(name string, data any) error {
 	if err != nil {
 		return fmt.Errorf("encode %s event: %w", name, err)
 	}
+	if name == chat.EventMessage {
+		return s.sse.hold("", name, payload)
+	}
 	return s.sse.event("", name, payload)
 }
+
+// Flush implements chat.HoldingSink.
+func (s chatSink) Flush() error { return s.sse.flush() }

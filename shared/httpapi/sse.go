@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 )
@@ -14,14 +13,16 @@ import (
 const DefaultKeepAlive = 15 * time.Second
 
 // sseWriter writes Server-Sent Events for every stream of the API (chat
-// events, the UI message stream, the graph feed): one frame per call,
-// flushed at once, and a ": keepalive" comment after a silence. Under
+// events, the UI message stream, the graph feed): a frame is sent at once,
+// or held (answer deltas) until the next flush or sent frame, so a burst
+// leaves in one write; a ": keepalive" comment follows a silence. Under
 // lambdaurl every Write is already sent; the flush matters under net/http.
 type sseWriter struct {
 	mu        sync.Mutex
 	w         http.ResponseWriter
 	rc        *http.ResponseController
 	started   bool
+	held      []byte // frames not written yet
 	lastWrite time.Time
 	err       error // the first failed write; later frames are not tried
 }
@@ -50,20 +51,51 @@ func (s *sseWriter) startLocked() {
 	s.w.WriteHeader(http.StatusOK)
 }
 
-// event writes one frame: an optional id line, an optional event line and
-// one data line (data is JSON, so it holds no newline).
+// event writes one frame, with whatever is held before it.
 func (s *sseWriter) event(id, name string, data []byte) error {
-	var b strings.Builder
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.held = appendFrame(s.held, id, name, data)
+	return s.sendLocked()
+}
+
+// hold keeps one frame until the next flush or sent frame.
+func (s *sseWriter) hold(id, name string, data []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return s.err
+	}
+	s.held = appendFrame(s.held, id, name, data)
+	return nil
+}
+
+// flush sends the held frames.
+func (s *sseWriter) flush() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.held) == 0 {
+		return s.err
+	}
+	return s.sendLocked()
+}
+
+// appendFrame adds an optional id line, an optional event line and one
+// data line (data is JSON, so it holds no newline).
+func appendFrame(b []byte, id, name string, data []byte) []byte {
 	if id != "" {
-		b.WriteString("id: " + id + "\n")
+		b = append(b, "id: "...)
+		b = append(b, id...)
+		b = append(b, '\n')
 	}
 	if name != "" {
-		b.WriteString("event: " + name + "\n")
+		b = append(b, "event: "...)
+		b = append(b, name...)
+		b = append(b, '\n')
 	}
-	b.WriteString("data: ")
-	b.Write(data)
-	b.WriteString("\n\n")
-	return s.write(b.String())
+	b = append(b, "data: "...)
+	b = append(b, data...)
+	return append(b, "\n\n"...)
 }
 
 // retry tells the client how soon to reconnect.
@@ -78,11 +110,19 @@ func (s *sseWriter) write(frame string) error {
 }
 
 func (s *sseWriter) writeLocked(frame string) error {
+	s.held = append(s.held, frame...)
+	return s.sendLocked()
+}
+
+// sendLocked writes the held frames in one write and flushes them.
+func (s *sseWriter) sendLocked() error {
 	if s.err != nil {
 		return s.err
 	}
 	s.startLocked()
-	if _, err := fmt.Fprint(s.w, frame); err != nil {
+	_, err := s.w.Write(s.held)
+	s.held = s.held[:0]
+	if err != nil {
 		s.err = err
 		return err
 	}

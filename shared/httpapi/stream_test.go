@@ -2,6 +2,8 @@ package httpapi_test
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -141,6 +143,41 @@ func TestSilentModelGetsKeepaliveComments(t *testing.T) {
 			}
 			if protocol == "" && resp.text() != "Hello world" {
 				t.Fatalf("text = %q", resp.text())
+			}
+		})
+	}
+}
+
+// Answer deltas are held only while more are already waiting: a delta the
+// model sent before it paused reaches the client during the pause.
+func TestDeltaReachesClientWhileModelPauses(t *testing.T) {
+	for _, protocol := range []string{"", "ui-message-stream"} {
+		t.Run("protocol="+protocol, func(t *testing.T) {
+			e := newEnv(t, envOptions{})
+			e.llm.Enqueue(llmtest.Script{Steps: llmtest.Steps(llmtest.Text("Hello"), llmtest.Pause(time.Second), llmtest.Text(" world"))})
+			req, _ := http.NewRequest(http.MethodPost, e.server.URL+"/chat", strings.NewReader(`{"message":"hi"}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("X-Stream-Protocol", protocol)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var seen strings.Builder
+			buf := make([]byte, 4096)
+			for !strings.Contains(seen.String(), "Hello") {
+				n, err := resp.Body.Read(buf)
+				seen.Write(buf[:n])
+				if err != nil {
+					t.Fatalf("stream ended before the first delta: %v\n%s", err, seen.String())
+				}
+			}
+			if strings.Contains(seen.String(), " world") {
+				t.Fatalf("the first delta was held until the model went on:\n%s", seen.String())
+			}
+			rest, _ := io.ReadAll(resp.Body)
+			if !strings.Contains(string(rest), " world") {
+				t.Fatalf("the second delta never came:\n%s", rest)
 			}
 		})
 	}

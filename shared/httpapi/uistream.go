@@ -87,7 +87,11 @@ func (s *uiStreamSink) Event(name string, data any) error {
 			}
 		}
 		delta, _ := data.(map[string]string)
-		return s.write(map[string]string{"type": "text-delta", "id": uiTextID, "delta": delta["text"]})
+		raw, err := json.Marshal(map[string]string{"type": "text-delta", "id": uiTextID, "delta": delta["text"]})
+		if err != nil {
+			return err
+		}
+		return s.sse.hold("", "", raw)
 	case chat.EventError:
 		msg, _ := data.(map[string]string)
 		return s.write(map[string]string{"type": "error", "errorText": msg["message"]})
@@ -106,6 +110,13 @@ func (s *uiStreamSink) Event(name string, data any) error {
 		// disclaimer: a data part kept with the answer.
 		return s.write(map[string]any{"type": "data-" + strings.ReplaceAll(name, "_", "-"), "data": data})
 	}
+}
+
+// Flush implements chat.HoldingSink: the held text deltas go out.
+func (s *uiStreamSink) Flush() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sse.flush()
 }
 
 // contextRequestID is the request's id, so a later chunk for the same

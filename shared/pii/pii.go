@@ -129,45 +129,74 @@ func Redact(text string) (string, []Kind) {
 
 // textShape is what a single pass over the text tells the detectors, so
 // they skip their patterns on text that cannot hold a match: most chat text
-// and captured labels have no '@' and few digits.
+// and captured labels have no '@', and their digits come in short runs
+// (rates, years, section numbers) rather than in the long groups of phone,
+// card, PPSN, NINO and IP numbers.
 type textShape struct {
-	digits, colons int
-	at             bool
+	// cluster is the most digits in one stretch where each digit follows
+	// the previous one across at most maxDigitGap separators (space, dot,
+	// hyphen, brackets): the widest grouping any detector accepts, e.g.
+	// "(01) 234" or "+353 (0)87".
+	cluster   int
+	colons    int
+	at        bool
+	ibanStart bool // two letters then two digits at the start of a word
 }
+
+const maxDigitGap = 3
 
 func shapeOf(text string) textShape {
 	var s textShape
+	run, gap := 0, 0
 	for i := 0; i < len(text); i++ {
-		switch c := text[i]; {
+		c := text[i]
+		switch {
 		case c >= '0' && c <= '9':
-			s.digits++
-		case c == ':':
-			s.colons++
-		case c == '@':
-			s.at = true
+			if gap > maxDigitGap {
+				run = 0
+			}
+			run++
+			gap = 0
+			s.cluster = max(s.cluster, run)
+		case c == ' ' || c == '.' || c == '-' || c == '(' || c == ')':
+			gap++
+		default:
+			run, gap = 0, 0
+			switch {
+			case c == ':':
+				s.colons++
+			case c == '@':
+				s.at = true
+			case !s.ibanStart && isLetter(c) && i+3 < len(text) && (i == 0 || !isWordByte(text[i-1])):
+				s.ibanStart = isLetter(text[i+1]) && isDigit(text[i+2]) && isDigit(text[i+3])
+			}
 		}
 	}
 	return s
 }
 
-// mayHold is a necessary condition for a match of kind k: the fewest digits
-// (or the '@', or the colons) any accepted match of that kind contains.
+func isLetter(c byte) bool { return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' }
+func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
+
+// mayHold is a necessary condition for a match of kind k: the fewest
+// grouped digits (or the '@', the colons, the IBAN start) any accepted
+// match of that kind contains.
 func (s textShape) mayHold(k Kind) bool {
 	switch k {
 	case KindEmail:
 		return s.at
 	case KindPhone:
-		return s.digits >= 8
+		return s.cluster >= 8
 	case KindIBAN:
-		return s.digits >= 2
+		return s.ibanStart
 	case KindCard:
-		return s.digits >= 13
+		return s.cluster >= 13
 	case KindPPSN:
-		return s.digits >= 7
+		return s.cluster >= 7
 	case KindNINO:
-		return s.digits >= 6
+		return s.cluster >= 6
 	case KindIP:
-		return s.digits >= 4 || s.colons >= 2
+		return s.cluster >= 4 || s.colons >= 2
 	}
 	return true
 }

@@ -10,10 +10,11 @@ import (
 // detector would have matched.
 func TestShapeNeverHidesAMatch(t *testing.T) {
 	pieces := []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", " ", "-", ".", ":", "::", "@", "+", "(0)",
-		"IE", "GB", "AB", "T", "W", "a", "x", "fe80", "mail", ".ie", "00353", "087", "4111", "1234567"}
+		"IE", "GB", "AB", "T", "W", "a", "x", "fe80", "mail", ".ie", "00353", "087", "4111", "1234567",
+		"(", ")", "  ", "_", "é", "ie29", "+353", "(01)", "DE89", "37040044"}
 	seeds := []string{
 		"jo@example.ie", "+353 87 123 4567", "087 123 4567", "IE29 AIBK 9311 5212 3456 78",
-		"4111 1111 1111 1111", "1234567T", "AB 12 34 56 C", "192.168.1.20", "fe80::1ff:fe23:4567:890a",
+		"4111 1111 1111 1111", "1234567T", "AB 12 34 56 C", "192.168.1.20", "fe80::1ff:fe23:4567:890a", "+353 (1) (234) 5678",
 	}
 	rng := rand.New(rand.NewPCG(13, 1))
 	texts := append([]string{}, seeds...)
@@ -40,5 +41,21 @@ func TestShapeNeverHidesAMatch(t *testing.T) {
 		if matched[k] == 0 {
 			t.Errorf("no text matched %s: the check above proved nothing for it", k)
 		}
+	}
+}
+
+// Regulatory prose (rates, years, section numbers, amounts) is the common
+// case; the shape check must spare it the number detectors.
+func TestShapeSparesRegulatoryProse(t *testing.T) {
+	prose := "The standard VAT rate is 23% and the reduced rate 13.5% from 1 March 2024 " +
+		"(s. 46(1)(c), VATCA 2010); the threshold is EUR 42,500 for goods. See Revenue's 2025 guidance, part 3.2.1."
+	shape := shapeOf(prose)
+	for _, k := range []Kind{KindEmail, KindPhone, KindIBAN, KindCard, KindPPSN, KindNINO} {
+		if shape.mayHold(k) {
+			t.Errorf("prose without %s still runs its detector (shape %+v)", k, shape)
+		}
+	}
+	if got := Find(prose); len(got) != 0 {
+		t.Errorf("prose matched %v", got)
 	}
 }
