@@ -137,10 +137,14 @@ type textShape struct {
 	// the previous one across at most maxDigitGap separators (space, dot,
 	// hyphen, brackets): the widest grouping any detector accepts, e.g.
 	// "(01) 234" or "+353 (0)87".
-	cluster   int
-	colons    int
-	at        bool
-	ibanStart bool // two letters then two digits at the start of a word
+	cluster int
+	// colonPair: two colons with at most four hex digits between them, as
+	// every IPv6 address has ("::", ":db8:").
+	colonPair bool
+	// dottedQuad: digits joined by three single dots, as in an IPv4 address.
+	dottedQuad bool
+	at         bool
+	ibanStart  bool // two letters then two digits at the start of a word
 }
 
 const maxDigitGap = 3
@@ -148,8 +152,32 @@ const maxDigitGap = 3
 func shapeOf(text string) textShape {
 	var s textShape
 	run, gap := 0, 0
+	hex := -1 // hex digits since the last colon; -1: no colon open
+	dots, dotAfterDigit := 0, false
 	for i := 0; i < len(text); i++ {
 		c := text[i]
+		switch {
+		case isDigit(c):
+			if dotAfterDigit {
+				dots++
+				s.dottedQuad = s.dottedQuad || dots >= 3
+			}
+			dotAfterDigit = false
+		case c == '.' && i > 0 && isDigit(text[i-1]):
+			dotAfterDigit = true
+		default:
+			dots, dotAfterDigit = 0, false
+		}
+		if c == ':' {
+			if hex >= 0 {
+				s.colonPair = true
+			}
+			hex = 0
+		} else if hex >= 0 && isHex(c) && hex < 4 {
+			hex++
+		} else {
+			hex = -1
+		}
 		switch {
 		case c >= '0' && c <= '9':
 			if gap > maxDigitGap {
@@ -163,8 +191,6 @@ func shapeOf(text string) textShape {
 		default:
 			run, gap = 0, 0
 			switch {
-			case c == ':':
-				s.colons++
 			case c == '@':
 				s.at = true
 			case !s.ibanStart && isLetter(c) && i+3 < len(text) && (i == 0 || !isWordByte(text[i-1])):
@@ -177,9 +203,10 @@ func shapeOf(text string) textShape {
 
 func isLetter(c byte) bool { return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' }
 func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
+func isHex(c byte) bool    { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
 
 // mayHold is a necessary condition for a match of kind k: the fewest
-// grouped digits (or the '@', the colons, the IBAN start) any accepted
+// grouped digits (or the '@', the colon pair, the IBAN start) any accepted
 // match of that kind contains.
 func (s textShape) mayHold(k Kind) bool {
 	switch k {
@@ -196,7 +223,7 @@ func (s textShape) mayHold(k Kind) bool {
 	case KindNINO:
 		return s.cluster >= 6
 	case KindIP:
-		return s.cluster >= 4 || s.colons >= 2
+		return s.dottedQuad || s.colonPair
 	}
 	return true
 }
