@@ -5,7 +5,9 @@
 # the floor, then chat turns), and does the same with the in-memory store.
 # Postgres is the running test servers' (.testenv/env) when there is one,
 # else a throwaway cluster of its own. PROFILE=1 builds with -tags pprof and
-# prints the CPU profile top of the Postgres run's chat phase.
+# prints the CPU profile top of the Postgres run's chat phase. Each phase
+# also reports the CPU the server, Postgres and the load generator spent per
+# request (they share this machine's cores).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -74,7 +76,11 @@ load() {
     (sleep $((DURATION + 1)); curl -fsS -o "$OUT/cpu.pprof" "${pprof_url}profile?seconds=$((DURATION > 4 ? DURATION - 2 : 2))") &
     prof_pid=$!
   fi
-  "$OUT/loadtest" -url "http://127.0.0.1:$port" -c "$C" -d "${DURATION}s" -followups "$FOLLOWUPS" -label "$label"
+  local cpu="server=$server_pid"
+  if [ "$label" = postgres ] && [ -r "${TEST_PG_DATA:-}/postmaster.pid" ]; then
+    cpu="$cpu,postgres=$(head -1 "$TEST_PG_DATA/postmaster.pid")"
+  fi
+  "$OUT/loadtest" -url "http://127.0.0.1:$port" -c "$C" -d "${DURATION}s" -followups "$FOLLOWUPS" -label "$label" -cpu "$cpu"
   if [ -n "$prof_pid" ]; then
     wait "$prof_pid"
     echo "CPU profile of the chat phase ($OUT/cpu.pprof):"

@@ -25,6 +25,7 @@ type options struct {
 	duration  time.Duration
 	followups int
 	label     string
+	cpu       string // name=PID,... whose CPU time is reported per request
 }
 
 func main() {
@@ -34,6 +35,7 @@ func main() {
 	flag.DurationVar(&o.duration, "d", 10*time.Second, "how long each phase (healthz, then chat) runs")
 	flag.IntVar(&o.followups, "followups", 1, "follow-up turns after each new conversation")
 	flag.StringVar(&o.label, "label", "", "name printed with the figures (e.g. the store)")
+	flag.StringVar(&o.cpu, "cpu", "", "processes whose CPU per request to report, as name=PID,... (Linux /proc; children included)")
 	flag.Parse()
 	if err := run(o, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "loadtest:", err)
@@ -48,13 +50,21 @@ func run(o options, w io.Writer) error {
 	if o.workers < 1 || o.duration <= 0 || o.followups < 0 {
 		return errors.New("-c must be at least 1, -d positive and -followups not negative")
 	}
+	watch, err := parseWatched(o.cpu)
+	if err != nil {
+		return err
+	}
 	client := newClient(o.workers)
+	before := cpuTimes(watch)
 	health := drive(o.workers, o.duration, func(ctx context.Context, _ *session) sample {
 		return getHealth(ctx, client, o.base)
 	})
+	between := cpuTimes(watch)
 	chat := drive(o.workers, o.duration, func(ctx context.Context, s *session) sample {
 		return s.turn(ctx, client, o.base, o.followups)
 	})
+	health.cpu = cpuPerRequest(before, between, len(health.ok()))
+	chat.cpu = cpuPerRequest(between, cpuTimes(watch), len(chat.ok()))
 	report(w, o, health, chat)
 	return nil
 }

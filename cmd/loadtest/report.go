@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"time"
 )
@@ -11,6 +12,7 @@ import (
 type phase struct {
 	samples []sample
 	elapsed time.Duration
+	cpu     map[string]time.Duration // CPU per successful request, by process
 }
 
 func (p phase) ok() []sample {
@@ -84,10 +86,35 @@ func report(w io.Writer, o options, health, chat phase) {
 	text := durations(ok, func(s sample) time.Duration { return s.firstText })
 	fmt.Fprintf(w, "  first byte      p50 %s  p99 %s\n", ms(percentile(ttfb, 50)), ms(percentile(ttfb, 99)))
 	fmt.Fprintf(w, "  first text      p50 %s  p99 %s\n", ms(percentile(text, 50)), ms(percentile(text, 99)))
+	reportCPU(w, health.cpu, chat.cpu)
 	if hfirst != nil {
 		fmt.Fprintf(w, "  first healthz error: %v\n", hfirst)
 	}
 	if cfirst != nil {
 		fmt.Fprintf(w, "  first chat error: %v\n", cfirst)
+	}
+}
+
+// reportCPU prints the CPU each watched process spent per request in each
+// phase: where a turn's cost goes, on a machine where all of them share
+// the same cores.
+func reportCPU(w io.Writer, health, chat map[string]time.Duration) {
+	if len(chat) == 0 {
+		return
+	}
+	names := slices.Sorted(maps.Keys(chat))
+	line := func(label string, cpu map[string]time.Duration) {
+		fmt.Fprintf(w, "  CPU per %-8s", label)
+		for _, n := range names {
+			if d, ok := cpu[n]; ok {
+				fmt.Fprintf(w, "  %s %d µs", n, d.Microseconds())
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	line("healthz", health)
+	line("turn", chat)
+	if h, c := health["server"], chat["server"]; h > 0 && c > 0 {
+		fmt.Fprintf(w, "  server CPU      a turn costs %.0f healthz requests\n", float64(c)/float64(h))
 	}
 }
