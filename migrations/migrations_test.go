@@ -60,3 +60,65 @@ func TestFailedTurnsBecomeError(t *testing.T) {
 		t.Error(`a turn with status "failed" was stored after the upgrade`)
 	}
 }
+
+// A tenant's day of usage spread over shards keeps its totals when the
+// shards are merged back (down) and spread again (up).
+func TestTenantUsageShardsKeepTotals(t *testing.T) {
+	ctx := context.Background()
+	pool := pgtest.NewPool(t, 2)
+	db := stdlib.OpenDBFromPool(pool)
+	t.Cleanup(func() { _ = db.Close() })
+	provider, err := goose.NewProvider(goose.DialectPostgres, db, migrations.FS, goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := provider.UpTo(ctx, 14); err != nil {
+		t.Fatal(err)
+	}
+	tenant := uuid.NewString()
+	// Under forced RLS the owner sees a tenant's rows only in its scope.
+	scope := `SELECT set_config('regintel.tenant_id', $1, false)`
+	total := func() (tokens, turns, rows int64) {
+		t.Helper()
+		conn, err := pool.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Release()
+		if _, err := conn.Exec(ctx, scope, tenant); err != nil {
+			t.Fatal(err)
+		}
+		if err := conn.QueryRow(ctx, `SELECT coalesce(sum(total_tokens), 0), coalesce(sum(turns), 0), count(*)
+			FROM tenant_daily_usage WHERE tenant_id = $1::uuid`, tenant).Scan(&tokens, &turns, &rows); err != nil {
+			t.Fatal(err)
+		}
+		return tokens, turns, rows
+	}
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, scope, tenant); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `INSERT INTO tenant_daily_usage (tenant_id, day, shard, total_tokens, turns)
+		VALUES ($1::uuid, current_date, 0, 100, 1), ($1::uuid, current_date, 7, 50, 2), ($1::uuid, current_date, 15, 25, 3)`, tenant); err != nil {
+		t.Fatal(err)
+	}
+	conn.Release()
+	if tokens, turns, rows := total(); tokens != 175 || turns != 6 || rows != 3 {
+		t.Fatalf("sharded: %d tokens, %d turns in %d rows", tokens, turns, rows)
+	}
+	if _, err := provider.DownTo(ctx, 13); err != nil {
+		t.Fatal(err)
+	}
+	if tokens, turns, rows := total(); tokens != 175 || turns != 6 || rows != 1 {
+		t.Fatalf("merged: %d tokens, %d turns in %d rows, want 175, 6 in 1", tokens, turns, rows)
+	}
+	if _, err := provider.Up(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if tokens, turns, _ := total(); tokens != 175 || turns != 6 {
+		t.Fatalf("after up again: %d tokens, %d turns", tokens, turns)
+	}
+}

@@ -213,10 +213,11 @@ WITH next AS (
     RETURNING c.tenant_id, c.id, c.last_turn_number
 ),
 usage AS (
-    INSERT INTO tenant_daily_usage AS u (tenant_id, day, input_tokens, output_tokens, total_tokens, turns)
-    SELECT next.tenant_id, (now() AT TIME ZONE 'UTC')::date, $8::integer, $9::integer, $10::integer, 1 FROM next
+    INSERT INTO tenant_daily_usage AS u (tenant_id, day, shard, input_tokens, output_tokens, total_tokens, turns)
+    SELECT next.tenant_id, (now() AT TIME ZONE 'UTC')::date, ` + usageShard + `,
+           $8::integer, $9::integer, $10::integer, 1 FROM next
     WHERE $5 <> 'streaming'
-    ON CONFLICT (tenant_id, day) DO UPDATE SET
+    ON CONFLICT (tenant_id, day, shard) DO UPDATE SET
         input_tokens = u.input_tokens + EXCLUDED.input_tokens,
         output_tokens = u.output_tokens + EXCLUDED.output_tokens,
         total_tokens = u.total_tokens + EXCLUDED.total_tokens,

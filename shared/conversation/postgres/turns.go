@@ -27,6 +27,12 @@ WHERE c.tenant_id = $1::uuid AND c.id = $2::uuid AND ` + ownedConversation + `
   AND (c.turn_lease_until IS NULL OR c.turn_lease_until <= now())
 RETURNING 1`
 
+// usageShard picks one of the 16 rows of a tenant's daily usage from the
+// conversation's id (the column id of the one row source it is selected
+// from), so concurrent turns of one tenant seldom update the same row
+// (migrations/00014).
+const usageShard = "(get_byte(uuid_send(id), 15) % 16)::smallint"
+
 const selectTenantTokensToday = `
 SELECT coalesce(sum(total_tokens), 0) FROM tenant_daily_usage
 WHERE tenant_id = $1::uuid AND day = (now() AT TIME ZONE 'UTC')::date`
@@ -386,18 +392,21 @@ WITH finished AS (
     WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid AND turn_number = $3::integer` + ofOwnedConversation + `
     RETURNING tenant_id, conversation_id
 ),
+-- updated_at was set when the turn was reserved; leaving it (and every
+-- other indexed column) alone lets this be a heap-only update.
 touched AS (
-    UPDATE conversations c SET updated_at = now(),
+    UPDATE conversations c SET
         turn_lease_until = CASE WHEN c.turn_lease_id = $14::uuid THEN NULL ELSE c.turn_lease_until END,
         turn_lease_id = CASE WHEN c.turn_lease_id = $14::uuid THEN NULL ELSE c.turn_lease_id END
     FROM finished
     WHERE c.tenant_id = finished.tenant_id AND c.id = finished.conversation_id
-    RETURNING c.tenant_id
+    RETURNING c.tenant_id, c.id
 ),
 usage AS (
-    INSERT INTO tenant_daily_usage AS u (tenant_id, day, input_tokens, output_tokens, total_tokens, turns)
-    SELECT touched.tenant_id, (now() AT TIME ZONE 'UTC')::date, $8::integer, $9::integer, $10::integer, 1 FROM touched
-    ON CONFLICT (tenant_id, day) DO UPDATE SET
+    INSERT INTO tenant_daily_usage AS u (tenant_id, day, shard, input_tokens, output_tokens, total_tokens, turns)
+    SELECT touched.tenant_id, (now() AT TIME ZONE 'UTC')::date, ` + usageShard + `,
+           $8::integer, $9::integer, $10::integer, 1 FROM touched
+    ON CONFLICT (tenant_id, day, shard) DO UPDATE SET
         input_tokens = u.input_tokens + EXCLUDED.input_tokens,
         output_tokens = u.output_tokens + EXCLUDED.output_tokens,
         total_tokens = u.total_tokens + EXCLUDED.total_tokens,
