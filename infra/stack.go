@@ -200,6 +200,8 @@ func (s *Stack) addFunction(f functionSpec) error {
 		env["DB_APP_USER"] = cfg.DBAppUser // the login role migrate creates and grants rds_iam
 	}
 	if f.DB != dbNone {
+		// Prepared statements pin a client to one connection behind RDS Proxy.
+		env["DB_STATEMENT_CACHE"] = strconv.FormatBool(!cfg.DBProxy)
 		env["DB_PORT"] = strconv.Itoa(dbPort)
 		env["DB_NAME"] = cfg.DBName
 		env["DB_SSLMODE"], env["DB_SSLROOTCERT"] = s.db.tlsSettings(cfg, f.DB == dbApp)

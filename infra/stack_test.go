@@ -2,6 +2,7 @@ package main
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -540,5 +541,20 @@ func TestTracingOnlyWhereSpansAreEmitted(t *testing.T) {
 	}
 	if !traced["chat"] || !traced["resolve-concepts"] || !traced["enrich"] {
 		t.Errorf("traced functions %v, want chat, resolve-concepts and enrich", traced)
+	}
+}
+
+// Prepared statements pin a client to one connection behind RDS Proxy, so
+// the functions prepare statements only when they reach the cluster directly.
+func TestStatementCacheOnlyWithoutProxy(t *testing.T) {
+	for _, d := range []*synthesized{dev(t), prod(t)} {
+		want := strconv.FormatBool(!d.stack.cfg.DBProxy)
+		for _, f := range deployedFunctions(d.stack.cfg, functionSpecs) {
+			env := d.props(logicalID(f.Name))["Environment"].(map[string]any)["Variables"].(map[string]any)
+			got, set := env["DB_STATEMENT_CACHE"]
+			if f.DB == dbNone && set || f.DB != dbNone && got != want {
+				t.Errorf("%s (stage %s, proxy %v): DB_STATEMENT_CACHE = %v", f.Name, d.stack.cfg.Stage, d.stack.cfg.DBProxy, got)
+			}
+		}
 	}
 }

@@ -12,7 +12,7 @@ import (
 
 // PostgresConfig is the pool configuration of the database settings.
 func PostgresConfig(cfg config.Postgres) pgpool.Config {
-	return pgpool.Config{URL: cfg.URL, IAMAuth: cfg.IAMAuth, MaxConns: cfg.MaxConns}
+	return pgpool.Config{URL: cfg.URL, IAMAuth: cfg.IAMAuth, MaxConns: cfg.MaxConns, StatementCache: cfg.StatementCache}
 }
 
 // GraphConfig is the Bolt configuration of the graph settings, without the

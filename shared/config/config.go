@@ -69,6 +69,10 @@ type Postgres struct {
 	IAMAuth bool
 	// MaxConns (DB_MAX_CONNS) caps the pool; zero means the pool's default.
 	MaxConns int32
+	// StatementCache (DB_STATEMENT_CACHE, default true) prepares each
+	// statement once per connection. Turn it off behind RDS Proxy, where a
+	// prepared statement pins the client to one database connection.
+	StatementCache bool
 }
 
 // Graph says how to reach the rules graph.
@@ -194,9 +198,10 @@ func FromEnv() (Config, error) {
 
 func readPostgres(r *reader) Postgres {
 	p := Postgres{
-		URL:      r.str("DATABASE_URL", ""),
-		IAMAuth:  r.bool("DB_IAM_AUTH", false),
-		MaxConns: int32(r.int("DB_MAX_CONNS", 0, 1, 1<<31-1)),
+		URL:            r.str("DATABASE_URL", ""),
+		IAMAuth:        r.bool("DB_IAM_AUTH", false),
+		MaxConns:       int32(r.int("DB_MAX_CONNS", 0, 1, 1<<31-1)),
+		StatementCache: r.bool("DB_STATEMENT_CACHE", true),
 	}
 	if p.URL != "" {
 		return p

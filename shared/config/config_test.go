@@ -10,7 +10,7 @@ import (
 // clearEnv unsets every variable FromEnv reads, so a test sees only what it sets.
 func clearEnv(t *testing.T) {
 	for _, k := range []string{"AWS_LAMBDA_RUNTIME_API", "PORT", "LOG_FORMAT", "LOG_LEVEL",
-		"DATABASE_URL", "DB_HOST", "DB_PORT", "DB_NAME", "DB_USER", "DB_SSLMODE", "DB_IAM_AUTH", "DB_MAX_CONNS",
+		"DATABASE_URL", "DB_HOST", "DB_PORT", "DB_NAME", "DB_USER", "DB_SSLMODE", "DB_IAM_AUTH", "DB_MAX_CONNS", "DB_STATEMENT_CACHE",
 		"MEMGRAPH_URI", "MEMGRAPH_USER", "MEMGRAPH_PASSWORD", "MEMGRAPH_SECRET_ARN", "GRAPH_DATABASE", "GRAPH_DIALECT",
 		"LLM_PROVIDER", "OPENAI_API_KEY", "OPENAI_SECRET_ARN", "OPENAI_BASE_URL", "LLM_MODEL", "LLM_TOOLS", "LLM_MAX_CALLS",
 		"AUTH_MODE", "JWT_JWKS_URL", "JWT_HS256_SECRET", "JWT_ISSUER", "JWT_AUDIENCE", "JWT_TENANT_CLAIM", "JWT_USER_CLAIM", "JWT_IAT_LEEWAY",
@@ -40,7 +40,7 @@ func TestLocalDefaults(t *testing.T) {
 		DemoPage:  true,
 		CompatAPI: true,
 		Log:       Log{Format: "text", Level: "info"},
-		Postgres:  Postgres{Port: 5432, SSLMode: "require"},
+		Postgres:  Postgres{Port: 5432, SSLMode: "require", StatementCache: true},
 		LLM:       LLM{Provider: "offline", Model: "offline-lexicon-v1", Tools: "auto", MaxCalls: 3},
 		Auth: Auth{Mode: "dev", Header: "Authorization", TenantClaim: "tenant_id", UserClaim: "sub", IATLeeway: time.Minute,
 			DevTenant: "dev-tenant", DevUser: "dev-user"},
@@ -62,7 +62,7 @@ func TestEachVariableLandsInItsSection(t *testing.T) {
 	clearEnv(t)
 	for k, v := range map[string]string{
 		"PORT": "9000", "LOG_FORMAT": "json", "LOG_LEVEL": "debug",
-		"DATABASE_URL": "postgres://u@h/db", "DB_IAM_AUTH": "true", "DB_MAX_CONNS": "4",
+		"DATABASE_URL": "postgres://u@h/db", "DB_IAM_AUTH": "true", "DB_MAX_CONNS": "4", "DB_STATEMENT_CACHE": "false",
 		"MEMGRAPH_URI": "bolt://g:7687", "MEMGRAPH_USER": "gu", "MEMGRAPH_PASSWORD": " p w ", "MEMGRAPH_SECRET_ARN": "arn:g",
 		"GRAPH_DATABASE": "rules", "GRAPH_DIALECT": "neo4j",
 		"LLM_PROVIDER": "openai-chat", "OPENAI_BASE_URL": "http://llm", "LLM_MODEL": "m", "OPENAI_SECRET_ARN": "arn:o",
@@ -84,7 +84,7 @@ func TestEachVariableLandsInItsSection(t *testing.T) {
 		Port:     9000,
 		SAMLocal: true,
 		Log:      Log{Format: "json", Level: "debug"},
-		Postgres: Postgres{URL: "postgres://u@h/db", IAMAuth: true, MaxConns: 4},
+		Postgres: Postgres{URL: "postgres://u@h/db", IAMAuth: true, MaxConns: 4, StatementCache: false},
 		Graph:    Graph{URI: "bolt://g:7687", User: "gu", Password: " p w ", SecretARN: "arn:g", Database: "rules", Dialect: "neo4j"},
 		LLM:      LLM{Provider: "openai-chat", SecretARN: "arn:o", BaseURL: "http://llm", Model: "m", Tools: "off", MaxCalls: 10},
 		Auth: Auth{Mode: "jwt", Header: "X-User-Authorization", JWKSURL: "https://id/jwks", Issuer: "iss", Audience: "aud", TenantClaim: "org", UserClaim: "uid",
@@ -128,7 +128,7 @@ func TestPostgresConnectionString(t *testing.T) {
 		t.Setenv("DB_HOST", "ignored")
 		t.Setenv("DB_PORT", "not read")
 		p := mustLoad(t).Postgres
-		if p.URL != "postgres://u@h/db" || p.Host != "" || p.IAMAuth || p.MaxConns != 0 {
+		if p.URL != "postgres://u@h/db" || p.Host != "" || p.IAMAuth || p.MaxConns != 0 || !p.StatementCache {
 			t.Errorf("postgres = %+v", p)
 		}
 	})
@@ -225,7 +225,7 @@ func TestRejectsBadValues(t *testing.T) {
 	for _, tc := range []struct{ name, value string }{
 		{"PORT", "eighty"}, {"LLM_PROVIDER", "gemini"}, {"AUTH_MODE", "none"}, {"HISTORY_TURNS", "-1"}, {"TENANT_DAILY_TOKEN_LIMIT", "-5"},
 		{"ENRICHMENT_FRESHNESS_DAYS", "0"}, {"ENRICHMENT_FRESHNESS_DAYS", "soon"},
-		{"DB_IAM_AUTH", "maybe"}, {"DB_MAX_CONNS", "0"}, {"DB_MAX_CONNS", "two"},
+		{"DB_IAM_AUTH", "maybe"}, {"DB_MAX_CONNS", "0"}, {"DB_MAX_CONNS", "two"}, {"DB_STATEMENT_CACHE", "maybe"},
 		{"RETENTION_DAYS", "0"}, {"RETENTION_DAYS", "-3"}, {"RETENTION_DAYS", "week"}, {"RETENTION_DAYS", "1.5"},
 		{"LLM_TOOLS", "on"}, {"LLM_TOOLS", "none"},
 		{"LLM_MAX_CALLS", "0"}, {"LLM_MAX_CALLS", "11"}, {"LLM_MAX_CALLS", "three"}, {"LLM_MAX_CALLS", "-1"},

@@ -119,6 +119,14 @@ func TestPoolIsLazyAndDoesNotPrepare(t *testing.T) {
 	if cfg.ConnConfig.DefaultQueryExecMode != pgx.QueryExecModeExec {
 		t.Errorf("exec mode = %v, want exec (no named prepared statements)", cfg.ConnConfig.DefaultQueryExecMode)
 	}
+	cached, err := pgpool.NewPool(ctx, pgpool.Config{URL: "postgres://nobody@127.0.0.1:1/none?sslmode=disable", StatementCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cached.Close()
+	if mode := cached.Config().ConnConfig.DefaultQueryExecMode; mode != pgx.QueryExecModeCacheStatement {
+		t.Errorf("with the statement cache, exec mode = %v", mode)
+	}
 	if err := pool.Ping(ctx); err == nil {
 		t.Error("ping to a closed port succeeded")
 	}

@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -19,10 +20,15 @@ func TestStoreContract(t *testing.T) {
 	// One database for the whole contract: its tests use their own tenants.
 	// The pool is larger than in Lambda so the 50-way concurrency tests
 	// really run concurrently.
-	// The store signs in as the runtime role, under row-level security.
-	_, runtime := pgtest.NewRuntimePools(t, 25)
-	store := convpg.New(runtime)
-	storetest.Run(t, func(*testing.T) conversation.Store { return store })
+	// The store signs in as the runtime role, under row-level security,
+	// with prepared statements (the default) and without (behind RDS Proxy).
+	for _, cache := range []bool{true, false} {
+		t.Run(fmt.Sprintf("statementCache=%v", cache), func(t *testing.T) {
+			_, runtime := pgtest.NewRuntimePoolsCaching(t, 25, cache)
+			store := convpg.New(runtime)
+			storetest.Run(t, func(*testing.T) conversation.Store { return store })
+		})
+	}
 }
 
 // An unreadable context is reported in ContextErr; the conversation and

@@ -98,8 +98,15 @@ func randomHex(t testing.TB, n int) string {
 // that look at or set up rows directly), and runtime as a role made like the
 // functions' (dbsetup.EnsureAppRole): it owns no table and every query it
 // makes is subject to row-level security. The role is dropped when the test
-// ends.
+// ends. The runtime pool prepares statements, as deployed without RDS Proxy.
 func NewRuntimePools(t testing.TB, maxConns int32) (owner, runtime *pgxpool.Pool) {
+	t.Helper()
+	return NewRuntimePoolsCaching(t, maxConns, true)
+}
+
+// NewRuntimePoolsCaching is NewRuntimePools with the runtime pool's
+// statement cache on or off (off: as deployed behind RDS Proxy).
+func NewRuntimePoolsCaching(t testing.TB, maxConns int32, statementCache bool) (owner, runtime *pgxpool.Pool) {
 	t.Helper()
 	ctx := context.Background()
 	dbURL := NewDatabase(t)
@@ -121,7 +128,7 @@ func NewRuntimePools(t testing.TB, maxConns int32) (owner, runtime *pgxpool.Pool
 	}
 	t.Cleanup(func() { DropRole(t, owner, role) })
 	u.User = url.User(role)
-	runtime, err = pgpool.NewPool(ctx, pgpool.Config{URL: u.String(), MaxConns: maxConns})
+	runtime, err = pgpool.NewPool(ctx, pgpool.Config{URL: u.String(), MaxConns: maxConns, StatementCache: statementCache})
 	if err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}
