@@ -15,10 +15,10 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	"regintel/shared/llm"
 )
@@ -53,9 +53,12 @@ type lexiconEntry struct {
 //go:embed lexicon.json
 var lexiconJSON []byte
 
+// term is an acronym (matched as written) or a phrase (matched in any
+// ASCII case), each only as whole words.
 type term struct {
-	pattern *regexp.Regexp
-	entry   int
+	text     string // a phrase in lower case
+	caseFold bool
+	entry    int
 }
 
 type lexicon struct {
@@ -73,10 +76,10 @@ func loadLexicon(data []byte) (*lexicon, error) {
 	lex := &lexicon{entries: file.Concepts}
 	for i, entry := range file.Concepts {
 		for _, acronym := range entry.Acronyms {
-			lex.terms = append(lex.terms, term{regexp.MustCompile(`\b` + regexp.QuoteMeta(acronym) + `\b`), i})
+			lex.terms = append(lex.terms, term{text: acronym, entry: i})
 		}
 		for _, phrase := range entry.Phrases {
-			lex.terms = append(lex.terms, term{regexp.MustCompile(`(?i)\b` + regexp.QuoteMeta(phrase) + `\b`), i})
+			lex.terms = append(lex.terms, term{text: lowerASCII(phrase), caseFold: true, entry: i})
 		}
 	}
 	return lex, nil
@@ -94,11 +97,16 @@ var defaultLexicon = func() *lexicon {
 // Overlapping matches keep the longest ("UK VAT" beats "VAT").
 func (lex *lexicon) recognise(text string) []Concept {
 	text = strings.NewReplacer("\u2019", "'", "\u2018", "'").Replace(text)
+	folded := lowerASCII(text) // same byte offsets as text
 	type match struct{ start, end, entry int }
 	var matches []match
 	for _, t := range lex.terms {
-		for _, loc := range t.pattern.FindAllStringIndex(text, -1) {
-			matches = append(matches, match{loc[0], loc[1], t.entry})
+		in := text
+		if t.caseFold {
+			in = folded
+		}
+		for _, start := range wholeWordIndexes(in, t.text) {
+			matches = append(matches, match{start, start + len(t.text), t.entry})
 		}
 	}
 	sort.SliceStable(matches, func(i, j int) bool {
@@ -135,6 +143,49 @@ func (lex *lexicon) recognise(text string) []Concept {
 		concepts = append(concepts, c)
 	}
 	return concepts
+}
+
+// wholeWordIndexes returns where word occurs in s with a word boundary on
+// each side (as the regexp \b: ASCII letters, digits and '_' are word
+// characters), left to right, not overlapping.
+func wholeWordIndexes(s, word string) []int {
+	var out []int
+	for from := 0; from+len(word) <= len(s); {
+		i := strings.Index(s[from:], word)
+		if i < 0 {
+			break
+		}
+		start, end := from+i, from+i+len(word)
+		if boundary(s, start) && boundary(s, end) {
+			out = append(out, start)
+			from = end
+			continue
+		}
+		from = start + 1
+	}
+	return out
+}
+
+// boundary reports whether a word boundary lies before s[i].
+func boundary(s string, i int) bool {
+	before := i > 0 && isWordByte(s[i-1])
+	after := i < len(s) && isWordByte(s[i])
+	return before != after
+}
+
+func isWordByte(b byte) bool {
+	return b >= '0' && b <= '9' || b >= 'A' && b <= 'Z' || b >= 'a' && b <= 'z' || b == '_'
+}
+
+// lowerASCII lowers ASCII letters only, so byte offsets stay those of s.
+func lowerASCII(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // Recognise returns the built-in lexicon's concepts mentioned in text.
@@ -310,11 +361,24 @@ func lastUserMessage(messages []llm.Message) string {
 
 // estimateTokens approximates input tokens as words * 4/3.
 func estimateTokens(req llm.Request) int {
-	words := len(strings.Fields(req.System))
+	words := countWords(req.System)
 	for _, msg := range req.Messages {
-		words += len(strings.Fields(msg.Content))
+		words += countWords(msg.Content)
 	}
 	return words * 4 / 3
+}
+
+// countWords is len(strings.Fields(s)) without building the slice.
+func countWords(s string) int {
+	n, inWord := 0, false
+	for _, r := range s {
+		space := unicode.IsSpace(r)
+		if !space && !inWord {
+			n++
+		}
+		inWord = !space
+	}
+	return n
 }
 
 func sleep(ctx context.Context, d time.Duration) bool {
