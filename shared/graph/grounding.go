@@ -198,7 +198,7 @@ func MentionCandidates(text string) map[string]int {
 	var words []span
 	start := -1
 	for i, r := range text {
-		word := unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
+		word := isMentionRune(r)
 		switch {
 		case word && start < 0:
 			start = i
@@ -210,22 +210,39 @@ func MentionCandidates(text string) map[string]int {
 	if start >= 0 {
 		words = append(words, span{start, len(text)})
 	}
+	// Each word is lowered once; a run's joined form is its words' lowered
+	// forms joined by one space, which is what AltLabelID makes of it.
+	lowered := make([]string, len(words))
+	for k, w := range words {
+		lowered[k] = strings.ToLower(text[w.start:w.end])
+	}
 	out := map[string]int{}
-	add := func(s string, pos int) {
-		id := AltLabelID(s)
+	add := func(id string, pos int) {
 		if _, seen := out[id]; !seen {
 			out[id] = pos
 		}
 	}
 	for i := range words {
-		joined := make([]string, 0, maxMentionWords)
-		for j := i; j < len(words) && j < i+maxMentionWords; j++ {
-			joined = append(joined, text[words[j].start:words[j].end])
-			add(strings.Join(joined, " "), i)
-			add(text[words[i].start:words[j].end], i)
+		joined := altLabelPrefix + lowered[i]
+		add(joined, i)
+		// As written, a run differs from its joined form only once something
+		// other than one space separates two of its words.
+		oneSpaces := true
+		for j := i + 1; j < len(words) && j < i+maxMentionWords; j++ {
+			joined += " " + lowered[j]
+			add(joined, i)
+			oneSpaces = oneSpaces && text[words[j-1].end:words[j].start] == " "
+			if !oneSpaces {
+				add(AltLabelID(text[words[i].start:words[j].end]), i)
+			}
 		}
 	}
 	return out
+}
+
+// isMentionRune reports whether r belongs to a word of a mention.
+func isMentionRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
 }
 
 // ScopeJurisdictions widens a conversation's jurisdictions to those whose

@@ -82,9 +82,11 @@ func Timestamp(t time.Time) int64 { return t.UnixMilli() }
 // TimeFromTimestamp converts a stored epoch-millisecond value back to UTC time.
 func TimeFromTimestamp(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
 
+const altLabelPrefix = "LABEL:"
+
 // AltLabelID is the id of the :Label alias node for an alternative label:
 // "LABEL:" plus the text trimmed, whitespace collapsed and lower-cased, so
 // "Irish  VAT" and "irish vat" share one node.
 func AltLabelID(text string) string {
-	return "LABEL:" + strings.ToLower(strings.Join(strings.Fields(text), " "))
+	return altLabelPrefix + strings.ToLower(strings.Join(strings.Fields(text), " "))
 }
