@@ -137,7 +137,7 @@ func (t *Turn) call(ctx context.Context, sink Sink, req llm.Request, out *conver
 		case llm.ChunkText:
 			text.WriteString(ch.Delta)
 			out.answer.WriteString(ch.Delta)
-			sent(sink.Event(EventMessage, map[string]string{"text": ch.Delta}))
+			sent(sink.Event(EventMessage, TextDelta{Text: ch.Delta}))
 		case llm.ChunkTool:
 			calls = append(calls, ch.ToolCall())
 			t.readToolCall(ch, out, log)

@@ -17,6 +17,11 @@ type Sink interface {
 	Event(name string, data any) error
 }
 
+// TextDelta is the data of a message event: the answer's next piece.
+type TextDelta struct {
+	Text string `json:"text"`
+}
+
 // HoldingSink is a Sink that may hold answer deltas instead of sending each
 // at once; Flush sends what it holds. The engine flushes whenever the model
 // has nothing more waiting, so a burst of deltas leaves in one write and a

@@ -176,7 +176,7 @@ func fuzzEvents(kinds []byte, texts []string) (names []string, data []any) {
 		var d any
 		switch name {
 		case chat.EventMessage:
-			d = map[string]string{"text": text}
+			d = chat.TextDelta{Text: text}
 		case chat.EventError:
 			d = map[string]string{"message": text}
 		default:
@@ -235,7 +235,7 @@ func FuzzUIStreamEncoder(f *testing.F) {
 		for i := range names {
 			if names[i] == chat.EventMessage {
 				// JSON carries text as valid UTF-8: invalid bytes arrive as U+FFFD.
-				wantText.WriteString(jsonRoundTrip(data[i].(map[string]string)["text"]))
+				wantText.WriteString(jsonRoundTrip(data[i].(chat.TextDelta).Text))
 			}
 			if err := sink.Event(names[i], data[i]); err != nil {
 				t.Fatal(err)

@@ -46,6 +46,13 @@ func newUIStreamSink(w http.ResponseWriter, sse *sseWriter) *uiStreamSink {
 
 const uiTextID = "text-1"
 
+// uiTextDelta is the text-delta chunk, the most frequent one.
+type uiTextDelta struct {
+	Type  string `json:"type"`
+	ID    string `json:"id"`
+	Delta string `json:"delta"`
+}
+
 // finishReasons maps a turn's done status onto the AI SDK's finish
 // reasons. The SDK accepts no "context-required", so a turn that asks for
 // context finishes with "other" and its data-context-request part.
@@ -86,8 +93,8 @@ func (s *uiStreamSink) Event(name string, data any) error {
 				return err
 			}
 		}
-		delta, _ := data.(map[string]string)
-		raw, err := json.Marshal(map[string]string{"type": "text-delta", "id": uiTextID, "delta": delta["text"]})
+		delta, _ := data.(chat.TextDelta)
+		raw, err := json.Marshal(uiTextDelta{Type: "text-delta", ID: uiTextID, Delta: delta.Text})
 		if err != nil {
 			return err
 		}
