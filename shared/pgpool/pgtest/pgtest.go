@@ -104,13 +104,13 @@ func NewRuntimePools(t testing.TB, maxConns int32) (owner, runtime *pgxpool.Pool
 	return NewRuntimePoolsCaching(t, maxConns, true)
 }
 
-// NewRuntimePoolsCaching is NewRuntimePools with the runtime pool's
-// statement cache on or off (off: as deployed behind RDS Proxy).
+// NewRuntimePoolsCaching is NewRuntimePools with both pools' statement
+// cache on or off (off: as deployed behind RDS Proxy).
 func NewRuntimePoolsCaching(t testing.TB, maxConns int32, statementCache bool) (owner, runtime *pgxpool.Pool) {
 	t.Helper()
 	ctx := context.Background()
 	dbURL := NewDatabase(t)
-	owner, err := pgpool.NewPool(ctx, pgpool.Config{URL: dbURL, MaxConns: 4})
+	owner, err := pgpool.NewPool(ctx, pgpool.Config{URL: dbURL, MaxConns: 4, StatementCache: statementCache})
 	if err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}
