@@ -131,6 +131,8 @@ func (t *Turn) call(ctx context.Context, sink Sink, req llm.Request, out *conver
 		ch, ok, flushErr := next(chunks, sink)
 		sent(flushErr)
 		if !ok {
+			// The answer's last words go out before the turn is stored.
+			sent(flush(sink))
 			break
 		}
 		switch ch.Type {

@@ -12,7 +12,7 @@ import (
 )
 
 // Sink receives the turn's events in order. The HTTP layer writes each one
-// as an SSE frame and flushes it.
+// as an SSE frame.
 type Sink interface {
 	Event(name string, data any) error
 }

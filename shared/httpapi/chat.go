@@ -117,7 +117,9 @@ func (a *API) prepareFailed(w http.ResponseWriter, requestID string, err error) 
 }
 
 // chatSink writes chat events as named SSE frames ("event: NAME\ndata:
-// JSON\n\n"); answer deltas are held until the engine flushes.
+// JSON\n\n"). The start and done events go out at once, with whatever is
+// held; the others are held until the engine flushes (before it waits on
+// the model) or the stream ends, so a turn's end is one write.
 type chatSink struct{ sse *sseWriter }
 
 // Event implements chat.Sink.
@@ -126,10 +128,10 @@ func (s chatSink) Event(name string, data any) error {
 	if err != nil {
 		return fmt.Errorf("encode %s event: %w", name, err)
 	}
-	if name == chat.EventMessage {
-		return s.sse.hold("", name, payload)
+	if name == chat.EventStart || name == chat.EventDone {
+		return s.sse.event("", name, payload)
 	}
-	return s.sse.event("", name, payload)
+	return s.sse.hold("", name, payload)
 }
 
 // Flush implements chat.HoldingSink.

@@ -206,6 +206,9 @@ func FuzzSSEEncoder(f *testing.F) {
 				t.Fatal(err)
 			}
 		}
+		if err := sink.Flush(); err != nil { // as the engine does before it waits
+			t.Fatal(err)
+		}
 		frames := readFrames(t, w.Body.String())
 		if len(frames) != len(names) {
 			t.Fatalf("%d events, %d frames: %q", len(names), len(frames), w.Body.String())

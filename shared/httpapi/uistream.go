@@ -63,13 +63,14 @@ var finishReasons = map[string]string{
 	"interrupted":      "interrupted",
 }
 
-// write sends one chunk as a data-only frame.
+// write holds one chunk as a data-only frame until the engine flushes or
+// the stream starts or ends.
 func (s *uiStreamSink) write(chunk any) error {
 	raw, err := json.Marshal(chunk)
 	if err != nil {
 		return err
 	}
-	return s.sse.event("", "", raw)
+	return s.sse.hold("", "", raw)
 }
 
 func (s *uiStreamSink) Event(name string, data any) error {
@@ -81,7 +82,11 @@ func (s *uiStreamSink) Event(name string, data any) error {
 		if name == chat.EventStart {
 			start["messageMetadata"] = data
 		}
-		if err := s.write(start); err != nil || name == chat.EventStart {
+		// The start goes out at once: it names the conversation.
+		if err := s.write(start); err != nil {
+			return err
+		}
+		if err := s.sse.flush(); err != nil || name == chat.EventStart {
 			return err
 		}
 	}
@@ -94,11 +99,7 @@ func (s *uiStreamSink) Event(name string, data any) error {
 			}
 		}
 		delta, _ := data.(chat.TextDelta)
-		raw, err := json.Marshal(uiTextDelta{Type: "text-delta", ID: uiTextID, Delta: delta.Text})
-		if err != nil {
-			return err
-		}
-		return s.sse.hold("", "", raw)
+		return s.write(uiTextDelta{Type: "text-delta", ID: uiTextID, Delta: delta.Text})
 	case chat.EventError:
 		msg, _ := data.(map[string]string)
 		return s.write(map[string]string{"type": "error", "errorText": msg["message"]})
