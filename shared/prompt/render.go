@@ -279,6 +279,9 @@ func lexAction(src string, start int) (next int, trim bool, it *item, err error)
 		if err != nil {
 			return 0, false, nil, err
 		}
+		if end < len(src) && src[end] == '}' && !strings.HasPrefix(src[end:], "}}") {
+			return 0, false, nil, fmt.Errorf("unexpected \"}\" in %q: an action ends with \"}}\"", src[start:end+1])
+		}
 		if tok == nil || !(end == len(src) || isSpace(src[end]) || strings.HasPrefix(src[end:], "}}")) {
 			return 0, false, nil, unsupported(src, start)
 		}
@@ -348,11 +351,14 @@ func identEnd(src string, p int) int {
 	return p
 }
 
-// unsupported names the action at start as written (up to its "}}").
+// unsupported names the action at start as written: up to its "}}", or
+// to the end of its line when it has none.
 func unsupported(src string, start int) error {
 	action := src[start:]
 	if x := strings.Index(action, "}}"); x >= 0 {
 		action = action[:x+2]
+	} else if x := strings.IndexByte(action, '\n'); x >= 0 {
+		action = action[:x]
 	}
 	return unsupportedError(action)
 }

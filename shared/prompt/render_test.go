@@ -254,6 +254,7 @@ func TestRendererRejectsWhatItDoesNotSupport(t *testing.T) {
 		"{{ /* c */ }}": "unsupported action", "{{/* c": "unclosed comment", "{{/* c */ x}}": "comment ends before closing delimiter",
 		"{{.Name": "unclosed action", `{{"open}}`: "unterminated quoted string", "{{`open}}": "unterminated raw quoted string",
 		"{{if .B}}{{else}}{{else}}{{end}}": "unexpected {{else}}: expected {{end}}", `{{"\q"}}`: "invalid syntax",
+		"{{if .B}\n{{end}}": `unexpected "}" in "{{if .B}": an action ends with "}}"`, "{{.Name | x\n": `unsupported action "{{.Name | x"`,
 	}
 	for action, want := range malformed {
 		_, err := parseTemplate("20_jurisdiction.tmpl", "first line\nsecond\nthird "+action)
