@@ -130,7 +130,7 @@ func parseTemplate(name, src string) (*sheetTemplate, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &sheetParser{name: name, items: items}
+	p := &sheetParser{name: name, items: items, lastLine: 1 + strings.Count(src, "\n")}
 	nodes, term, err := p.parseList()
 	if err != nil {
 		return nil, err
@@ -373,10 +373,16 @@ type sheetParser struct {
 	name  string
 	items []item
 	pos   int
+	// lastLine is where the file ends, where a missing {{end}} is found.
+	lastLine int
 }
 
 func (p *sheetParser) errorf(it *item, format string, args ...any) error {
 	return fmt.Errorf("%s:%d: %s", p.name, it.line, fmt.Sprintf(format, args...))
+}
+
+func (p *sheetParser) unclosed(it *item) error {
+	return fmt.Errorf("%s:%d: unexpected end of file: %s on line %d has no {{end}}", p.name, p.lastLine, it.action, it.line)
 }
 
 // parseList parses up to an {{else}} or {{end}}, which it returns, or to
@@ -426,7 +432,7 @@ func (p *sheetParser) parseBlock(it *item, keyword string, rest []actionToken) (
 		return node{}, err
 	}
 	if term == nil {
-		return node{}, p.errorf(it, "%s has no {{end}}", it.action)
+		return node{}, p.unclosed(it)
 	}
 	n.list = list
 	if term.tokens[0].val == "end" {
@@ -451,7 +457,7 @@ func (p *sheetParser) parseBlock(it *item, keyword string, rest []actionToken) (
 	}
 	switch {
 	case end == nil:
-		return node{}, p.errorf(term, "%s after %s has no {{end}}", term.action, it.action)
+		return node{}, p.unclosed(term)
 	case end.tokens[0].val != "end":
 		return node{}, p.errorf(end, "unexpected %s: expected {{end}}", end.action)
 	case len(end.tokens) > 1:

@@ -250,7 +250,7 @@ func TestRendererRejectsWhatItDoesNotSupport(t *testing.T) {
 	}
 	malformed := map[string]string{
 		"{{join .List}}": "join takes a list and a separator", "{{else}}": "unexpected {{else}}", "{{end}}": "unexpected {{end}}",
-		"{{if .B}}": "{{if .B}} has no {{end}}", "{{if}}{{end}}": "missing value", "{{}}": "missing value",
+		"{{if .B}}": "unexpected end of file: {{if .B}} on line 3 has no {{end}}", "{{if}}{{end}}": "missing value", "{{}}": "missing value",
 		"{{ /* c */ }}": "unsupported action", "{{/* c": "unclosed comment", "{{/* c */ x}}": "comment ends before closing delimiter",
 		"{{.Name": "unclosed action", `{{"open}}`: "unterminated quoted string", "{{`open}}": "unterminated raw quoted string",
 		"{{if .B}}{{else}}{{else}}{{end}}": "unexpected {{else}}: expected {{end}}", `{{"\q"}}`: "invalid syntax",
@@ -261,6 +261,16 @@ func TestRendererRejectsWhatItDoesNotSupport(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), "20_jurisdiction.tmpl:3: ") || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want 20_jurisdiction.tmpl:3: ...%s", action, err, want)
 		}
+	}
+}
+
+// A block left open is found at the end of the file; the error names both
+// lines.
+func TestRendererNamesAnUnclosedBlock(t *testing.T) {
+	_, err := parseTemplate("30_profile.tmpl", "one\n{{with .Name}}\n{{range .List}}{{end}}\nlast\n")
+	want := "30_profile.tmpl:5: unexpected end of file: {{with .Name}} on line 2 has no {{end}}"
+	if err == nil || err.Error() != want {
+		t.Fatalf("error %v, want %s", err, want)
 	}
 }
 
