@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"text/template"
 	"time"
 )
 
@@ -24,13 +24,11 @@ type Sheet struct {
 	source string
 	// order lists the system sections in output order.
 	order     []string
-	templates map[string]*template.Template
+	templates map[string]*sheetTemplate
 }
 
 // sheetFile is "NN_section.tmpl": NN orders the system prompt.
 var sheetFile = regexp.MustCompile(`^(\d+)_([a-z_]+)\.tmpl$`)
-
-var templateFuncs = template.FuncMap{"join": strings.Join}
 
 // DefaultSheet returns the embedded sheet. It panics if the embedded sheet
 // is broken, which its tests rule out.
@@ -113,15 +111,15 @@ func parseSheet(fsys fs.FS, source string) (*Sheet, error) {
 	}
 	sort.SliceStable(entries, func(i, j int) bool { return entries[i].position < entries[j].position })
 
-	s := &Sheet{source: source, templates: map[string]*template.Template{}}
+	s := &Sheet{source: source, templates: map[string]*sheetTemplate{}}
 	for _, e := range entries {
 		raw, err := fs.ReadFile(fsys, e.file)
 		if err != nil {
 			return nil, fmt.Errorf("prompt sheet %s: %w", source, err)
 		}
 		// The template is named after its file, so parse and execution
-		// errors read "template: 20_jurisdiction.tmpl:3: ...".
-		t, err := template.New(e.file).Funcs(templateFuncs).Option("missingkey=error").Parse(string(raw))
+		// errors read "20_jurisdiction.tmpl:3: ...".
+		t, err := parseTemplate(e.file, string(raw))
 		if err != nil {
 			return nil, fmt.Errorf("prompt sheet %s: %w", source, err)
 		}
@@ -191,12 +189,16 @@ func (s *Sheet) RenderMessage(section string, m MessageData) (string, error) {
 }
 
 func (s *Sheet) execute(section string, data any) (string, error) {
+	return s.executeValue(section, reflect.ValueOf(data))
+}
+
+func (s *Sheet) executeValue(section string, data reflect.Value) (string, error) {
 	t, ok := s.templates[section]
 	if !ok {
 		return "", fmt.Errorf("no section %q", section)
 	}
 	var b strings.Builder
-	if err := t.Execute(&b, data); err != nil {
+	if err := t.execute(&b, data); err != nil {
 		return "", err
 	}
 	return strings.TrimSpace(b.String()), nil
@@ -210,9 +212,10 @@ type Rendered struct {
 
 // System renders the system sections in order, leaving out empty ones.
 func (s *Sheet) System(d Data) ([]Rendered, error) {
-	var out []Rendered
+	out := make([]Rendered, 0, len(s.order))
+	data := reflect.ValueOf(d) // boxed once for every section
 	for _, section := range s.order {
-		text, err := s.Render(section, d)
+		text, err := s.executeValue(section, data)
 		if err != nil {
 			return nil, err
 		}

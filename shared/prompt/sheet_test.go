@@ -108,6 +108,24 @@ func TestBadSheetFailsWithFileAndLine(t *testing.T) {
 		{"unknown field", func(dir string) error {
 			return os.WriteFile(filepath.Join(dir, "30_profile.tmpl"), []byte("Profile:\n{{.Persona}}\n"), 0o644)
 		}, []string{"30_profile.tmpl:2:", "Persona"}},
+		{"unknown field in a nested range", func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, "55_graph_facts.tmpl"), []byte("Facts:\n{{range .Facts}}\n{{range .Facts}}{{.Sauce}}{{end}}{{end}}\n"), 0o644)
+		}, []string{"55_graph_facts.tmpl:3:", "can't evaluate field Sauce in type prompt.FactLine"}},
+		{"method that sheets cannot call", func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, "55_graph_facts.tmpl"), []byte("{{range .Facts}}{{range .Facts}}\n{{.LastVerified.Year}}{{end}}{{end}}"), 0o644)
+		}, []string{"55_graph_facts.tmpl:2:", "can't evaluate field Year in type time.Time"}},
+		{"unexported field", func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, "60_supplied_context.tmpl"), []byte("{{range .Items}}{{.id}}{{end}}"), 0o644)
+		}, []string{"60_supplied_context.tmpl:1:", "id is an unexported field"}},
+		{"unsupported action", func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, "20_jurisdiction.tmpl"), []byte("{{- if .Jurisdictions -}}\nThe user's jurisdictions:\n{{$x := .}}\n{{- end -}}\n"), 0o644)
+		}, []string{`20_jurisdiction.tmpl:3: unsupported action "{{$x := .}}" (prompt sheets support`}},
+		{"pipeline", func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, "30_profile.tmpl"), []byte("\n{{.PersonaType | printf \"%q\"}}"), 0o644)
+		}, []string{`30_profile.tmpl:2: unsupported action "{{.PersonaType | printf \"%q\"}}"`}},
+		{"template definition", func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, "10_base_role.tmpl"), []byte(`{{define "role"}}x{{end}}`), 0o644)
+		}, []string{`10_base_role.tmpl:1: unsupported action "{{define \"role\"}}"`}},
 		{"missing section", func(dir string) error {
 			return os.Remove(filepath.Join(dir, "95_question.tmpl"))
 		}, []string{"missing sections question"}},
