@@ -1,7 +1,10 @@
 package main
 
 import (
+	"debug/elf"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -9,7 +12,8 @@ import (
 // The chat function's package size and cold start grow with what it links.
 // These stay out of it: migrations run in the migrate function (and in
 // `make dev`), the OpenAPI document is embedded as JSON generated from its
-// YAML, and traces are exported over HTTP.
+// YAML, traces are exported over HTTP, and tokens are counted with one
+// vocabulary.
 var notLinkedByChat = []string{
 	"github.com/pressly/goose",
 	"go.yaml.in/yaml",
@@ -49,5 +53,35 @@ func TestChatLinksOnlyWhatATurnNeeds(t *testing.T) {
 	}
 	if packages < 100 {
 		t.Fatalf("go list listed only %d packages:\n%s", packages, out)
+	}
+}
+
+// Each token vocabulary is a table of megabytes; only cl100k_base is linked.
+func TestChatLinksOneTokenVocabulary(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "bootstrap")
+	cmd := exec.Command("go", "build", "-tags", "lambda.norpc", "-o", bin, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	symbols, err := f.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	vocabularies := map[string]bool{}
+	for _, s := range symbols {
+		for _, v := range []string{"cl100k", "o200k", "p50k", "r50k"} {
+			if strings.Contains(strings.ToLower(s.Name), v) {
+				vocabularies[v] = true
+			}
+		}
+	}
+	if !vocabularies["cl100k"] || len(vocabularies) != 1 {
+		t.Fatalf("vocabularies linked: %v, want cl100k only", vocabularies)
 	}
 }
