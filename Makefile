@@ -4,13 +4,16 @@ GO ?= go
 PORT ?= 8080
 FUNCTIONS := $(notdir $(wildcard functions/*))
 
-.PHONY: help dev test test-go lint fmt build bench clean loadtest
+.PHONY: help dev migrate test test-go lint fmt build bench clean loadtest
 
 help: ## list targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
 dev: ## run the chat API locally on http://127.0.0.1:$(PORT) with embedded defaults
 	PORT=$(PORT) $(GO) run ./cmd/dev
+
+migrate: ## apply the Postgres migrations to DATABASE_URL (and the graph schema when MEMGRAPH_URI is set)
+	$(GO) run ./functions/migrate
 
 test: ## install and start the test servers, then run lint and every test
 	@bash scripts/test.sh

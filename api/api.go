@@ -1,37 +1,15 @@
-// Package api holds the API's OpenAPI 3.1 document (openapi.yaml), embedded
-// so the server can serve it and the tests can hold the server to it.
+// Package api holds the API's OpenAPI 3.1 document, written in openapi.yaml
+// and served as openapi.json, which `go generate ./api` derives from it. The
+// JSON is embedded, so the server does not link a YAML parser.
 package api
 
-import (
-	_ "embed"
-	"encoding/json"
-	"fmt"
-	"sync"
+import _ "embed"
 
-	"go.yaml.in/yaml/v3"
-)
+//go:generate go run ./internal/genjson
 
-// YAML is the OpenAPI document as written.
-//
-//go:embed openapi.yaml
-var YAML []byte
+//go:embed openapi.json
+var document []byte
 
-var (
-	jsonOnce sync.Once
-	jsonDoc  []byte
-	jsonErr  error
-)
-
-// JSON is the document converted to JSON once, as GET /openapi.json serves
-// it.
-func JSON() ([]byte, error) {
-	jsonOnce.Do(func() {
-		var doc any
-		if err := yaml.Unmarshal(YAML, &doc); err != nil {
-			jsonErr = fmt.Errorf("openapi.yaml: %w", err)
-			return
-		}
-		jsonDoc, jsonErr = json.Marshal(doc)
-	})
-	return jsonDoc, jsonErr
-}
+// JSON is the document as GET /openapi.json serves it. It cannot fail (the
+// conversion happens at generate time); the error is kept for its callers.
+func JSON() ([]byte, error) { return document, nil }

@@ -1,13 +1,40 @@
 package api_test
 
 import (
+	"bytes"
 	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"regintel/api"
 )
+
+// openapi.json is what the generator makes of openapi.yaml: the server
+// serves the JSON, people edit the YAML.
+func TestJSONMatchesYAML(t *testing.T) {
+	fresh := filepath.Join(t.TempDir(), "openapi.json")
+	if out, err := exec.Command("go", "run", "./internal/genjson", "-out", fresh).CombinedOutput(); err != nil {
+		t.Fatalf("genjson: %v\n%s", err, out)
+	}
+	want, err := os.ReadFile(fresh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile("openapi.json")
+	if err != nil {
+		t.Fatalf("%v: run go generate ./api", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatal("openapi.json differs from openapi.yaml; run go generate ./api")
+	}
+	if served, _ := api.JSON(); !bytes.Equal(served, got) {
+		t.Fatal("the served document is not openapi.json")
+	}
+}
 
 func TestDocumentIsValidOpenAPI31(t *testing.T) {
 	raw, err := api.JSON()

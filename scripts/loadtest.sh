@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# make loadtest: builds the chat server and cmd/loadtest, starts the server
-# on loopback with the offline model (no delay) against Postgres, drives it
-# with C concurrent clients for DURATION seconds per phase (/healthz first,
-# the floor, then chat turns), and does the same with the in-memory store.
+# make loadtest: builds the chat server and cmd/loadtest, migrates a fresh
+# database with the migrate function (run locally, as `make migrate` does),
+# starts the server on loopback with the offline model (no delay) against
+# it, drives it with C concurrent clients for DURATION seconds per phase
+# (/healthz first, the floor, then chat turns), and does the same with the
+# in-memory store.
 # Postgres is the running test servers' (.testenv/env) when there is one,
 # else a throwaway cluster of its own. PROFILE=1 builds with -tags pprof and
 # prints the CPU profile top of the Postgres run's chat phase. Each phase
@@ -26,6 +28,7 @@ tags=()
 [ -n "${PROFILE:-}" ] && tags=(-tags pprof)
 go build "${tags[@]}" -o "$OUT/chat" ./functions/chat
 go build -o "$OUT/loadtest" ./cmd/loadtest
+go build -o "$OUT/migrate" ./functions/migrate
 
 own_servers=""
 if [ -f .testenv/env ] && grep -q TEST_DATABASE_URL .testenv/env; then
@@ -46,6 +49,9 @@ trap cleanup EXIT
 admin_url="$TEST_DATABASE_URL"
 PGOPTIONS="-c client_min_messages=warning" "$TEST_PG_BIN/psql" "$admin_url" -qc "DROP DATABASE IF EXISTS regintel_load" -c "CREATE DATABASE regintel_load" >/dev/null
 load_url="${admin_url/\/regintel_test\?//regintel_load?}"
+# The chat function does not migrate; the migrate function does.
+env -u MEMGRAPH_URI -u DB_SECRET_ARN -u DB_APP_USER -u DB_SWEEP_USER -u AWS_LAMBDA_RUNTIME_API \
+  DATABASE_URL="$load_url" LOG_FORMAT=text LOG_LEVEL=warn "$OUT/migrate" >/dev/null
 
 # start_server [VAR=value...]: the chat server on a free loopback port.
 start_server() {

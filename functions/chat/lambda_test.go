@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"regintel/shared/auth"
+	"regintel/shared/dbsetup"
 	"regintel/shared/llm/llmtest"
 	"regintel/shared/pgpool"
 	"regintel/shared/pgpool/pgtest"
@@ -30,7 +31,7 @@ func TestLambdaPathThroughRuntimeEmulator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pgpool.ApplyMigrations(context.Background(), pool); err != nil {
+	if _, err := dbsetup.ApplyMigrations(context.Background(), pool); err != nil {
 		t.Fatal(err)
 	}
 	defer pool.Close()

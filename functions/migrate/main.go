@@ -3,12 +3,14 @@
 // runs it as a CDK Trigger. In AWS it signs in with the master secret
 // (DB_SECRET_ARN), grants the runtime role DB_APP_USER and the sweep's role
 // DB_SWEEP_USER. Settings: the database, the graph and those three; see
-// shared/config.
+// shared/config. Outside Lambda (`make migrate`) it runs once, prints the
+// outcome and exits.
 package main
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 
@@ -35,6 +37,14 @@ func main() {
 	if err != nil {
 		log.Error("migrate: start", "err", err)
 		os.Exit(1)
+	}
+	if !cfg.OnLambda {
+		out, err := h.Invoke(context.Background(), nil)
+		if err != nil {
+			os.Exit(1) // Invoke has logged it
+		}
+		fmt.Println(string(out))
+		return
 	}
 	lambda.Start(h)
 }

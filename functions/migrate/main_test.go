@@ -2,14 +2,18 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"regintel/shared/config"
 	"regintel/shared/dbsetup"
+	"regintel/shared/pgpool"
 	"regintel/shared/pgpool/pgtest"
 	"regintel/shared/testenv"
 )
@@ -42,6 +46,46 @@ func TestSampleEventMigratesPostgresAndTheGraph(t *testing.T) {
 	// The graph step itself, run directly, must succeed against the server.
 	if err := h.GraphSchema(context.Background()); err != nil {
 		t.Fatalf("graph schema: %v", err)
+	}
+}
+
+// `make migrate`: outside Lambda the binary migrates once, prints the
+// outcome and exits; run again it applies nothing.
+func TestLocalRunMigratesOnceAndPrintsTheOutcome(t *testing.T) {
+	dbURL := pgtest.NewDatabase(t)
+	bin := filepath.Join(t.TempDir(), "migrate")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	run := func() dbsetup.MigrationOutcome {
+		t.Helper()
+		cmd := exec.Command(bin)
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "DATABASE_URL=" + dbURL}
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("migrate: %v\n%s", err, out)
+		}
+		var outcome dbsetup.MigrationOutcome
+		if err := json.Unmarshal(out, &outcome); err != nil {
+			t.Fatalf("migrate printed %q: %v", out, err)
+		}
+		return outcome
+	}
+	first, second := run(), run()
+	if len(first.Applied) == 0 || first.Version == 0 {
+		t.Fatalf("first run applied nothing: %+v", first)
+	}
+	if len(second.Applied) != 0 || second.Version != first.Version {
+		t.Fatalf("second run = %+v, want nothing applied at version %d", second, first.Version)
+	}
+	pool, err := pgpool.NewPool(context.Background(), pgpool.Config{URL: dbURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	var conversations bool
+	if err := pool.QueryRow(context.Background(), `SELECT to_regclass('public.conversations') IS NOT NULL`).Scan(&conversations); err != nil || !conversations {
+		t.Fatalf("no conversations table after make migrate (%v)", err)
 	}
 }
 

@@ -13,9 +13,9 @@ import (
 	"github.com/google/uuid"
 
 	"regintel/shared/config"
+	"regintel/shared/dbsetup"
 	"regintel/shared/metrics"
 	"regintel/shared/metrics/metricstest"
-	"regintel/shared/pgpool"
 	"regintel/shared/pgpool/pgtest"
 	"regintel/shared/retention"
 )
@@ -37,7 +37,7 @@ func TestScheduledEvent(t *testing.T) {
 	}
 	t.Cleanup(h.Pool.Close)
 	ctx := context.Background()
-	if _, err := pgpool.ApplyMigrations(ctx, h.Pool); err != nil {
+	if _, err := dbsetup.ApplyMigrations(ctx, h.Pool); err != nil {
 		t.Fatal(err)
 	}
 

@@ -55,7 +55,7 @@ func Build(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Opt
 	if err := cfg.CheckAuth(); err != nil {
 		return nil, err
 	}
-	store, err := a.conversationStore(ctx, cfg, log)
+	store, err := a.conversationStore(ctx, cfg, o.migrate, log)
 	if err != nil {
 		return fail(err)
 	}
@@ -109,7 +109,7 @@ func sharingOf(store conversation.Store) conversation.SharingStore {
 	return nil
 }
 
-func (a *App) conversationStore(ctx context.Context, cfg config.Config, log *slog.Logger) (conversation.Store, error) {
+func (a *App) conversationStore(ctx context.Context, cfg config.Config, migrate Migrate, log *slog.Logger) (conversation.Store, error) {
 	if cfg.Postgres.URL == "" {
 		log.Info("conversation store: embedded in-memory (set DATABASE_URL for Postgres)")
 		return convmem.New(), nil
@@ -120,13 +120,17 @@ func (a *App) conversationStore(ctx context.Context, cfg config.Config, log *slo
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	a.closers = append(a.closers, pool.Close)
-	a.readiness = append(a.readiness, httpapi.ReadinessCheck{Name: "database", Check: pool.Ping})
-	// Locally the server migrates at start; on Lambda the migrate function
-	// does it at deploy, so a cold start never runs DDL.
-	if !cfg.OnLambda {
-		if _, err := pgpool.ApplyMigrations(ctx, pool); err != nil {
+	a.readiness = append(a.readiness, httpapi.ReadinessCheck{Name: "database", Check: databaseReady(pool)})
+	// On Lambda the migrate function migrates at deploy, so a cold start
+	// never runs DDL; locally `make dev` migrates at start.
+	switch {
+	case cfg.OnLambda:
+	case migrate != nil:
+		if err := migrate(ctx, pool); err != nil {
 			return nil, fmt.Errorf("postgres migrations: %w", err)
 		}
+	default:
+		warnIfNotMigrated(ctx, pool, log)
 	}
 	log.Info("conversation store: postgres", "iam_auth", pgCfg.IAMAuth)
 	return convpg.New(pool), nil

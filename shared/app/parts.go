@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"regintel/shared/config"
 	"regintel/shared/graph"
 	"regintel/shared/graph/bolt"
@@ -129,6 +131,17 @@ type Option func(*options)
 
 type options struct {
 	enrichment InProcessEnrichment
+	migrate    Migrate
+}
+
+// Migrate brings the database schema up to date (dbsetup.ApplyMigrations).
+type Migrate func(ctx context.Context, pool *pgxpool.Pool) error
+
+// WithMigrations makes Build migrate the database at a local start (`make
+// dev`). The chat function does not take it, so it does not link the
+// migrations tool; on an unmigrated database it says so instead.
+func WithMigrations(migrate Migrate) Option {
+	return func(o *options) { o.migrate = migrate }
 }
 
 // enrichmentQueue runs enrichment in this process when a real model is

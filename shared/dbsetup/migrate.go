@@ -67,13 +67,13 @@ func (h *Handler) Invoke(ctx context.Context, _ []byte) ([]byte, error) {
 // Run opens a pool for this invocation only (the function runs once per
 // deploy, so holding a connection between invocations buys nothing), applies
 // pending migrations and closes the pool.
-func (h *Handler) Run(ctx context.Context) (pgpool.MigrationOutcome, error) {
+func (h *Handler) Run(ctx context.Context) (MigrationOutcome, error) {
 	pool, err := h.connect(ctx)
 	if err != nil {
-		return pgpool.MigrationOutcome{}, err
+		return MigrationOutcome{}, err
 	}
 	defer pool.Close()
-	outcome, err := pgpool.ApplyMigrations(ctx, pool)
+	outcome, err := ApplyMigrations(ctx, pool)
 	if err != nil {
 		return outcome, err
 	}

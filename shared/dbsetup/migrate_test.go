@@ -36,8 +36,8 @@ func TestHandlerMigratesIdempotently(t *testing.T) {
 	invoker := lambda.NewHandler(&dbsetup.Handler{Database: pgpool.Config{URL: pgtest.NewDatabase(t)}})
 	event := sampleEvent(t)
 
-	var first, second pgpool.MigrationOutcome
-	for i, out := range []*pgpool.MigrationOutcome{&first, &second} {
+	var first, second dbsetup.MigrationOutcome
+	for i, out := range []*dbsetup.MigrationOutcome{&first, &second} {
 		response, err := invoker.Invoke(ctx, event)
 		if err != nil {
 			t.Fatalf("invocation %d: %v", i+1, err)

@@ -95,7 +95,7 @@ func TestTwelveTurnsOverBudgetKeepNewestTurnsWhole(t *testing.T) {
 	if len(u.TurnsDropped) != 11-included || u.TurnsDropped[0] != 1 {
 		t.Errorf("turnsDropped = %v", u.TurnsDropped)
 	}
-	if u.SystemTokens != sent || u.HistoryTokens != history || u.TotalTokens != total || u.Budget != budget || u.Encoding != "o200k_base" {
+	if u.SystemTokens != sent || u.HistoryTokens != history || u.TotalTokens != total || u.Budget != budget || u.Encoding != "cl100k_base" {
 		t.Errorf("recorded tokens %+v; sent system %d history %d total %d", u, sent, history, total)
 	}
 	// The question names PAYE and USC, so the graph's facts ground it.

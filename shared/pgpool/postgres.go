@@ -1,5 +1,5 @@
-// Package pgpool builds the pgx connection pool the functions share and
-// applies the embedded schema migrations.
+// Package pgpool builds the pgx connection pool the functions share
+// (package dbsetup applies the schema migrations).
 //
 // The pool is shaped for Lambda: few connections per execution environment,
 // none opened until the first query, statements that never leave named

@@ -157,27 +157,3 @@ func TestBadSheetFailsWithFileAndLine(t *testing.T) {
 		t.Errorf("absent directory: %v", err)
 	}
 }
-
-func TestTokenizerCountsAndTruncates(t *testing.T) {
-	tok := prompt.TokenizerForModel("gpt-4.1-mini")
-	if tok.Encoding() != "o200k_base" {
-		t.Fatalf("encoding = %s", tok.Encoding())
-	}
-	if got := prompt.TokenizerForModel("gpt-4").Encoding(); got != "cl100k_base" {
-		t.Fatalf("gpt-4 encoding = %s", got)
-	}
-	if got := prompt.TokenizerForModel("llama-3.1-8b").Encoding(); got != "o200k_base" {
-		t.Fatalf("unknown model encoding = %s", got)
-	}
-	if n := tok.Count("hello world"); n != 2 {
-		t.Fatalf("Count(hello world) = %d", n)
-	}
-	long := strings.Repeat("Vehicle registration tax is charged on registration. ", 100)
-	cut, truncated := tok.Truncate(long, 50)
-	if !truncated || tok.Count(cut) > 50 || !strings.HasPrefix(cut, "Vehicle registration") || !strings.Contains(cut, "[… truncated:") {
-		t.Fatalf("Truncate = %q (%d tokens, truncated %v)", cut, tok.Count(cut), truncated)
-	}
-	if same, truncated := tok.Truncate("short", 50); same != "short" || truncated {
-		t.Fatalf("short text changed: %q", same)
-	}
-}

@@ -79,7 +79,7 @@ func NewPool(t testing.TB, maxConns int32) *pgxpool.Pool {
 func NewMigratedPool(t testing.TB, maxConns int32) *pgxpool.Pool {
 	t.Helper()
 	pool := NewPool(t, maxConns)
-	if _, err := pgpool.ApplyMigrations(context.Background(), pool); err != nil {
+	if _, err := dbsetup.ApplyMigrations(context.Background(), pool); err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}
 	return pool
@@ -115,7 +115,7 @@ func NewRuntimePoolsCaching(t testing.TB, maxConns int32, statementCache bool) (
 		t.Fatalf("pgtest: %v", err)
 	}
 	t.Cleanup(owner.Close)
-	if _, err := pgpool.ApplyMigrations(ctx, owner); err != nil {
+	if _, err := dbsetup.ApplyMigrations(ctx, owner); err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}
 	u, err := url.Parse(dbURL)

@@ -1,4 +1,4 @@
-package pgpool
+package dbsetup
 
 import (
 	"context"
@@ -23,8 +23,9 @@ type MigrationOutcome struct {
 }
 
 // ApplyMigrations applies the embedded migrations that are not yet applied
-// and reports what it did. It is
-// idempotent, and safe when several processes start at once (make dev
+// and reports what it did. It lives here, not in pgpool, so that only the
+// binaries that migrate (the migrate function, cmd/dev, tests) link goose.
+// It is idempotent, and safe when several processes start at once (make dev
 // instances, a deploy trigger): goose holds a session-level advisory lock
 // for the whole run, so the others wait and then find nothing to do. The
 // lock needs one session throughout; behind RDS Proxy that pins the
