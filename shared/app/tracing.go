@@ -13,7 +13,7 @@ import (
 // func flushes and stops it. A bad exporter setup logs and leaves tracing
 // off: traces are not worth failing a function for.
 func StartTracing(ctx context.Context, cfg config.Tracing, service string, log *slog.Logger) (stop func()) {
-	shutdown, err := tracing.Setup(ctx, tracing.Settings{Enabled: cfg.Enabled, Endpoint: cfg.Endpoint, Service: service})
+	shutdown, err := tracing.Setup(ctx, tracing.Settings{Enabled: cfg.Enabled, Endpoint: cfg.Endpoint, Service: service, Log: log})
 	if err != nil {
 		log.Error("tracing: off, the exporter could not start", "err", err)
 		return func() {}

@@ -1,5 +1,5 @@
 // Package tracing is the backend's OpenTelemetry tracing: the exporter a
-// process installs at start (OTLP over HTTP, to the collector layer on
+// process installs at start (OTLP/HTTP with JSON, to the collector layer on
 // Lambda), the spans of a turn's parts, and the trace context that rides in
 // queue message attributes so a consumer's spans join the producer's trace.
 //
@@ -10,7 +10,6 @@ package tracing
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"sync/atomic"
 	"time"
@@ -18,7 +17,6 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -35,8 +33,9 @@ const DefaultEndpoint = "http://localhost:4318"
 // Settings say whether and where a process exports spans.
 type Settings struct {
 	Enabled  bool
-	Endpoint string // base URL of an OTLP/HTTP receiver; empty: DefaultEndpoint
-	Service  string // service.name of the spans: the function's name
+	Endpoint string       // base URL of an OTLP/HTTP receiver; empty: DefaultEndpoint
+	Service  string       // service.name of the spans: the function's name
+	Log      *slog.Logger // for what the receiver says; nil: slog's default
 }
 
 // propagator writes and reads W3C trace context (traceparent, tracestate).
@@ -44,7 +43,7 @@ var propagator = propagation.TraceContext{}
 
 // Setup installs the exporting provider when tracing is on and returns the
 // function that flushes and stops it; when off it installs nothing.
-func Setup(ctx context.Context, s Settings) (shutdown func(context.Context) error, err error) {
+func Setup(_ context.Context, s Settings) (shutdown func(context.Context) error, err error) {
 	if !s.Enabled {
 		return func(context.Context) error { return nil }, nil
 	}
@@ -52,12 +51,8 @@ func Setup(ctx context.Context, s Settings) (shutdown func(context.Context) erro
 	if endpoint == "" {
 		endpoint = DefaultEndpoint
 	}
-	exporter, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(endpoint+"/v1/traces"))
-	if err != nil {
-		return nil, fmt.Errorf("tracing: OTLP exporter: %w", err)
-	}
 	tp := sdktrace.NewTracerProvider(
-		sdktrace.WithBatcher(exporter),
+		sdktrace.WithBatcher(NewExporter(endpoint, ExporterOptions{Log: s.Log})),
 		sdktrace.WithResource(resource.NewSchemaless(attribute.String("service.name", s.Service))),
 	)
 	Install(tp)
