@@ -2,6 +2,8 @@
 // process installs at start (OTLP/HTTP with JSON, to the collector layer on
 // Lambda), the spans of a turn's parts, and the trace context that rides in
 // queue message attributes so a consumer's spans join the producer's trace.
+// Under Lambda a unit of work's span hangs under the invocation's X-Ray
+// segment, or links to it when the work continues a trace of its own.
 //
 // Off by default. When off the global provider stays OpenTelemetry's no-op
 // one, and Start does not even allocate: a part's span is only started under
@@ -84,10 +86,20 @@ func tracer() trace.Tracer { return otel.Tracer(Name) }
 
 // StartRoot starts the span of a unit of work a process receives (an HTTP
 // request, a queue record): a child of parent's span context when it
-// carries one, a new trace otherwise.
+// carries one, else of the Lambda invocation's X-Ray segment, else the
+// root of a new trace. A span with a parent of its own links to the
+// segment instead, so a consumer stays in the trace of the turn that
+// queued its work and X-Ray still finds it from the invocation.
 func StartRoot(parent context.Context, name string, opts ...trace.SpanStartOption) (context.Context, trace.Span) {
 	if !On() {
 		return parent, trace.SpanFromContext(parent)
+	}
+	if segment, ok := LambdaSegment(parent); ok {
+		if trace.SpanContextFromContext(parent).IsValid() {
+			opts = append(opts[:len(opts):len(opts)], trace.WithLinks(trace.Link{SpanContext: segment}))
+		} else {
+			parent = trace.ContextWithRemoteSpanContext(parent, segment)
+		}
 	}
 	return tracer().Start(parent, name, opts...)
 }
