@@ -12,6 +12,7 @@ package tracing
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync/atomic"
 	"time"
@@ -35,9 +36,12 @@ const DefaultEndpoint = "http://localhost:4318"
 // Settings say whether and where a process exports spans.
 type Settings struct {
 	Enabled  bool
-	Endpoint string       // base URL of an OTLP/HTTP receiver; empty: DefaultEndpoint
-	Service  string       // service.name of the spans: the function's name
-	Log      *slog.Logger // for what the receiver says; nil: slog's default
+	Endpoint string // base URL of an OTLP/HTTP receiver; empty: DefaultEndpoint
+	Service  string // service.name of the spans: the function's name
+	// SampleRatio (0 to 1) is the share of new traces recorded; a trace
+	// continued from a caller, a message or Lambda keeps its decision.
+	SampleRatio float64
+	Log         *slog.Logger // for what the receiver says; nil: slog's default
 }
 
 // propagator writes and reads W3C trace context (traceparent, tracestate).
@@ -53,8 +57,12 @@ func Setup(_ context.Context, s Settings) (shutdown func(context.Context) error,
 	if endpoint == "" {
 		endpoint = DefaultEndpoint
 	}
+	if !(s.SampleRatio >= 0 && s.SampleRatio <= 1) {
+		return nil, fmt.Errorf("tracing: sample ratio %v is not between 0 and 1", s.SampleRatio)
+	}
 	tp := sdktrace.NewTracerProvider(
 		sdktrace.WithBatcher(NewExporter(endpoint, ExporterOptions{Log: s.Log})),
+		sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.TraceIDRatioBased(s.SampleRatio))),
 		sdktrace.WithResource(resource.NewSchemaless(attribute.String("service.name", s.Service))),
 	)
 	Install(tp)

@@ -3,6 +3,8 @@ package tracing_test
 import (
 	"bytes"
 	"context"
+	"math"
+	"strings"
 	"testing"
 
 	"go.opentelemetry.io/otel"
@@ -47,7 +49,7 @@ func TestOffInstallsNothingAndCostsNothing(t *testing.T) {
 func TestOnExportsOverOTLPHTTP(t *testing.T) {
 	rc := newReceiver(t, nil)
 	t.Cleanup(tracing.Uninstall)
-	shutdown, err := tracing.Setup(context.Background(), tracing.Settings{Enabled: true, Endpoint: rc.URL, Service: "chat"})
+	shutdown, err := tracing.Setup(context.Background(), tracing.Settings{Enabled: true, Endpoint: rc.URL, Service: "chat", SampleRatio: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,6 +87,52 @@ func exportedSpans(t *testing.T, got []receivedExport) map[string]*tracepb.Span 
 		}
 	}
 	return spans
+}
+
+// A ratio outside 0 to 1 is refused.
+func TestSetupRefusesABadSampleRatio(t *testing.T) {
+	t.Cleanup(tracing.Uninstall)
+	for _, ratio := range []float64{-0.1, 1.5, math.NaN()} {
+		if _, err := tracing.Setup(context.Background(), tracing.Settings{Enabled: true, SampleRatio: ratio}); err == nil {
+			t.Errorf("ratio %v accepted", ratio)
+		}
+	}
+}
+
+// The ratio decides new traces only: Lambda's decision (Sampled=1 or 0)
+// and a caller's are followed whatever the ratio.
+func TestSamplingFollowsLambdaAndSamplesNewTracesByRatio(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		ratio    float64
+		header   string
+		exported bool
+	}{
+		{"ratio 0, a new trace", 0, "", false},
+		{"ratio 1, a new trace", 1, "", true},
+		{"ratio 0, Lambda sampled", 0, xraySampled, true},
+		{"ratio 1, Lambda not sampled", 1, strings.Replace(xraySampled, "Sampled=1", "Sampled=0", 1), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rc := newReceiver(t, nil)
+			t.Cleanup(tracing.Uninstall)
+			shutdown, err := tracing.Setup(context.Background(), tracing.Settings{Enabled: true, Endpoint: rc.URL, Service: "chat", SampleRatio: tc.ratio})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			if tc.header != "" {
+				ctx = lambdaInvocation(ctx, tc.header)
+			}
+			_, root := tracing.StartRoot(ctx, "request")
+			root.End()
+			tracing.Flush(context.Background())
+			_ = shutdown(context.Background())
+			if spans := exportedSpans(t, rc.requests()); (len(spans) == 1) != tc.exported || len(spans) > 1 {
+				t.Fatalf("exported %v, want the request exported: %v", spans, tc.exported)
+			}
+		})
+	}
 }
 
 // A part's span hangs under the span in its context; the trace context
