@@ -88,6 +88,9 @@ type Config struct {
 	// architecture) forwards them to X-Ray.
 	Tracing           bool
 	CollectorLayerArn string
+	// TracingSampleRatio is the share of new traces the functions record
+	// (TRACING_SAMPLE_RATIO); Lambda's own sampling decision is followed.
+	TracingSampleRatio float64
 }
 
 // GraphOn reports whether the stack has a graph: without one no graph
@@ -156,6 +159,8 @@ func LoadConfig(node constructs.Node) (Config, error) {
 
 		Tracing:           r.bool("tracing", false),
 		CollectorLayerArn: r.str("otelCollectorLayerArn", ""),
+
+		TracingSampleRatio: r.float("tracingSampleRatio", 1),
 	}
 	prod := c.Stage == "prod"
 	c.DBSecretRotation = r.bool("dbSecretRotation", prod)
@@ -285,6 +290,9 @@ func (c Config) validate() error {
 	}
 	if c.Tracing && !layerArnRe.MatchString(c.CollectorLayerArn) {
 		add("tracing needs otelCollectorLayerArn, the ARN of the ADOT collector layer version for the region (arm64), e.g. arn:aws:lambda:eu-west-1:901920570463:layer:aws-otel-collector-arm64-ver-0-117-0:1")
+	}
+	if !(c.TracingSampleRatio >= 0 && c.TracingSampleRatio <= 1) {
+		add("tracingSampleRatio %v: want a number from 0 to 1", c.TracingSampleRatio)
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("invalid context:\n  %s", strings.Join(errs, "\n  "))

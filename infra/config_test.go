@@ -24,7 +24,8 @@ func TestConfigDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.Stage != "dev" || c.IsProd() || c.DBMinCapacity != 0 || c.DBMaxCapacity != 4 || c.ChatAuthType != "NONE" ||
-		c.LogRetentionDays != 30 || c.DBSecretRotation || c.MemgraphPort != 7687 || c.ChatReservedConc != 0 || c.DBDeletionProtection {
+		c.LogRetentionDays != 30 || c.DBSecretRotation || c.MemgraphPort != 7687 || c.ChatReservedConc != 0 || c.DBDeletionProtection ||
+		c.TracingSampleRatio != 1 {
 		t.Errorf("defaults: %+v", c)
 	}
 	p, err := loadCtx(t, map[string]any{"stage": "prod", "alarmTopicArn": "arn:aws:sns:eu-west-1:1:t"})
@@ -72,6 +73,8 @@ func TestConfigRejects(t *testing.T) {
 		"bad schedule":             {map[string]any{"sweepSchedule": "daily"}, "sweepSchedule"},
 		"tracing without layer":    {map[string]any{"tracing": true}, "otelCollectorLayerArn"},
 		"tracing bad layer":        {map[string]any{"tracing": "true", "otelCollectorLayerArn": "aws-otel-collector"}, "otelCollectorLayerArn"},
+		"sample ratio above 1":     {map[string]any{"tracingSampleRatio": 1.5}, "tracingSampleRatio"},
+		"sample ratio below 0":     {map[string]any{"tracingSampleRatio": "-0.1"}, "tracingSampleRatio"},
 	} {
 		_, err := loadCtx(t, tc.ctx)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

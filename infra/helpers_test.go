@@ -143,7 +143,7 @@ var prodContext = map[string]any{
 	"jwtJwksUrl": "https://id.example.com/.well-known/jwks.json", "jwtIssuer": "https://id.example.com/",
 	"jwtAudience": "regintel", "alarmTopicArn": "arn:aws:sns:eu-west-1:123456789012:regintel-alarms",
 	"openaiSecretArn": "arn:aws:secretsmanager:eu-west-1:123456789012:secret:regintel/openai-AbCdEf",
-	"tracing":         true, "otelCollectorLayerArn": collectorLayer,
+	"tracing":         true, "otelCollectorLayerArn": collectorLayer, "tracingSampleRatio": 0.25,
 }
 
 func dev(t testing.TB) *synthesized {

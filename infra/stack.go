@@ -169,6 +169,7 @@ func (s *Stack) traceFunction(f functionSpec, props *awslambda.FunctionProps) {
 	props.Tracing = awslambda.Tracing_ACTIVE
 	(*props.Environment)["TRACING"] = jsii.String("on")
 	(*props.Environment)["OTEL_EXPORTER_OTLP_ENDPOINT"] = jsii.String(collectorEndpoint)
+	(*props.Environment)["TRACING_SAMPLE_RATIO"] = jsii.String(strconv.FormatFloat(s.cfg.TracingSampleRatio, 'g', -1, 64))
 	layer := awslambda.LayerVersion_FromLayerVersionArn(s.Stack, jsii.String(logicalID(f.Name)+"Collector"), jsii.String(s.cfg.CollectorLayerArn))
 	props.Layers = &[]awslambda.ILayerVersion{layer}
 }

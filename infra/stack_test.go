@@ -529,13 +529,14 @@ func TestTracingOnlyWhereSpansAreEmitted(t *testing.T) {
 			t.Errorf("%s: tracing %v, emits spans: %v", f.Name, p["TracingConfig"], f.Spans)
 		}
 		if !f.Spans {
-			if p["Layers"] != nil || env["TRACING"] != nil {
-				t.Errorf("%s: emits no spans but has layers %v, TRACING %v", f.Name, p["Layers"], env["TRACING"])
+			if p["Layers"] != nil || env["TRACING"] != nil || env["TRACING_SAMPLE_RATIO"] != nil {
+				t.Errorf("%s: emits no spans but has layers %v, TRACING %v, TRACING_SAMPLE_RATIO %v", f.Name, p["Layers"], env["TRACING"], env["TRACING_SAMPLE_RATIO"])
 			}
 			continue
 		}
 		traced[f.Name] = true
-		if mustJSON(p["Layers"]) != `["`+collectorLayer+`"]` || env["TRACING"] != "on" || env["OTEL_EXPORTER_OTLP_ENDPOINT"] != collectorEndpoint {
+		if mustJSON(p["Layers"]) != `["`+collectorLayer+`"]` || env["TRACING"] != "on" || env["OTEL_EXPORTER_OTLP_ENDPOINT"] != collectorEndpoint ||
+			env["TRACING_SAMPLE_RATIO"] != "0.25" {
 			t.Errorf("%s: layers %v, env %s", f.Name, p["Layers"], mustJSON(env))
 		}
 	}

@@ -43,26 +43,7 @@ func TestLambdaPathThroughRuntimeEmulator(t *testing.T) {
 			"domain": "TAX", "kind": "VAT", "jurisdiction": "IE", "prefLabel": "Value-Added Tax"}}}, 4),
 	)})
 
-	dir := t.TempDir()
-	build := func(out string, args ...string) {
-		cmd := exec.Command("go", append([]string{"build", "-o", filepath.Join(dir, out)}, args...)...)
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if b, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("build %s: %v\n%s", out, err, b)
-		}
-	}
-	build("bootstrap", "-tags", "lambda.norpc", ".")
-	build("aws-lambda-rie", "github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie")
-
-	emulatorAddr, runtimeAddr := freeAddr(t), freeAddr(t)
-	cmd := exec.Command(filepath.Join(dir, "aws-lambda-rie"),
-		"--runtime-interface-emulator-address", emulatorAddr, "--runtime-api-address", runtimeAddr,
-		filepath.Join(dir, "bootstrap"))
-	cmd.Env = []string{
-		"PATH=" + os.Getenv("PATH"),
-		"HOME=" + dir,
-		"AWS_LAMBDA_FUNCTION_TIMEOUT=60",
-		"AWS_REGION=eu-west-1",
+	invokeURL, logs := startUnderEmulator(t, []string{
 		"AUTH_MODE=jwt",
 		"JWT_HS256_SECRET=sam-local-test-secret-not-for-production",
 		"JWT_ISSUER=regintel-local",
@@ -71,19 +52,13 @@ func TestLambdaPathThroughRuntimeEmulator(t *testing.T) {
 		"OPENAI_BASE_URL=" + fake.BaseURL(),
 		"LLM_MODEL=gpt-test",
 		"DATABASE_URL=" + dbURL,
-	}
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	})
 
 	event, err := os.ReadFile("../../events/chat-turn.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	body := invokeWhenReady(t, "http://"+emulatorAddr+"/2015-03-31/functions/function/invocations", event, &logs)
+	body := invokeWhenReady(t, invokeURL, event, logs)
 
 	prelude, stream, ok := bytes.Cut(body, make([]byte, 8))
 	if !ok {
@@ -137,6 +112,41 @@ func TestLambdaPathThroughRuntimeEmulator(t *testing.T) {
 	if strings.Contains(logs.String(), "sam-local-test-secret") || strings.Contains(logs.String(), "restaurant meals") {
 		t.Fatal("logs contain a secret or chat text")
 	}
+}
+
+// startUnderEmulator builds the bootstrap and the emulator, starts the
+// bootstrap under it with env (plus PATH, HOME and the function's timeout
+// and region) and returns the invoke URL and the process's output.
+func startUnderEmulator(t *testing.T, env []string) (invokeURL string, logs *bytes.Buffer) {
+	t.Helper()
+	dir := t.TempDir()
+	build := func(out string, args ...string) {
+		cmd := exec.Command("go", append([]string{"build", "-o", filepath.Join(dir, out)}, args...)...)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("build %s: %v\n%s", out, err, b)
+		}
+	}
+	build("bootstrap", "-tags", "lambda.norpc", ".")
+	build("aws-lambda-rie", "github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie")
+
+	emulatorAddr, runtimeAddr := freeAddr(t), freeAddr(t)
+	cmd := exec.Command(filepath.Join(dir, "aws-lambda-rie"),
+		"--runtime-interface-emulator-address", emulatorAddr, "--runtime-api-address", runtimeAddr,
+		filepath.Join(dir, "bootstrap"))
+	cmd.Env = append([]string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + dir,
+		"AWS_LAMBDA_FUNCTION_TIMEOUT=60",
+		"AWS_REGION=eu-west-1",
+	}, env...)
+	logs = &bytes.Buffer{}
+	cmd.Stdout, cmd.Stderr = logs, logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return "http://" + emulatorAddr + "/2015-03-31/functions/function/invocations", logs
 }
 
 func freeAddr(t *testing.T) string {

@@ -127,6 +127,10 @@ type Tracing struct {
 	// Endpoint (OTEL_EXPORTER_OTLP_ENDPOINT) is the OTLP/HTTP receiver's base
 	// URL; empty: the collector layer's local one.
 	Endpoint string
+	// SampleRatio (TRACING_SAMPLE_RATIO, 0 to 1; default 1) is the share of
+	// new traces recorded. A trace Lambda or a caller has already decided
+	// keeps that decision.
+	SampleRatio float64
 }
 
 // Queues are the SQS queue URLs; empty means in-process.
@@ -191,7 +195,8 @@ func FromEnv() (Config, error) {
 	c.Queues = Queues{ConceptsURL: r.str("CONCEPTS_QUEUE_URL", ""), EnrichmentURL: r.str("ENRICHMENT_QUEUE_URL", "")}
 	c.Chat = readChat(r)
 	c.Retention = Retention{MaxIdle: r.days("RETENTION_DAYS", 30)}
-	c.Tracing = Tracing{Enabled: r.oneOf("TRACING", "off", "on", "off") == "on", Endpoint: r.str("OTEL_EXPORTER_OTLP_ENDPOINT", "")}
+	c.Tracing = Tracing{Enabled: r.oneOf("TRACING", "off", "on", "off") == "on", Endpoint: r.str("OTEL_EXPORTER_OTLP_ENDPOINT", ""),
+		SampleRatio: r.ratio("TRACING_SAMPLE_RATIO", 1)}
 	c.Migrate = Migrate{DBSecretARN: r.str("DB_SECRET_ARN", ""), AppUser: r.str("DB_APP_USER", ""), SweepUser: r.str("DB_SWEEP_USER", "")}
 	return c, r.err
 }

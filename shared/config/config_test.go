@@ -18,7 +18,7 @@ func clearEnv(t *testing.T) {
 		"HISTORY_TURNS", "MAX_ACTIVE_NODES", "CONTEXT_TOKEN_BUDGET", "CONTEXT_REQUEST_TTL", "PII_REDACTION", "PROMPT_SHEETS_DIR",
 		"ENRICHMENT_FRESHNESS_DAYS", "CORS_ORIGINS", "RETENTION_DAYS", "DB_SECRET_ARN", "DB_APP_USER", "DEMO_PAGE",
 		"AWS_SAM_LOCAL", "JWT_HEADER", "DB_SSLROOTCERT", "DB_SWEEP_USER", "TENANT_DAILY_TOKEN_LIMIT", "COMPAT_API",
-		"TRACING", "OTEL_EXPORTER_OTLP_ENDPOINT"} {
+		"TRACING", "OTEL_EXPORTER_OTLP_ENDPOINT", "TRACING_SAMPLE_RATIO"} {
 		t.Setenv(k, "")
 	}
 }
@@ -47,6 +47,7 @@ func TestLocalDefaults(t *testing.T) {
 		Chat: Chat{HistoryTurns: 5, MaxActiveNodes: 50, ContextRequestTTL: 15 * time.Minute, PIIRedaction: "both",
 			Freshness: 30 * 24 * time.Hour},
 		Retention: Retention{MaxIdle: 30 * 24 * time.Hour},
+		Tracing:   Tracing{SampleRatio: 1},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("defaults:\n got %+v\nwant %+v", c, want)
@@ -75,7 +76,7 @@ func TestEachVariableLandsInItsSection(t *testing.T) {
 		"CORS_ORIGINS":   " https://a.example , ,https://b.example",
 		"RETENTION_DAYS": "90", "DB_SECRET_ARN": "arn:db", "DB_APP_USER": "app", "DEMO_PAGE": "false", "DB_SWEEP_USER": "sweep",
 		"TENANT_DAILY_TOKEN_LIMIT": "1000000", "COMPAT_API": "false",
-		"TRACING": "on", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318",
+		"TRACING": "on", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318", "TRACING_SAMPLE_RATIO": "0.25",
 	} {
 		t.Setenv(k, v)
 	}
@@ -94,7 +95,7 @@ func TestEachVariableLandsInItsSection(t *testing.T) {
 			Freshness: 2 * 24 * time.Hour, CORSOrigins: []string{"https://a.example", "https://b.example"}, DailyTokenLimit: 1000000},
 		Retention: Retention{MaxIdle: 90 * 24 * time.Hour},
 		Migrate:   Migrate{DBSecretARN: "arn:db", AppUser: "app", SweepUser: "sweep"},
-		Tracing:   Tracing{Enabled: true, Endpoint: "http://collector:4318"},
+		Tracing:   Tracing{Enabled: true, Endpoint: "http://collector:4318", SampleRatio: 0.25},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("sections:\n got %+v\nwant %+v", c, want)
@@ -231,6 +232,7 @@ func TestRejectsBadValues(t *testing.T) {
 		{"LLM_MAX_CALLS", "0"}, {"LLM_MAX_CALLS", "11"}, {"LLM_MAX_CALLS", "three"}, {"LLM_MAX_CALLS", "-1"},
 		{"JWT_IAT_LEEWAY", "soon"}, {"JWT_IAT_LEEWAY", "-1s"},
 		{"TRACING", "yes"}, {"TRACING", "true"},
+		{"TRACING_SAMPLE_RATIO", "1.5"}, {"TRACING_SAMPLE_RATIO", "-0.1"}, {"TRACING_SAMPLE_RATIO", "half"}, {"TRACING_SAMPLE_RATIO", "NaN"},
 	} {
 		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
 			clearEnv(t)

@@ -86,6 +86,20 @@ func (r *reader) duration(name string, fallback time.Duration) time.Duration {
 	return d
 }
 
+// ratio reads a number from 0 to 1.
+func (r *reader) ratio(name string, fallback float64) float64 {
+	v := r.str(name, "")
+	if v == "" {
+		return fallback
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || !(f >= 0 && f <= 1) {
+		r.fail(fmt.Errorf("%s=%q: use a number from 0 to 1, such as 0.1", name, v))
+		return fallback
+	}
+	return f
+}
+
 func (r *reader) bool(name string, fallback bool) bool {
 	v := r.str(name, "")
 	if v == "" {

@@ -1,7 +1,9 @@
 // Package tracing is the backend's OpenTelemetry tracing: the exporter a
-// process installs at start (OTLP over HTTP, to the collector layer on
+// process installs at start (OTLP/HTTP with JSON, to the collector layer on
 // Lambda), the spans of a turn's parts, and the trace context that rides in
 // queue message attributes so a consumer's spans join the producer's trace.
+// Under Lambda a unit of work's span hangs under the invocation's X-Ray
+// segment, or links to it when the work continues a trace of its own.
 //
 // Off by default. When off the global provider stays OpenTelemetry's no-op
 // one, and Start does not even allocate: a part's span is only started under
@@ -18,7 +20,6 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -37,6 +38,10 @@ type Settings struct {
 	Enabled  bool
 	Endpoint string // base URL of an OTLP/HTTP receiver; empty: DefaultEndpoint
 	Service  string // service.name of the spans: the function's name
+	// SampleRatio (0 to 1) is the share of new traces recorded; a trace
+	// continued from a caller, a message or Lambda keeps its decision.
+	SampleRatio float64
+	Log         *slog.Logger // for what the receiver says; nil: slog's default
 }
 
 // propagator writes and reads W3C trace context (traceparent, tracestate).
@@ -44,7 +49,7 @@ var propagator = propagation.TraceContext{}
 
 // Setup installs the exporting provider when tracing is on and returns the
 // function that flushes and stops it; when off it installs nothing.
-func Setup(ctx context.Context, s Settings) (shutdown func(context.Context) error, err error) {
+func Setup(_ context.Context, s Settings) (shutdown func(context.Context) error, err error) {
 	if !s.Enabled {
 		return func(context.Context) error { return nil }, nil
 	}
@@ -52,12 +57,12 @@ func Setup(ctx context.Context, s Settings) (shutdown func(context.Context) erro
 	if endpoint == "" {
 		endpoint = DefaultEndpoint
 	}
-	exporter, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(endpoint+"/v1/traces"))
-	if err != nil {
-		return nil, fmt.Errorf("tracing: OTLP exporter: %w", err)
+	if !(s.SampleRatio >= 0 && s.SampleRatio <= 1) {
+		return nil, fmt.Errorf("tracing: sample ratio %v is not between 0 and 1", s.SampleRatio)
 	}
 	tp := sdktrace.NewTracerProvider(
-		sdktrace.WithBatcher(exporter),
+		sdktrace.WithBatcher(NewExporter(endpoint, ExporterOptions{Log: s.Log})),
+		sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.TraceIDRatioBased(s.SampleRatio))),
 		sdktrace.WithResource(resource.NewSchemaless(attribute.String("service.name", s.Service))),
 	)
 	Install(tp)
@@ -89,10 +94,20 @@ func tracer() trace.Tracer { return otel.Tracer(Name) }
 
 // StartRoot starts the span of a unit of work a process receives (an HTTP
 // request, a queue record): a child of parent's span context when it
-// carries one, a new trace otherwise.
+// carries one, else of the Lambda invocation's X-Ray segment, else the
+// root of a new trace. A span with a parent of its own links to the
+// segment instead, so a consumer stays in the trace of the turn that
+// queued its work and X-Ray still finds it from the invocation.
 func StartRoot(parent context.Context, name string, opts ...trace.SpanStartOption) (context.Context, trace.Span) {
 	if !On() {
 		return parent, trace.SpanFromContext(parent)
+	}
+	if segment, ok := LambdaSegment(parent); ok {
+		if trace.SpanContextFromContext(parent).IsValid() {
+			opts = append(opts[:len(opts):len(opts)], trace.WithLinks(trace.Link{SpanContext: segment}))
+		} else {
+			parent = trace.ContextWithRemoteSpanContext(parent, segment)
+		}
 	}
 	return tracer().Start(parent, name, opts...)
 }

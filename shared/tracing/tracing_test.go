@@ -1,17 +1,17 @@
 package tracing_test
 
 import (
+	"bytes"
 	"context"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"sync"
+	"math"
+	"strings"
 	"testing"
 
 	"go.opentelemetry.io/otel"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"regintel/shared/tracing"
 )
@@ -44,23 +44,12 @@ func TestOffInstallsNothingAndCostsNothing(t *testing.T) {
 	}
 }
 
-// On, the spans go to the configured OTLP/HTTP receiver.
+// On, the spans go to the configured OTLP/HTTP receiver as JSON, the part
+// under the request.
 func TestOnExportsOverOTLPHTTP(t *testing.T) {
-	var mu sync.Mutex
-	var paths, types []string
-	var bodies int
-	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		paths, types = append(paths, r.URL.Path), append(types, r.Header.Get("Content-Type"))
-		bodies += len(b)
-		mu.Unlock()
-		w.Header().Set("Content-Type", "application/x-protobuf")
-	}))
-	defer receiver.Close()
+	rc := newReceiver(t, nil)
 	t.Cleanup(tracing.Uninstall)
-
-	shutdown, err := tracing.Setup(context.Background(), tracing.Settings{Enabled: true, Endpoint: receiver.URL, Service: "chat"})
+	shutdown, err := tracing.Setup(context.Background(), tracing.Settings{Enabled: true, Endpoint: rc.URL, Service: "chat", SampleRatio: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,10 +61,77 @@ func TestOnExportsOverOTLPHTTP(t *testing.T) {
 	if err := shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(paths) == 0 || paths[0] != "/v1/traces" || types[0] != "application/x-protobuf" || bodies == 0 {
-		t.Fatalf("receiver saw paths %v types %v (%d bytes), want an OTLP/HTTP export to /v1/traces", paths, types, bodies)
+	got := rc.requests()
+	if len(got) == 0 || got[0].Path != "/v1/traces" || got[0].ContentType != "application/json" {
+		t.Fatalf("receiver saw %+v, want an OTLP/HTTP JSON export to /v1/traces", got)
+	}
+	spans := exportedSpans(t, got)
+	if len(spans) != 2 || spans["graph read"].ParentSpanId == nil ||
+		!bytes.Equal(spans["graph read"].ParentSpanId, spans["request"].SpanId) || spans["request"].ParentSpanId != nil {
+		t.Fatalf("exported %v, want the part under the request", spans)
+	}
+}
+
+// exportedSpans decodes every request and returns the spans by name, with
+// the service each came from in its attributes' place checked.
+func exportedSpans(t *testing.T, got []receivedExport) map[string]*tracepb.Span {
+	t.Helper()
+	spans := map[string]*tracepb.Span{}
+	for _, r := range got {
+		for _, rs := range decodeOTLPJSON(t, r.Body).ResourceSpans {
+			for _, ss := range rs.ScopeSpans {
+				for _, s := range ss.Spans {
+					spans[s.Name] = s
+				}
+			}
+		}
+	}
+	return spans
+}
+
+// A ratio outside 0 to 1 is refused.
+func TestSetupRefusesABadSampleRatio(t *testing.T) {
+	t.Cleanup(tracing.Uninstall)
+	for _, ratio := range []float64{-0.1, 1.5, math.NaN()} {
+		if _, err := tracing.Setup(context.Background(), tracing.Settings{Enabled: true, SampleRatio: ratio}); err == nil {
+			t.Errorf("ratio %v accepted", ratio)
+		}
+	}
+}
+
+// The ratio decides new traces only: Lambda's decision (Sampled=1 or 0)
+// and a caller's are followed whatever the ratio.
+func TestSamplingFollowsLambdaAndSamplesNewTracesByRatio(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		ratio    float64
+		header   string
+		exported bool
+	}{
+		{"ratio 0, a new trace", 0, "", false},
+		{"ratio 1, a new trace", 1, "", true},
+		{"ratio 0, Lambda sampled", 0, xraySampled, true},
+		{"ratio 1, Lambda not sampled", 1, strings.Replace(xraySampled, "Sampled=1", "Sampled=0", 1), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rc := newReceiver(t, nil)
+			t.Cleanup(tracing.Uninstall)
+			shutdown, err := tracing.Setup(context.Background(), tracing.Settings{Enabled: true, Endpoint: rc.URL, Service: "chat", SampleRatio: tc.ratio})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			if tc.header != "" {
+				ctx = lambdaInvocation(ctx, tc.header)
+			}
+			_, root := tracing.StartRoot(ctx, "request")
+			root.End()
+			tracing.Flush(context.Background())
+			_ = shutdown(context.Background())
+			if spans := exportedSpans(t, rc.requests()); (len(spans) == 1) != tc.exported || len(spans) > 1 {
+				t.Fatalf("exported %v, want the request exported: %v", spans, tc.exported)
+			}
+		})
 	}
 }
 
