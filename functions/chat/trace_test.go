@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"regintel/shared/dbsetup"
 	"regintel/shared/llm/llmtest"
 	"regintel/shared/pgpool"
 	"regintel/shared/pgpool/pgtest"
@@ -33,7 +34,7 @@ func TestLambdaTurnIsExportedAsOneTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	if _, err := pgpool.ApplyMigrations(context.Background(), pool); err != nil {
+	if _, err := dbsetup.ApplyMigrations(context.Background(), pool); err != nil {
 		t.Fatal(err)
 	}
 	fake := llmtest.NewServer(t)
