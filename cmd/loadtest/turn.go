@@ -102,37 +102,63 @@ func (s *session) turn(ctx context.Context, client *http.Client, base string, fo
 }
 
 // readStream reads SSE frames until done; a done other than ok, or a
-// stream that ends without done, is an error.
+// stream that ends without done, is an error. Lines are read in place
+// (ReadSlice), so the generator spends little of the CPU it shares with
+// the server.
 func readStream(body io.Reader, start time.Time) sample {
-	r := bufio.NewReaderSize(body, 16<<10)
+	r := bufio.NewReaderSize(body, 64<<10)
 	var out sample
-	event := ""
 	for {
-		line, err := r.ReadString('\n')
+		line, err := r.ReadSlice('\n')
 		if out.ttfb == 0 && len(line) > 0 {
 			out.ttfb = time.Since(start)
 		}
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				err = errors.New("stream ended without done")
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			// A data line longer than the buffer: only its start matters.
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = r.ReadSlice('\n')
 			}
+			if err != nil {
+				out.err = err
+				return out
+			}
+			continue
+		case errors.Is(err, io.EOF):
+			out.err = errors.New("stream ended without done")
+			return out
+		case err != nil:
 			out.err = err
 			return out
 		}
-		line = strings.TrimRight(line, "\n")
+		line = bytes.TrimRight(line, "\n")
 		switch {
-		case strings.HasPrefix(line, "event: "):
-			event = line[len("event: "):]
-			if event == "message" && out.firstText == 0 {
-				out.firstText = time.Since(start)
+		case bytes.HasPrefix(line, []byte("event: ")):
+			switch string(line[len("event: "):]) {
+			case "message":
+				if out.firstText == 0 {
+					out.firstText = time.Since(start)
+				}
+			case "done":
+				out.err = readDone(r)
+				return out
 			}
-		case strings.HasPrefix(line, "data: ") && event == "done":
-			var done struct{ Status string }
-			if json.Unmarshal([]byte(line[len("data: "):]), &done) != nil || done.Status != "ok" {
-				out.err = fmt.Errorf("done: %s", line[len("data: "):])
-			}
-			_, _ = io.Copy(io.Discard, r)
-			return out
 		}
 	}
+}
+
+// readDone reads the done event's data line; a status other than ok is an
+// error.
+func readDone(r *bufio.Reader) error {
+	line, err := r.ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	data := strings.TrimPrefix(strings.TrimRight(line, "\n"), "data: ")
+	var done struct{ Status string }
+	if json.Unmarshal([]byte(data), &done) != nil || done.Status != "ok" {
+		return fmt.Errorf("done: %s", data)
+	}
+	_, _ = io.Copy(io.Discard, r)
+	return nil
 }
