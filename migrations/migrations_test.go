@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
 
@@ -12,10 +13,10 @@ import (
 	"regintel/shared/pgpool/pgtest"
 )
 
-// Turns stored as "failed" before statuses were typed read as "error" after
-// the upgrade, and the schema refuses the old word from then on.
-func TestFailedTurnsBecomeError(t *testing.T) {
-	ctx := context.Background()
+// newMigrator is a fresh empty database and a goose provider of the
+// embedded migrations on it, to migrate up or down to a version.
+func newMigrator(t *testing.T) (*pgxpool.Pool, *goose.Provider) {
+	t.Helper()
 	pool := pgtest.NewPool(t, 2)
 	db := stdlib.OpenDBFromPool(pool)
 	t.Cleanup(func() { _ = db.Close() })
@@ -23,6 +24,14 @@ func TestFailedTurnsBecomeError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return pool, provider
+}
+
+// Turns stored as "failed" before statuses were typed read as "error" after
+// the upgrade, and the schema refuses the old word from then on.
+func TestFailedTurnsBecomeError(t *testing.T) {
+	ctx := context.Background()
+	pool, provider := newMigrator(t)
 	// The schema as it was when a failed turn said "failed".
 	if _, err := provider.UpTo(ctx, 3); err != nil {
 		t.Fatal(err)
@@ -65,13 +74,7 @@ func TestFailedTurnsBecomeError(t *testing.T) {
 // shards are merged back (down) and spread again (up).
 func TestTenantUsageShardsKeepTotals(t *testing.T) {
 	ctx := context.Background()
-	pool := pgtest.NewPool(t, 2)
-	db := stdlib.OpenDBFromPool(pool)
-	t.Cleanup(func() { _ = db.Close() })
-	provider, err := goose.NewProvider(goose.DialectPostgres, db, migrations.FS, goose.WithDisableGlobalRegistry(true))
-	if err != nil {
-		t.Fatal(err)
-	}
+	pool, provider := newMigrator(t)
 	if _, err := provider.UpTo(ctx, 14); err != nil {
 		t.Fatal(err)
 	}

@@ -194,22 +194,7 @@ const maxMentionWords = 8
 // so a label matches only on word boundaries and never inside a word
 // ("VATS" does not offer "vat").
 func MentionCandidates(text string) map[string]int {
-	type span struct{ start, end int }
-	var words []span
-	start := -1
-	for i, r := range text {
-		word := isMentionRune(r)
-		switch {
-		case word && start < 0:
-			start = i
-		case !word && start >= 0:
-			words = append(words, span{start, i})
-			start = -1
-		}
-	}
-	if start >= 0 {
-		words = append(words, span{start, len(text)})
-	}
+	words := mentionWords(text)
 	// Each word is lowered once; a run's joined form is its words' lowered
 	// forms joined by one space, which is what AltLabelID makes of it.
 	lowered := make([]string, len(words))
@@ -238,6 +223,29 @@ func MentionCandidates(text string) map[string]int {
 		}
 	}
 	return out
+}
+
+// span is a word's byte range in a text.
+type span struct{ start, end int }
+
+// mentionWords are the runs of letters, digits and marks in text.
+func mentionWords(text string) []span {
+	var words []span
+	start := -1
+	for i, r := range text {
+		word := isMentionRune(r)
+		switch {
+		case word && start < 0:
+			start = i
+		case !word && start >= 0:
+			words = append(words, span{start, i})
+			start = -1
+		}
+	}
+	if start >= 0 {
+		words = append(words, span{start, len(text)})
+	}
+	return words
 }
 
 // isMentionRune reports whether r belongs to a word of a mention.

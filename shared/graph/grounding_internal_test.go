@@ -11,22 +11,7 @@ import (
 // it: every run's words joined by one space, and the run as written, each
 // through AltLabelID.
 func mentionCandidatesByDefinition(text string) map[string]int {
-	type span struct{ start, end int }
-	var words []span
-	start := -1
-	for i, r := range text {
-		word := isMentionRune(r)
-		switch {
-		case word && start < 0:
-			start = i
-		case !word && start >= 0:
-			words = append(words, span{start, i})
-			start = -1
-		}
-	}
-	if start >= 0 {
-		words = append(words, span{start, len(text)})
-	}
+	words := mentionWords(text)
 	out := map[string]int{}
 	add := func(s string, pos int) {
 		if _, seen := out[AltLabelID(s)]; !seen {
