@@ -71,6 +71,22 @@ func ParseXRayHeader(header string) (trace.SpanContext, bool) {
 	return sc, sc.IsValid()
 }
 
+// XRayHeader writes sc as an X-Ray trace header (the form ParseXRayHeader
+// reads); "" for an invalid span context. On an SQS message it is the
+// AWSTraceHeader system attribute, from which X-Ray ties the consuming
+// Lambda invocation to the publisher's trace.
+func XRayHeader(sc trace.SpanContext) string {
+	if !sc.IsValid() {
+		return ""
+	}
+	id := sc.TraceID().String()
+	sampled := "0"
+	if sc.IsSampled() {
+		sampled = "1"
+	}
+	return "Root=1-" + id[:8] + "-" + id[8:] + ";Parent=" + sc.SpanID().String() + ";Sampled=" + sampled
+}
+
 // xrayTraceID reads "1-<8 hex digits of epoch>-<24 hex digits>".
 func xrayTraceID(root string, id *trace.TraceID) bool {
 	version, rest, _ := strings.Cut(root, "-")

@@ -141,3 +141,25 @@ func TestRootSpanWithItsOwnParentLinksTheLambdaSegment(t *testing.T) {
 		t.Fatalf("links %v, want the caller's link and the X-Ray segment", got.Links)
 	}
 }
+
+// A span context written as an X-Ray header reads back the same.
+func TestXRayHeaderRoundTrips(t *testing.T) {
+	for _, flags := range []trace.TraceFlags{0, trace.FlagsSampled} {
+		sc := trace.NewSpanContext(trace.SpanContextConfig{
+			TraceID:    trace.TraceID{0x57, 0x59, 0xe9, 0x88, 0xbd, 0x86, 0x2e, 0x3f, 0xe1, 0xbe, 0x46, 0xa9, 0x94, 0x27, 0x27, 0x93},
+			SpanID:     trace.SpanID{0x53, 0x99, 0x5c, 0x3f, 0x42, 0xcd, 0x8a, 0xd8},
+			TraceFlags: flags, Remote: true,
+		})
+		header := tracing.XRayHeader(sc)
+		if flags.IsSampled() && header != "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1" {
+			t.Fatalf("header = %q", header)
+		}
+		back, ok := tracing.ParseXRayHeader(header)
+		if !ok || !back.Equal(sc) {
+			t.Fatalf("%q reads back as %v, want %v", header, back, sc)
+		}
+	}
+	if tracing.XRayHeader(trace.SpanContext{}) != "" {
+		t.Fatal("an invalid span context wrote a header")
+	}
+}

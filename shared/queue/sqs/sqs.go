@@ -102,7 +102,8 @@ func (p *Publisher) sendOne(ctx context.Context, env queue.Envelope) error {
 	if err != nil {
 		return fmt.Errorf("marshal envelope %s: %w", env.ID, err)
 	}
-	in := &awssqs.SendMessageInput{QueueUrl: aws.String(p.queueURL), MessageBody: aws.String(string(body)), MessageAttributes: attributes(ctx, env)}
+	in := &awssqs.SendMessageInput{QueueUrl: aws.String(p.queueURL), MessageBody: aws.String(string(body)),
+		MessageAttributes: attributes(ctx, env), MessageSystemAttributes: systemAttributes(ctx)}
 	if p.fifo {
 		in.MessageGroupId, in.MessageDeduplicationId = aws.String(env.Type), aws.String(env.ID)
 	}
@@ -121,7 +122,8 @@ func (p *Publisher) sendBatch(ctx context.Context, chunk []queue.Envelope, parti
 		}
 		// Entry ids are positions: envelope ids need not satisfy SQS's
 		// entry id rules and must not collide within a batch.
-		e := types.SendMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), MessageBody: aws.String(string(body)), MessageAttributes: attributes(ctx, env)}
+		e := types.SendMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), MessageBody: aws.String(string(body)),
+			MessageAttributes: attributes(ctx, env), MessageSystemAttributes: systemAttributes(ctx)}
 		if p.fifo {
 			e.MessageGroupId, e.MessageDeduplicationId = aws.String(env.Type), aws.String(env.ID)
 		}
@@ -155,4 +157,18 @@ func attributes(ctx context.Context, env queue.Envelope) map[string]types.Messag
 		attrs[k] = types.MessageAttributeValue{DataType: aws.String("String"), StringValue: aws.String(v)}
 	}
 	return attrs
+}
+
+// systemAttributes carries the publish span as the X-Ray trace header
+// (AWSTraceHeader), from which X-Ray ties the consuming function's Lambda
+// invocation to the turn's trace (our own spans join that trace through
+// the message attributes); nil when not tracing.
+func systemAttributes(ctx context.Context) map[string]types.MessageSystemAttributeValue {
+	header := tracing.XRayHeader(trace.SpanContextFromContext(ctx))
+	if header == "" {
+		return nil
+	}
+	return map[string]types.MessageSystemAttributeValue{
+		string(types.MessageSystemAttributeNameForSendsAWSTraceHeader): {DataType: aws.String("String"), StringValue: aws.String(header)},
+	}
 }

@@ -113,6 +113,7 @@ func receiveAll(t *testing.T, client *awssqs.Client, queueURL string) []types.Me
 	consumeRaw := func() int {
 		out, err := client.ReceiveMessage(context.Background(), &awssqs.ReceiveMessageInput{
 			QueueUrl: aws.String(queueURL), MaxNumberOfMessages: 10, MessageAttributeNames: []string{"All"},
+			MessageSystemAttributeNames: []types.MessageSystemAttributeName{types.MessageSystemAttributeNameAWSTraceHeader},
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -252,8 +253,8 @@ func TestPublishCarriesTheTraceContextOnlyWhenTracing(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range receiveAll(t, client, q.URL) {
-		if len(m.MessageAttributes) != 2 {
-			t.Fatalf("untraced message attributes = %v, want type and version only", m.MessageAttributes)
+		if len(m.MessageAttributes) != 2 || m.Attributes[string(types.MessageSystemAttributeNameAWSTraceHeader)] != "" {
+			t.Fatalf("untraced message attributes = %v, %v, want type and version only", m.MessageAttributes, m.Attributes)
 		}
 	}
 
@@ -282,6 +283,61 @@ func TestPublishCarriesTheTraceContextOnlyWhenTracing(t *testing.T) {
 		sc := trace.SpanContextFromContext(tracing.FromSQSRecord(context.Background(), rec))
 		if sc.TraceID() != publish.TraceID() || sc.SpanID() != publish.SpanID() {
 			t.Fatalf("message attributes %v do not carry the publish span %v", m.MessageAttributes, publish)
+		}
+	}
+}
+
+// headerRecorder passes calls to the real client and keeps the X-Ray
+// header of every message sent.
+type headerRecorder struct {
+	sqs.API
+	headers []string
+}
+
+func (h *headerRecorder) SendMessageBatch(ctx context.Context, in *awssqs.SendMessageBatchInput, opts ...func(*awssqs.Options)) (*awssqs.SendMessageBatchOutput, error) {
+	for _, e := range in.Entries {
+		h.headers = append(h.headers, aws.ToString(e.MessageSystemAttributes[string(types.MessageSystemAttributeNameForSendsAWSTraceHeader)].StringValue))
+	}
+	return h.API.SendMessageBatch(ctx, in, opts...)
+}
+
+// Every message of a traced publish names the publish span in its X-Ray
+// header (AWSTraceHeader), from which X-Ray ties the consuming Lambda
+// invocation to the turn's trace. moto keeps the header of a single send; for batches the
+// entries sent are checked, as moto drops theirs.
+func TestPublishSetsTheXRayHeader(t *testing.T) {
+	client := sqstest.Client(t)
+	q := sqstest.NewQueue(t, client, "xray", 3)
+	exporter := tracetest.NewInMemoryExporter()
+	tracing.Install(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exporter)))
+	t.Cleanup(tracing.Uninstall)
+	rec := &headerRecorder{API: client}
+	pub := sqs.NewPublisher(rec, q.URL)
+	for _, n := range []int{1, 3} {
+		exporter.Reset()
+		rec.headers = nil
+		ctx, turn := tracing.StartRoot(context.Background(), "turn")
+		if err := pub.Publish(ctx, envelopes(t, n)...); err != nil {
+			t.Fatal(err)
+		}
+		turn.End()
+		publish := exporter.GetSpans()[0].SpanContext
+		headers := rec.headers
+		if n == 1 {
+			for _, m := range receiveAll(t, client, q.URL) {
+				headers = append(headers, m.Attributes[string(types.MessageSystemAttributeNameAWSTraceHeader)])
+			}
+		} else {
+			receiveAll(t, client, q.URL)
+		}
+		if len(headers) != n {
+			t.Fatalf("%d headers for %d messages: %q", len(headers), n, headers)
+		}
+		for _, h := range headers {
+			xray, ok := tracing.ParseXRayHeader(h)
+			if !ok || xray.TraceID() != publish.TraceID() || xray.SpanID() != publish.SpanID() || !xray.IsSampled() {
+				t.Fatalf("AWSTraceHeader %q does not name the publish span %v", h, publish)
+			}
 		}
 	}
 }
