@@ -11,8 +11,12 @@ import (
 	"testing"
 	"time"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
 	"regintel/shared/auth"
 	"regintel/shared/llm/llmtest"
+	"regintel/shared/tracing"
 )
 
 // BenchmarkTurnOverhead measures the backend's time to the first streamed
@@ -81,6 +85,43 @@ func BenchmarkTurnOverhead(b *testing.B) {
 	b.ReportMetric(p(baseline, 0.99), "pg_baseline_p99_us")
 	b.ReportMetric(p(ttfb, 0.5)/p(baseline, 0.5), "ratio_p50")
 	b.ReportMetric(p(ttfb, 0.99)/p(baseline, 0.99), "ratio_p99")
+	before, after := postgresTripsOfATurn(b, e, body)
+	b.ReportMetric(float64(before), "pg_trips_before_first_byte")
+	b.ReportMetric(float64(after), "pg_trips_after_first_byte")
+}
+
+// postgresTripsOfATurn counts the Postgres round trips (a batch or a
+// query outside one, each a span of the pgx tracer) of one more turn,
+// untimed: those that start before the client reads the first byte, and
+// those after (storing the answer).
+func postgresTripsOfATurn(b *testing.B, e *env, body string) (before, after int) {
+	exporter := tracetest.NewInMemoryExporter()
+	tracing.Install(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exporter)))
+	defer tracing.Uninstall()
+	req, _ := http.NewRequest(http.MethodPost, e.server.URL+"/chat", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := bufio.NewReader(resp.Body)
+	if _, err := r.ReadByte(); err != nil {
+		b.Fatal(err)
+	}
+	firstByte := time.Now()
+	_, _ = r.WriteTo(discard{})
+	resp.Body.Close()
+	for _, s := range exporter.GetSpans() {
+		if s.Name != "postgres batch" && s.Name != "postgres query" {
+			continue
+		}
+		if s.StartTime.Before(firstByte) {
+			before++
+		} else {
+			after++
+		}
+	}
+	return before, after
 }
 
 type discard struct{}
