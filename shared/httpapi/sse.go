@@ -14,8 +14,8 @@ const DefaultKeepAlive = 15 * time.Second
 
 // sseWriter writes Server-Sent Events for every stream of the API (chat
 // events, the UI message stream, the graph feed): a frame is sent at once,
-// or held (answer deltas) until the next flush or sent frame, so a burst
-// leaves in one write; a ": keepalive" comment follows a silence. Under
+// or held until the next flush or sent frame, so a burst leaves in one
+// write; a ": keepalive" comment follows a silence. Under
 // lambdaurl every Write is already sent; the flush matters under net/http.
 type sseWriter struct {
 	mu        sync.Mutex

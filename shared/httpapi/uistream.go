@@ -120,7 +120,7 @@ func (s *uiStreamSink) Event(name string, data any) error {
 	}
 }
 
-// Flush implements chat.HoldingSink: the held text deltas go out.
+// Flush implements chat.HoldingSink: the held chunks go out.
 func (s *uiStreamSink) Flush() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
