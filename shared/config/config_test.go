@@ -275,50 +275,35 @@ func TestLogSettingsSurviveAnError(t *testing.T) {
 	}
 }
 
-func TestDemoPageIsOnLocallyAndOffOnLambdaUnlessSet(t *testing.T) {
-	clearEnv(t)
-	if !mustLoad(t).DemoPage {
-		t.Fatal("the demo page should be on locally")
-	}
-	t.Setenv("DEMO_PAGE", "false")
-	if mustLoad(t).DemoPage {
-		t.Fatal("DEMO_PAGE=false should turn it off")
-	}
-	t.Setenv("AWS_LAMBDA_RUNTIME_API", "127.0.0.1:9001")
-	t.Setenv("DEMO_PAGE", "")
-	if mustLoad(t).DemoPage {
-		t.Fatal("the demo page should be off on Lambda by default")
-	}
-	t.Setenv("DEMO_PAGE", "true")
-	if !mustLoad(t).DemoPage {
-		t.Fatal("DEMO_PAGE=true should turn it on on Lambda")
-	}
-	t.Setenv("DEMO_PAGE", "maybe")
-	if _, err := FromEnv(); err == nil || !strings.Contains(err.Error(), "DEMO_PAGE") {
-		t.Fatalf("DEMO_PAGE=maybe: err %v", err)
-	}
-}
-
-func TestCompatAPIIsOnLocallyAndOffOnLambdaUnlessSet(t *testing.T) {
-	clearEnv(t)
-	if !mustLoad(t).CompatAPI {
-		t.Fatal("the compatibility routes should be on locally")
-	}
-	t.Setenv("COMPAT_API", "false")
-	if mustLoad(t).CompatAPI {
-		t.Fatal("COMPAT_API=false should turn them off")
-	}
-	t.Setenv("AWS_LAMBDA_RUNTIME_API", "127.0.0.1:9001")
-	t.Setenv("COMPAT_API", "")
-	if mustLoad(t).CompatAPI {
-		t.Fatal("the compatibility routes should be off on Lambda by default")
-	}
-	t.Setenv("COMPAT_API", "true")
-	if !mustLoad(t).CompatAPI {
-		t.Fatal("COMPAT_API=true should turn them on on Lambda")
-	}
-	t.Setenv("COMPAT_API", "maybe")
-	if _, err := FromEnv(); err == nil || !strings.Contains(err.Error(), "COMPAT_API") {
-		t.Fatalf("COMPAT_API=maybe: err %v", err)
+// The demo page and the compatibility routes are on locally and off on
+// Lambda, unless their variable says otherwise.
+func TestLocalFeaturesAreOffOnLambdaUnlessSet(t *testing.T) {
+	for name, on := range map[string]func(Config) bool{
+		"DEMO_PAGE":  func(c Config) bool { return c.DemoPage },
+		"COMPAT_API": func(c Config) bool { return c.CompatAPI },
+	} {
+		t.Run(name, func(t *testing.T) {
+			clearEnv(t)
+			if !on(mustLoad(t)) {
+				t.Fatal("should be on locally")
+			}
+			t.Setenv(name, "false")
+			if on(mustLoad(t)) {
+				t.Fatal("=false should turn it off")
+			}
+			t.Setenv("AWS_LAMBDA_RUNTIME_API", "127.0.0.1:9001")
+			t.Setenv(name, "")
+			if on(mustLoad(t)) {
+				t.Fatal("should be off on Lambda by default")
+			}
+			t.Setenv(name, "true")
+			if !on(mustLoad(t)) {
+				t.Fatal("=true should turn it on on Lambda")
+			}
+			t.Setenv(name, "maybe")
+			if _, err := FromEnv(); err == nil || !strings.Contains(err.Error(), name) {
+				t.Fatalf("=maybe: err %v", err)
+			}
+		})
 	}
 }
