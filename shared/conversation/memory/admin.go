@@ -149,15 +149,11 @@ func (s *Store) DeleteConversation(ctx context.Context, tenantID, conversationID
 
 // ExportConversation implements conversation.Admin.
 func (s *Store) ExportConversation(ctx context.Context, tenantID, conversationID string) (conversation.Export, error) {
-	k, err := scope(ctx, tenantID, conversationID)
-	if err != nil {
-		return conversation.Export{}, err
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r, ok := s.conversations[k]
-	if !ok {
-		return conversation.Export{}, conversation.ErrNotFound
+	r, err := s.recordFor(ctx, tenantID, conversationID)
+	if err != nil {
+		return conversation.Export{}, err
 	}
 	out := conversation.Export{
 		TenantID:        tenantID,

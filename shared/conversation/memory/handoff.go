@@ -12,19 +12,6 @@ import (
 	"regintel/shared/conversation"
 )
 
-// recordFor returns the conversation's record; the caller holds s.mu.
-func (s *Store) recordFor(ctx context.Context, tenantID, conversationID string) (*record, error) {
-	k, err := scope(ctx, tenantID, conversationID)
-	if err != nil {
-		return nil, err
-	}
-	r, ok := s.conversations[k]
-	if !ok {
-		return nil, conversation.ErrNotFound
-	}
-	return r, nil
-}
-
 func copyRequest(r conversation.ContextRequest) conversation.ContextRequest {
 	r.Items = slices.Clone(r.Items)
 	if r.Items == nil {

@@ -129,19 +129,29 @@ func (s *Store) CreateConversation(_ context.Context, c conversation.Conversatio
 	return copyConversation(stored), nil
 }
 
+// recordFor returns the conversation's record; the caller holds s.mu; a
+// conversation of another tenant or owner is ErrNotFound.
+func (s *Store) recordFor(ctx context.Context, tenantID, conversationID string) (*record, error) {
+	k, err := scope(ctx, tenantID, conversationID)
+	if err != nil {
+		return nil, err
+	}
+	r, ok := s.conversations[k]
+	if !ok {
+		return nil, conversation.ErrNotFound
+	}
+	return r, nil
+}
+
 // LoadTurnState returns the conversation, its last historyTurns turns
 // (oldest first), its context and its handoff state. The memory store
 // cannot fail to load either, so ContextErr and HandoffErr are never set.
 func (s *Store) LoadTurnState(ctx context.Context, tenantID, conversationID string, historyTurns int) (conversation.TurnState, error) {
-	k, err := scope(ctx, tenantID, conversationID)
-	if err != nil {
-		return conversation.TurnState{}, err
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r, ok := s.conversations[k]
-	if !ok {
-		return conversation.TurnState{}, conversation.ErrNotFound
+	r, err := s.recordFor(ctx, tenantID, conversationID)
+	if err != nil {
+		return conversation.TurnState{}, err
 	}
 	return r.turnState(historyTurns), nil
 }
@@ -229,15 +239,11 @@ func leaseDuration(d time.Duration) time.Duration {
 
 // EndTurn gives back the lease if it is still leaseID.
 func (s *Store) EndTurn(ctx context.Context, tenantID, conversationID, leaseID string) error {
-	k, err := scope(ctx, tenantID, conversationID)
-	if err != nil {
-		return err
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r, ok := s.conversations[k]
-	if !ok {
-		return conversation.ErrNotFound
+	r, err := s.recordFor(ctx, tenantID, conversationID)
+	if err != nil {
+		return err
 	}
 	r.endLease(leaseID)
 	return nil
@@ -431,15 +437,11 @@ func (s *Store) ReserveTurn(ctx context.Context, tenantID, conversationID string
 
 // RetryTurn restarts the last turn when it failed or was interrupted.
 func (s *Store) RetryTurn(ctx context.Context, tenantID, conversationID string) (conversation.Turn, error) {
-	k, err := scope(ctx, tenantID, conversationID)
-	if err != nil {
-		return conversation.Turn{}, err
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r, ok := s.conversations[k]
-	if !ok {
-		return conversation.Turn{}, conversation.ErrNotFound
+	r, err := s.recordFor(ctx, tenantID, conversationID)
+	if err != nil {
+		return conversation.Turn{}, err
 	}
 	restarted, ok := r.restartLast(time.Now())
 	if !ok {
