@@ -23,7 +23,26 @@ type Fact struct {
 	SourceURLs     []string       `json:"sourceUrls"`   // the fact's own, else the concept's
 	LastVerifiedAt time.Time      `json:"lastVerifiedAt"`
 	UpdatedAt      time.Time      `json:"updatedAt"`
+	// Valid time, as the source states it: ISO dates (YYYY-MM-DD). ValidTo
+	// is "" while the value is in force; ValidFrom is "" for an undated
+	// fact (the source states no effective date; none is invented).
+	ValidFrom string `json:"validFrom,omitempty"`
+	ValidTo   string `json:"validTo,omitempty"`
+	// Status is one of FactStatuses.
+	Status string `json:"status,omitempty"`
+	// OfficialID is the source's own identifier where one exists: an Irish
+	// Statute Book ELI, a legislation.gov.uk URI, a Revenue eBrief number.
+	OfficialID string `json:"officialId,omitempty"`
+	// Series names every dated value of one rate or threshold: a change
+	// closes one node of the series and adds another.
+	Series string `json:"series,omitempty"`
+	// Neighbour is true for a value of the series valid near the as-of
+	// date but not on it (the one before or after a change within a year).
+	Neighbour bool `json:"neighbour,omitempty"`
 }
+
+// FactStatuses are the life stages of a dated fact.
+var FactStatuses = []string{"announced", "enacted", "in_force", "superseded"}
 
 // GroundedConcept is a concept in scope for a turn with its facts.
 type GroundedConcept struct {
@@ -43,6 +62,9 @@ type GroundingQuery struct {
 	// GLOBAL (+ EU for EU member states); active ones are always included.
 	Jurisdictions      []string
 	MaxFactsPerConcept int // default DefaultMaxFactsPerConcept
+	// AsOf is the date the question is about: facts valid on it are
+	// returned, with neighbours changed within a year. Zero means today.
+	AsOf time.Time
 }
 
 // DefaultMaxFactsPerConcept applies when GroundingQuery.MaxFactsPerConcept is 0.
