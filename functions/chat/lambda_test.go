@@ -19,6 +19,7 @@ import (
 	"regintel/shared/llm/llmtest"
 	"regintel/shared/pgpool"
 	"regintel/shared/pgpool/pgtest"
+	"regintel/shared/testenv"
 )
 
 // TestLambdaPathThroughRuntimeEmulator builds the real bootstrap, runs it
@@ -26,6 +27,7 @@ import (
 // do) and invokes it with events/chat-turn.json. The emulator returns the
 // streamed response buffered: a JSON prelude, eight NUL bytes, the body.
 func TestLambdaPathThroughRuntimeEmulator(t *testing.T) {
+	testenv.BuildsBinary(t)
 	dbURL := pgtest.NewDatabase(t)
 	pool, err := pgpool.NewPool(context.Background(), pgpool.Config{URL: dbURL})
 	if err != nil {

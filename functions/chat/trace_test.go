@@ -16,6 +16,7 @@ import (
 	"regintel/shared/llm/llmtest"
 	"regintel/shared/pgpool"
 	"regintel/shared/pgpool/pgtest"
+	"regintel/shared/testenv"
 )
 
 // TestLambdaTurnIsExportedAsOneTrace runs the real bootstrap under the
@@ -28,6 +29,7 @@ import (
 // with (Lambda does), so joining Lambda's segment is tested in
 // shared/tracing, against aws-lambda-go's context key.
 func TestLambdaTurnIsExportedAsOneTrace(t *testing.T) {
+	testenv.BuildsBinary(t)
 	dbURL := pgtest.NewDatabase(t)
 	pool, err := pgpool.NewPool(context.Background(), pgpool.Config{URL: dbURL})
 	if err != nil {
