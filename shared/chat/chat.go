@@ -167,7 +167,7 @@ type Request struct {
 	Stateless      bool
 	Messages       []llm.Message // stateless mode only: the client-held history
 	RequestID      string        // for logs
-	// Supply is context supplied with this request (seed 004). With a
+	// Supply is context supplied with this request (the context handoff). With a
 	// RequestID and no Message, the turn answers the deferred question.
 	Supply *Supply
 	// ForceRun answers without the context a pending request asked for.

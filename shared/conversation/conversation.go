@@ -1,5 +1,5 @@
 // Package conversation holds the conversation domain: conversations,
-// numbered turns, the per-conversation context (seed 000) and the store
+// numbered turns, the per-conversation context and the store
 // interface. conversation/postgres is the production store and
 // conversation/memory the embedded local one.
 package conversation
@@ -97,7 +97,7 @@ func (p Profile) check() (Profile, error) {
 // break the layout of lists and prompts.
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
 
-// Context is the engine-owned memory of a conversation (seed 000 §2.2).
+// Context is the engine-owned memory of a conversation.
 type Context struct {
 	ActiveNodeIDs []string `json:"activeNodeIds"`
 }
@@ -172,7 +172,7 @@ type TurnState struct {
 	History []Turn
 	Context Context
 	// ContextErr is set when the conversation loaded but its context did not;
-	// the turn goes on with the empty context (seed 000 §4.3).
+	// the turn goes on with the empty context.
 	ContextErr error
 	// Handoff is the pending context request and the supplied items, read
 	// with the rest. When that part failed it is nil and HandoffErr says why.

@@ -102,7 +102,7 @@ func (s *Store) GetConversation(ctx context.Context, tenantID, conversationID st
 	}
 	if held.Context != nil {
 		// An unreadable context shows as no active concepts, as a chat turn
-		// would treat it (seed 000 §4.3).
+		// would treat it (a failed context load is the empty context).
 		if loaded, err := decodeContext(held.Context.Data); err == nil {
 			d.ActiveNodeIDs = loaded.ActiveNodeIDs
 		}
