@@ -26,7 +26,7 @@ for fn in $FUNCTIONS; do
   CGO_ENABLED=0 go build "${flags[@]}" -o "$OUT/host/$fn" "./functions/$fn"
 done
 go build -o "$OUT/chat-local" ./functions/chat
-go build -o "$OUT/aws-lambda-rie" github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie
+go build -C tools/rie -o "$OUT/aws-lambda-rie" github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie
 
 # Baseline: the chat server, in-memory defaults, to its first /healthz 200.
 local_start_ms() {

@@ -124,6 +124,10 @@ func startUnderEmulator(t *testing.T, env []string) (invokeURL string, logs *byt
 	dir := t.TempDir()
 	build := func(out string, args ...string) {
 		cmd := exec.Command("go", append([]string{"build", "-o", filepath.Join(dir, out)}, args...)...)
+		if out == "aws-lambda-rie" {
+			// The emulator is a module of its own, so it builds from there.
+			cmd.Dir = "../../tools/rie"
+		}
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if b, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("build %s: %v\n%s", out, err, b)
