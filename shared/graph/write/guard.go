@@ -92,7 +92,7 @@ var NodeProperties = map[string][]string{
 	"Label":        {"text"},
 	"Section":      {"act", "section_number", "url", "summary", "excerpt", "effective_from", "effective_to"},
 	"Benefit":      {"amount", "currency", "period", "eligibility", "effective_from", "effective_to"},
-	"Relief":       {"amount", "currency", "percent", "eligibility", "effective_from", "effective_to"},
+	"Relief":       {"amount", "currency", "percent", "period", "eligibility", "effective_from", "effective_to"},
 	"Rate":         {"value", "percent", "amount", "period", "lower_amount", "upper_amount", "unit", "currency", "band", "applies_to", "effective_from", "effective_to"},
 	"Threshold":    {"value", "amount", "unit", "currency", "period", "applies_to", "effective_from", "effective_to"},
 	"Timeline":     {"window", "unit", "window_days", "window_months", "window_years", "deadline", "recurrence", "applies_to", "effective_from", "effective_to"},
