@@ -55,6 +55,8 @@ func TestValuesOnChangeDates(t *testing.T) {
 		{srcop, "2023-06-30", 40000},
 		{srcop, "2025-06-30", 44000},
 		{usc2, "2024-12-31", 2},
+		{"TAX:IE:INCOME_TAX:RELIEF:EMPLOYEE_CREDIT", "2023-12-31", 1775},
+		{"TAX:IE:INCOME_TAX:RELIEF:EMPLOYEE_CREDIT", "2025-01-01", 2000},
 	}
 	for _, c := range cases {
 		got, n := valueOn(ds, c.series, c.date)

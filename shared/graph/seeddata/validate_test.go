@@ -137,7 +137,8 @@ func TestUSCMiddleRateByYear(t *testing.T) {
 	}{
 		"TAX:IE:USC:RATE:BAND3:2023-01-01": {4.5, "2023-12-31", "superseded", 22920},
 		"TAX:IE:USC:RATE:BAND3:2024-01-01": {4, "2024-12-31", "superseded", 25760},
-		"TAX:IE:USC:RATE:BAND3:2025-01-01": {3, "", "in_force", 27382},
+		"TAX:IE:USC:RATE:BAND3:2025-01-01": {3, "2025-12-31", "superseded", 27382},
+		"TAX:IE:USC:RATE:BAND3:2026-01-01": {3, "", "in_force", 28700},
 	}
 	for _, n := range ds.Nodes {
 		w, ok := want[n.ID]
