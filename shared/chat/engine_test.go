@@ -289,7 +289,7 @@ func TestAnswerIsGroundedInGraphFactsWithCitations(t *testing.T) {
 	}
 	var standard *conversation.Citation
 	for i, c := range res.Metadata.Citations {
-		if c.NodeID == "TAX:IE:VAT:RATE:STANDARD" {
+		if c.NodeID == "TAX:IE:VAT:RATE:STANDARD:UNDATED" {
 			standard = &res.Metadata.Citations[i]
 		}
 	}
