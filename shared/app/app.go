@@ -85,7 +85,8 @@ func Build(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Opt
 		Observe: turnObserver(metrics.ForFunction(cfg.Log.Format, "chat", log))},
 		chat.Config{Model: cfg.LLM.Model, HistoryTurns: cfg.Chat.HistoryTurns, MaxActiveNodes: cfg.Chat.MaxActiveNodes,
 			TokenBudget: cfg.Chat.TokenBudget, ContextRequestTTL: cfg.Chat.ContextRequestTTL, PIIRedaction: cfg.Chat.PIIRedaction,
-			Tools: cfg.LLM.Tools, MaxModelCalls: cfg.LLM.MaxCalls, DailyTokenLimit: cfg.Chat.DailyTokenLimit})
+			Tools: cfg.LLM.Tools, MaxModelCalls: cfg.LLM.MaxCalls, DailyTokenLimit: cfg.Chat.DailyTokenLimit,
+			CapOnError: cfg.Chat.CapOnError})
 	routes := httpapi.Routes()
 	if cfg.CompatAPI {
 		routes = append(routes, httpapi.CompatRoutes()...)

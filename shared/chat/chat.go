@@ -19,6 +19,7 @@ import (
 	"regintel/shared/graph"
 	"regintel/shared/graph/write"
 	"regintel/shared/llm"
+	"regintel/shared/llm/pricing"
 	"regintel/shared/prompt"
 	"regintel/shared/queue"
 )
@@ -53,6 +54,14 @@ type Config struct {
 	TurnLease time.Duration
 	// DailyTokenLimit caps a tenant's model tokens per UTC day (0: no cap).
 	DailyTokenLimit int
+	// CapOnError is CapClosed (default) or CapOpen: whether a turn whose
+	// charge to the daily cap fails is refused or runs uncounted.
+	CapOnError string
+	// OutputAllowance is the output tokens a model call is assumed not to
+	// exceed, for a turn's worst case (default DefaultOutputAllowance).
+	OutputAllowance int
+	// Prices prices the model's usage (default pricing.Defaults()).
+	Prices pricing.Table
 }
 
 func (c Config) withDefaults() Config {
@@ -89,6 +98,15 @@ func (c Config) withDefaults() Config {
 	if c.TurnLease <= 0 {
 		c.TurnLease = conversation.DefaultTurnLease
 	}
+	if c.CapOnError != CapOpen {
+		c.CapOnError = CapClosed
+	}
+	if c.Prices == nil {
+		c.Prices = pricing.Defaults()
+	}
+	if c.OutputAllowance <= 0 {
+		c.OutputAllowance = DefaultOutputAllowance
+	}
 	return c
 }
 
@@ -114,6 +132,7 @@ type Engine struct {
 	guard    *write.Guard
 	refused  toolsRefused
 	observe  TurnObserver
+	unpriced unpricedModels
 }
 
 // Graph is what a turn reads from the rules graph: one grounding read

@@ -156,6 +156,9 @@ type Chat struct {
 	// DailyTokenLimit (TENANT_DAILY_TOKEN_LIMIT) caps the model tokens a
 	// tenant's turns may use per UTC day; zero (unset) is no cap.
 	DailyTokenLimit int
+	// CapOnError (TENANT_CAP_ON_ERROR: closed, the default, or open) says
+	// whether a turn whose charge to the cap fails is refused or runs.
+	CapOnError string
 }
 
 // Retention is the sweep's policy.
@@ -282,6 +285,7 @@ func readChat(r *reader) Chat {
 		Freshness:         r.days("ENRICHMENT_FRESHNESS_DAYS", 30),
 		CORSOrigins:       r.list("CORS_ORIGINS"),
 		DailyTokenLimit:   r.int("TENANT_DAILY_TOKEN_LIMIT", 0, 0, maxInt),
+		CapOnError:        r.oneOf("TENANT_CAP_ON_ERROR", "closed", "closed", "open"),
 	}
 	if c.TokenBudget != 0 && c.TokenBudget < 1000 {
 		r.fail(fmt.Errorf("CONTEXT_TOKEN_BUDGET=%d: use at least 1000 tokens (or leave it unset)", c.TokenBudget))

@@ -197,6 +197,7 @@ type Store interface {
 	ContextRequests
 	Admin
 	Turns
+	TokenLedger
 	// CreateConversation inserts a new conversation (with c.Profile, if set)
 	// and returns it with its id.
 	CreateConversation(ctx context.Context, c Conversation) (Conversation, error)

@@ -50,6 +50,9 @@ func Run(t *testing.T, newStore func(t *testing.T) conversation.Store) {
 		{"StartRetriesTheFailedTurn", testStartRetries},
 		{"StartConversationReservesItsFirstTurn", testStartConversation},
 		{"FinishTouchesUsedItems", testFinishTouchesUsedItems},
+		// The daily cap's ledger.
+		{"ConcurrentChargesHoldTheCap", testConcurrentChargesHoldTheCap},
+		{"ChargeThenSettle", testChargeThenSettle},
 		// Context handoff.
 		{"RequestCreatedPendingAndLoaded", testRequestLifecycle},
 		{"RequestsAreTenantAndConversationScoped", testRequestIsolation},

@@ -1,0 +1,102 @@
+package storetest
+
+import (
+	"errors"
+	"sync"
+	"testing"
+
+	"regintel/shared/conversation"
+)
+
+// capTurns is how many turns race against the cap, as many concurrent
+// turns of one tenant as the cap is tested with end to end.
+const capTurns = 40
+
+// Forty turns race for a 2,000-token day, each charging a worst case of
+// 300 tokens and using 250: the day ends at most one charge above the
+// cap, and a turn once it is reached charges nothing.
+func testConcurrentChargesHoldTheCap(t *testing.T, s conversation.Store) {
+	const limit, worstCase, used = 2000, 300, 250
+	tenant := newTenant()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	admitted, refused := 0, 0
+	for range capTurns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			charge, err := s.ChargeTokens(userCtx, tenant, worstCase, limit)
+			if errors.Is(err, conversation.ErrOverLimit) {
+				mu.Lock()
+				refused++
+				mu.Unlock()
+				return
+			}
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			admitted++
+			mu.Unlock()
+			settle := conversation.Settlement{Usage: conversation.Usage{TotalTokens: used}}
+			if err := s.SettleTokens(userCtx, tenant, charge, settle); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	charged, err := s.TenantChargedToday(userCtx, tenant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if charged != int64(admitted*used) {
+		t.Errorf("ledger after settling = %d, want %d admitted turns × %d", charged, admitted, used)
+	}
+	if charged > limit+worstCase {
+		t.Errorf("%d concurrent turns used %d tokens against a cap of %d (at most %d allowed)", capTurns, charged, limit, limit+worstCase)
+	}
+	if refused == 0 || admitted == 0 {
+		t.Errorf("admitted %d, refused %d: the cap should admit some turns and refuse the rest", admitted, refused)
+	}
+}
+
+// A charge counts at once, before it is settled; settling moves the day
+// by the difference; another tenant's day is its own; a turn that stores
+// no turn records its usage with the settlement.
+func testChargeThenSettle(t *testing.T, s conversation.Store) {
+	tenant := newTenant()
+	charge, err := s.ChargeTokens(userCtx, tenant, 900, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if charge.Day == "" || charge.Tokens != 900 {
+		t.Errorf("charge = %+v, want 900 tokens on a day", charge)
+	}
+	if n, _ := s.TenantChargedToday(userCtx, tenant); n != 900 {
+		t.Errorf("ledger while the turn runs = %d, want 900", n)
+	}
+	second, err := s.ChargeTokens(userCtx, tenant, 900, 1000)
+	if err != nil {
+		t.Fatalf("a second charge under the limit: %v", err)
+	}
+	if _, err := s.ChargeTokens(userCtx, tenant, 1, 1000); !errors.Is(err, conversation.ErrOverLimit) {
+		t.Errorf("a charge at 1800 of 1000: %v, want ErrOverLimit", err)
+	}
+	if n, _ := s.TenantChargedToday(userCtx, newTenant()); n != 0 {
+		t.Errorf("another tenant's ledger = %d, want 0", n)
+	}
+	used := conversation.Usage{InputTokens: 100, OutputTokens: 20, TotalTokens: 120}
+	if err := s.SettleTokens(userCtx, tenant, charge, conversation.Settlement{Usage: used, Record: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SettleTokens(userCtx, tenant, second, conversation.Settlement{}); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := s.TenantChargedToday(userCtx, tenant); n != 120 {
+		t.Errorf("ledger after settling 120 and 0 = %d, want 120", n)
+	}
+	if n, _ := s.TenantTokensToday(userCtx, tenant); n != 120 {
+		t.Errorf("recorded usage = %d, want the 120 of the recorded settlement", n)
+	}
+}
