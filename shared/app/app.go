@@ -86,7 +86,7 @@ func Build(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Opt
 		chat.Config{Model: cfg.LLM.Model, HistoryTurns: cfg.Chat.HistoryTurns, MaxActiveNodes: cfg.Chat.MaxActiveNodes,
 			TokenBudget: cfg.Chat.TokenBudget, ContextRequestTTL: cfg.Chat.ContextRequestTTL, PIIRedaction: cfg.Chat.PIIRedaction,
 			Tools: cfg.LLM.Tools, MaxModelCalls: cfg.LLM.MaxCalls, DailyTokenLimit: cfg.Chat.DailyTokenLimit,
-			CapOnError: cfg.Chat.CapOnError})
+			CapOnError: cfg.Chat.CapOnError, Prices: prices(cfg.LLM.Prices)})
 	routes := httpapi.Routes()
 	if cfg.CompatAPI {
 		routes = append(routes, httpapi.CompatRoutes()...)

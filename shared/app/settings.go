@@ -5,6 +5,7 @@ import (
 
 	"regintel/shared/config"
 	"regintel/shared/graph/bolt"
+	"regintel/shared/llm/pricing"
 	"regintel/shared/pgpool"
 )
 
@@ -26,4 +27,13 @@ func GraphConfig(cfg config.Graph) (bolt.Config, error) {
 		return bolt.Config{}, err
 	}
 	return bolt.Config{URI: cfg.URI, User: cfg.User, Password: cfg.Password, Database: cfg.Database, Dialect: dialect}, nil
+}
+
+// prices is the built-in price list with the configured prices added.
+func prices(configured map[string]config.ModelPrice) pricing.Table {
+	extra := make(pricing.Table, len(configured))
+	for model, p := range configured {
+		extra[model] = pricing.Price{Input: p.Input, CachedInput: p.CachedInput, Output: p.Output}
+	}
+	return pricing.Defaults().With(extra)
 }

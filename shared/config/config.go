@@ -98,6 +98,9 @@ type LLM struct {
 	// MaxCalls (LLM_MAX_CALLS, 1 to 10, default 3) bounds the model calls
 	// of one turn's tool loop.
 	MaxCalls int
+	// Prices (LLM_PRICES) add to or replace the built-in list prices by
+	// model, to report each turn's cost.
+	Prices map[string]ModelPrice
 }
 
 // Auth says how callers are identified.
@@ -237,7 +240,7 @@ func readLLM(r *reader) LLM {
 	l := LLM{
 		Provider: r.str("LLM_PROVIDER", ""), APIKey: r.raw("OPENAI_API_KEY"), SecretARN: r.str("OPENAI_SECRET_ARN", ""),
 		BaseURL: r.str("OPENAI_BASE_URL", ""), Tools: r.oneOf("LLM_TOOLS", "auto", "auto", "off"),
-		MaxCalls: r.int("LLM_MAX_CALLS", 3, 1, 10),
+		MaxCalls: r.int("LLM_MAX_CALLS", 3, 1, 10), Prices: r.prices("LLM_PRICES"),
 	}
 	if l.Provider == "" {
 		l.Provider = "offline"

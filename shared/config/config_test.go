@@ -17,7 +17,7 @@ func clearEnv(t *testing.T) {
 		"DEV_TENANT_ID", "DEV_USER_ID", "CONCEPTS_QUEUE_URL", "ENRICHMENT_QUEUE_URL",
 		"HISTORY_TURNS", "MAX_ACTIVE_NODES", "CONTEXT_TOKEN_BUDGET", "CONTEXT_REQUEST_TTL", "PII_REDACTION", "PROMPT_SHEETS_DIR",
 		"ENRICHMENT_FRESHNESS_DAYS", "CORS_ORIGINS", "RETENTION_DAYS", "DB_SECRET_ARN", "DB_APP_USER", "DEMO_PAGE",
-		"AWS_SAM_LOCAL", "JWT_HEADER", "DB_SSLROOTCERT", "DB_SWEEP_USER", "TENANT_DAILY_TOKEN_LIMIT", "TENANT_CAP_ON_ERROR", "COMPAT_API",
+		"AWS_SAM_LOCAL", "JWT_HEADER", "DB_SSLROOTCERT", "DB_SWEEP_USER", "TENANT_DAILY_TOKEN_LIMIT", "TENANT_CAP_ON_ERROR", "LLM_PRICES", "COMPAT_API",
 		"TRACING", "OTEL_EXPORTER_OTLP_ENDPOINT", "TRACING_SAMPLE_RATIO"} {
 		t.Setenv(k, "")
 	}
@@ -67,7 +67,7 @@ func TestEachVariableLandsInItsSection(t *testing.T) {
 		"MEMGRAPH_URI": "bolt://g:7687", "MEMGRAPH_USER": "gu", "MEMGRAPH_PASSWORD": " p w ", "MEMGRAPH_SECRET_ARN": "arn:g",
 		"GRAPH_DATABASE": "rules", "GRAPH_DIALECT": "neo4j",
 		"LLM_PROVIDER": "openai-chat", "OPENAI_BASE_URL": "http://llm", "LLM_MODEL": "m", "OPENAI_SECRET_ARN": "arn:o",
-		"LLM_TOOLS": "off", "LLM_MAX_CALLS": "10",
+		"LLM_TOOLS": "off", "LLM_MAX_CALLS": "10", "LLM_PRICES": "m=1.5/0.375/6, gpt-4.1=2/0.5/8",
 		"AUTH_MODE": "jwt", "JWT_JWKS_URL": "https://id/jwks", "JWT_ISSUER": "iss", "JWT_AUDIENCE": "aud",
 		"JWT_TENANT_CLAIM": "org", "JWT_USER_CLAIM": "uid", "JWT_HEADER": "X-User-Authorization", "AWS_SAM_LOCAL": "true",
 		"JWT_IAT_LEEWAY":     "90s",
@@ -87,7 +87,8 @@ func TestEachVariableLandsInItsSection(t *testing.T) {
 		Log:      Log{Format: "json", Level: "debug"},
 		Postgres: Postgres{URL: "postgres://u@h/db", IAMAuth: true, MaxConns: 4, StatementCache: false},
 		Graph:    Graph{URI: "bolt://g:7687", User: "gu", Password: " p w ", SecretARN: "arn:g", Database: "rules", Dialect: "neo4j"},
-		LLM:      LLM{Provider: "openai-chat", SecretARN: "arn:o", BaseURL: "http://llm", Model: "m", Tools: "off", MaxCalls: 10},
+		LLM: LLM{Provider: "openai-chat", SecretARN: "arn:o", BaseURL: "http://llm", Model: "m", Tools: "off", MaxCalls: 10,
+			Prices: map[string]ModelPrice{"m": {Input: 1.5, CachedInput: 0.375, Output: 6}, "gpt-4.1": {Input: 2, CachedInput: 0.5, Output: 8}}},
 		Auth: Auth{Mode: "jwt", Header: "X-User-Authorization", JWKSURL: "https://id/jwks", Issuer: "iss", Audience: "aud", TenantClaim: "org", UserClaim: "uid",
 			IATLeeway: 90 * time.Second, DevTenant: "dev-tenant", DevUser: "dev-user"},
 		Queues: Queues{ConceptsURL: "https://q/concepts", EnrichmentURL: "https://q/enrichment"},
@@ -224,12 +225,12 @@ func TestJWKSURLMustBeHTTPSOnLambda(t *testing.T) {
 // Each bad value is refused with an error naming its variable.
 func TestRejectsBadValues(t *testing.T) {
 	for _, tc := range []struct{ name, value string }{
-		{"PORT", "eighty"}, {"LLM_PROVIDER", "gemini"}, {"AUTH_MODE", "none"}, {"HISTORY_TURNS", "-1"}, {"TENANT_DAILY_TOKEN_LIMIT", "-5"},
+		{"PORT", "eighty"}, {"LLM_PROVIDER", "gemini"}, {"AUTH_MODE", "none"}, {"HISTORY_TURNS", "-1"}, {"TENANT_DAILY_TOKEN_LIMIT", "-5"}, {"TENANT_CAP_ON_ERROR", "fail"},
 		{"ENRICHMENT_FRESHNESS_DAYS", "0"}, {"ENRICHMENT_FRESHNESS_DAYS", "soon"},
 		{"DB_IAM_AUTH", "maybe"}, {"DB_MAX_CONNS", "0"}, {"DB_MAX_CONNS", "two"}, {"DB_STATEMENT_CACHE", "maybe"},
 		{"RETENTION_DAYS", "0"}, {"RETENTION_DAYS", "-3"}, {"RETENTION_DAYS", "week"}, {"RETENTION_DAYS", "1.5"},
 		{"LLM_TOOLS", "on"}, {"LLM_TOOLS", "none"},
-		{"LLM_MAX_CALLS", "0"}, {"LLM_MAX_CALLS", "11"}, {"LLM_MAX_CALLS", "three"}, {"LLM_MAX_CALLS", "-1"},
+		{"LLM_PRICES", "m=1/2"}, {"LLM_PRICES", "m=1/x/2"}, {"LLM_PRICES", "=1/1/1"}, {"LLM_PRICES", "m=-1/0/0"}, {"LLM_MAX_CALLS", "0"}, {"LLM_MAX_CALLS", "11"}, {"LLM_MAX_CALLS", "three"}, {"LLM_MAX_CALLS", "-1"},
 		{"JWT_IAT_LEEWAY", "soon"}, {"JWT_IAT_LEEWAY", "-1s"},
 		{"TRACING", "yes"}, {"TRACING", "true"},
 		{"TRACING_SAMPLE_RATIO", "1.5"}, {"TRACING_SAMPLE_RATIO", "-0.1"}, {"TRACING_SAMPLE_RATIO", "half"}, {"TRACING_SAMPLE_RATIO", "NaN"},

@@ -2,8 +2,10 @@ package storetest
 
 import (
 	"errors"
+	"math"
 	"sync"
 	"testing"
+	"time"
 
 	"regintel/shared/conversation"
 )
@@ -98,5 +100,42 @@ func testChargeThenSettle(t *testing.T, s conversation.Store) {
 	}
 	if n, _ := s.TenantTokensToday(userCtx, tenant); n != 120 {
 		t.Errorf("recorded usage = %d, want the 120 of the recorded settlement", n)
+	}
+}
+
+// A turn keeps the input tokens its provider served from cache and its
+// cost, appended or finished in place; a turn without a price keeps none
+// (not a zero one).
+func testUsageKeepsCachedTokensAndCost(t *testing.T, s conversation.Store) {
+	tenant := newTenant()
+	c := mustCreate(t, s, tenant)
+	cost := 0.00123456
+	priced := conversation.Usage{InputTokens: 2000, OutputTokens: 100, TotalTokens: 2100, CachedInputTokens: 1024, CostUSD: &cost}
+	mustAppend(t, s, tenant, c.ID, conversation.Turn{UserText: "q1", Usage: priced})
+	if _, err := s.StartTurn(userCtx, tenant, c.ID, conversation.TurnStart{LeaseFor: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.ReserveTurn(userCtx, tenant, c.ID, conversation.Turn{UserText: "q2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	finished := conversation.Turn{Number: n, Status: conversation.TurnOK, AssistantText: "a2", Usage: priced}
+	if err := s.FinishTurn(userCtx, tenant, c.ID, finished, conversation.TurnFinish{}); err != nil {
+		t.Fatal(err)
+	}
+	unpriced := conversation.Usage{InputTokens: 10, OutputTokens: 2, TotalTokens: 12, CachedInputTokens: 0}
+	mustAppend(t, s, tenant, c.ID, conversation.Turn{UserText: "q3", Usage: unpriced})
+	history := mustLoad(t, s, tenant, c.ID, 10).History
+	if len(history) != 3 {
+		t.Fatalf("history has %d turns", len(history))
+	}
+	for _, turn := range history[:2] {
+		u := turn.Usage
+		if u.CachedInputTokens != 1024 || u.CostUSD == nil || math.Abs(*u.CostUSD-cost) > 1e-9 {
+			t.Errorf("turn %d usage %+v (cost %v), want 1024 cached tokens costing $%v", turn.Number, u, u.CostUSD, cost)
+		}
+	}
+	if u := history[2].Usage; u.CostUSD != nil || u.TotalTokens != 12 {
+		t.Errorf("unpriced turn usage %+v, want 12 tokens and no cost", u)
 	}
 }

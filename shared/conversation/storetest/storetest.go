@@ -53,6 +53,7 @@ func Run(t *testing.T, newStore func(t *testing.T) conversation.Store) {
 		// The daily cap's ledger.
 		{"ConcurrentChargesHoldTheCap", testConcurrentChargesHoldTheCap},
 		{"ChargeThenSettle", testChargeThenSettle},
+		{"UsageKeepsCachedTokensAndCost", testUsageKeepsCachedTokensAndCost},
 		// Context handoff.
 		{"RequestCreatedPendingAndLoaded", testRequestLifecycle},
 		{"RequestsAreTenantAndConversationScoped", testRequestIsolation},
