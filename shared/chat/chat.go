@@ -256,7 +256,7 @@ func (r Request) Validate() error {
 		}
 	}
 	if _, err := r.Profile.Validate(); err != nil {
-		return fmt.Errorf("%w: profile: %w", ErrInvalid, errors.Unwrap(err))
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	return nil
 }
@@ -275,7 +275,7 @@ func (r Request) validateRetry() error {
 		return fmt.Errorf("%w: context cannot be supplied with a retry", ErrInvalid)
 	}
 	if _, err := r.Profile.Validate(); err != nil {
-		return fmt.Errorf("%w: profile: %w", ErrInvalid, errors.Unwrap(err))
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	return nil
 }
