@@ -31,7 +31,9 @@ func TestProfileErrorNamesFieldAndRule(t *testing.T) {
 			"retry": e.chat(map[string]any{"conversationId": convID, "retry": true, "profile": tc.profile}, nil),
 			"patch": e.do(http.MethodPatch, "/conversations/"+convID, map[string]any{"profile": tc.profile}),
 		} {
-			var body struct{ Error struct{ Code, Message string } }
+			var body struct {
+				Error struct{ Code, Message string }
+			}
 			_ = json.Unmarshal([]byte(r.Body), &body)
 			msg := body.Error.Message
 			if r.Status != http.StatusBadRequest || !strings.HasPrefix(msg, "field "+tc.field+": ") ||
