@@ -298,7 +298,8 @@ func readChat(r *reader) Chat {
 
 // CheckAuth is called by the functions that serve HTTP: the development
 // modes (dev auth, the offline model) are refused under Lambda, except
-// under `sam local`, and JWT mode needs a way to verify tokens. Outside
+// under `sam local`, and JWT mode needs a way to verify tokens and the
+// issuer and audience a token must name. Outside
 // local runs the key set is fetched over https only (a key set fetched in
 // clear could be swapped for the attacker's). The queue and scheduled
 // functions authenticate no one and skip it.
@@ -309,6 +310,10 @@ func (c Config) CheckAuth() error {
 		return fmt.Errorf("AUTH_MODE=dev trusts identity headers and is refused under Lambda: use AUTH_MODE=jwt")
 	case c.Auth.Mode == "jwt" && c.Auth.JWKSURL == "" && c.Auth.HS256Secret == "":
 		return fmt.Errorf("AUTH_MODE=jwt needs JWT_JWKS_URL or JWT_HS256_SECRET")
+	case c.Auth.Mode == "jwt" && (c.Auth.Issuer == "" || c.Auth.Audience == ""):
+		// Without them a token the same keys signed for another service,
+		// or by another issuer sharing them, would be accepted here.
+		return fmt.Errorf("AUTH_MODE=jwt needs JWT_ISSUER and JWT_AUDIENCE: tokens are accepted only from that issuer, for that audience")
 	case c.LLM.Provider == "offline" && realLambda:
 		return fmt.Errorf("LLM_PROVIDER=offline answers canned text and is refused under Lambda: use openai or openai-chat")
 	case c.Auth.Mode == "jwt" && c.Auth.JWKSURL != "" && realLambda && !isHTTPS(c.Auth.JWKSURL):

@@ -156,6 +156,8 @@ func TestLambdaRefusesDevAuthAndDefaultsToJSONAndJWT(t *testing.T) {
 		t.Fatalf("jwt without keys accepted")
 	}
 	t.Setenv("JWT_HS256_SECRET", "s")
+	t.Setenv("JWT_ISSUER", "https://id.example/")
+	t.Setenv("JWT_AUDIENCE", "regintel")
 	if c = mustLoad(t); c.CheckAuth() == nil || !strings.Contains(c.CheckAuth().Error(), "LLM_PROVIDER=offline") {
 		t.Fatalf("the offline model under Lambda: err = %v", c.CheckAuth())
 	}
@@ -199,6 +201,8 @@ func TestJWKSURLMustBeHTTPSOnLambda(t *testing.T) {
 	clearEnv(t)
 	t.Setenv("AUTH_MODE", "jwt")
 	t.Setenv("JWT_JWKS_URL", "http://id.example/jwks")
+	t.Setenv("JWT_ISSUER", "https://id.example/")
+	t.Setenv("JWT_AUDIENCE", "regintel")
 	if err := mustLoad(t).CheckAuth(); err != nil {
 		t.Fatalf("local run with an http key set: %v", err)
 	}
@@ -306,5 +310,39 @@ func TestLocalFeaturesAreOffOnLambdaUnlessSet(t *testing.T) {
 				t.Fatalf("=maybe: err %v", err)
 			}
 		})
+	}
+}
+
+// JWT mode refuses to start unless tokens must name both the issuer and
+// the audience: keys alone would accept a token minted for another
+// service. It holds locally as on Lambda.
+func TestJWTModeNeedsIssuerAndAudience(t *testing.T) {
+	for _, lambda := range []bool{false, true} {
+		for name, env := range map[string]map[string]string{
+			"neither":      {},
+			"no audience":  {"JWT_ISSUER": "https://id.example/"},
+			"no issuer":    {"JWT_AUDIENCE": "regintel"},
+			"blank issuer": {"JWT_ISSUER": "  ", "JWT_AUDIENCE": "regintel"},
+		} {
+			clearEnv(t)
+			if lambda {
+				t.Setenv("AWS_LAMBDA_RUNTIME_API", "127.0.0.1:9001")
+				t.Setenv("OPENAI_API_KEY", "sk-test")
+			}
+			t.Setenv("AUTH_MODE", "jwt")
+			t.Setenv("JWT_JWKS_URL", "https://id.example/jwks")
+			for k, v := range env {
+				t.Setenv(k, v)
+			}
+			err := mustLoad(t).CheckAuth()
+			if err == nil || !strings.Contains(err.Error(), "JWT_ISSUER") || !strings.Contains(err.Error(), "JWT_AUDIENCE") {
+				t.Errorf("lambda=%v, %s: err = %v, want a refusal naming JWT_ISSUER and JWT_AUDIENCE", lambda, name, err)
+			}
+		}
+		t.Setenv("JWT_ISSUER", "https://id.example/")
+		t.Setenv("JWT_AUDIENCE", "regintel")
+		if err := mustLoad(t).CheckAuth(); err != nil {
+			t.Errorf("lambda=%v with issuer and audience: %v", lambda, err)
+		}
 	}
 }
