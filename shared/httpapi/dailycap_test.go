@@ -103,8 +103,8 @@ func TestDailyCapCountsCutOffTurns(t *testing.T) {
 			t.Fatalf("stored %d turns", len(turns))
 		}
 		u := turns[0].Usage
-		if u.InputTokens < 100 || u.OutputTokens < 5 || u.TotalTokens != u.InputTokens+u.OutputTokens {
-			t.Errorf("cut-off turn stored with usage %+v; want the prompt (over 100 tokens) and the streamed words", u)
+		if u.InputTokens < 100 || u.OutputTokens < 5 || u.TotalTokens != u.InputTokens+u.OutputTokens || !u.Estimated {
+			t.Errorf("cut-off turn stored with usage %+v; want the prompt (over 100 tokens) and the streamed words, marked estimated", u)
 		}
 		e.llm.SetDefault(llmtest.TextScript("Answer."))
 		if again := e.chat(map[string]any{"message": "And takeaway?"}, nil); again.Status != http.StatusTooManyRequests {

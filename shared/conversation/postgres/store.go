@@ -175,7 +175,7 @@ func scanTurn(row pgx.CollectableRow) (conversation.Turn, error) {
 	var metadata []byte
 	err := row.Scan(&t.Number, &t.UserText, &t.AssistantText, &t.Status, &t.Provider, &t.Model,
 		&t.Usage.InputTokens, &t.Usage.OutputTokens, &t.Usage.TotalTokens, &t.LatencyMS,
-		&t.ReferencedNodes, &metadata, &t.CreatedAt, &t.Usage.CachedInputTokens, &t.Usage.CostUSD)
+		&t.ReferencedNodes, &metadata, &t.CreatedAt, &t.Usage.CachedInputTokens, &t.Usage.CostUSD, &t.Usage.Estimated)
 	if err != nil {
 		return t, err
 	}
@@ -229,9 +229,9 @@ usage AS (
 )
 INSERT INTO conversation_turns (
     tenant_id, conversation_id, turn_number, user_text, assistant_text, status, provider, model,
-    input_tokens, output_tokens, total_tokens, latency_ms, referenced_nodes, metadata, cached_input_tokens, cost_usd)
+    input_tokens, output_tokens, total_tokens, latency_ms, referenced_nodes, metadata, cached_input_tokens, cost_usd, usage_estimated)
 SELECT next.tenant_id, next.id, next.last_turn_number, $3, $4, $5, $6, $7,
-       $8::integer, $9::integer, $10::integer, $11::bigint, $12::text[], $13::jsonb, $16::integer, $17::numeric
+       $8::integer, $9::integer, $10::integer, $11::bigint, $12::text[], $13::jsonb, $16::integer, $17::numeric, $18::boolean
 FROM next
 RETURNING turn_number`
 
@@ -264,6 +264,7 @@ func (s *Store) AppendTurn(ctx context.Context, tenantID, conversationID string,
 		t.UserText, t.AssistantText, string(status), t.Provider, t.Model,
 		t.Usage.InputTokens, t.Usage.OutputTokens, t.Usage.TotalTokens, t.LatencyMS,
 		nonNil(t.ReferencedNodes), metadata, profile, leaseParam(t.LeaseID), t.Usage.CachedInputTokens, t.Usage.CostUSD,
+		t.Usage.Estimated,
 	).Scan(&number)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, conversation.ErrNotFound

@@ -105,7 +105,7 @@ func testChargeThenSettle(t *testing.T, s conversation.Store) {
 
 // A turn keeps the input tokens its provider served from cache and its
 // cost, appended or finished in place; a turn without a price keeps none
-// (not a zero one).
+// (not a zero one); an estimated usage stays marked so.
 func testUsageKeepsCachedTokensAndCost(t *testing.T, s conversation.Store) {
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
@@ -123,7 +123,7 @@ func testUsageKeepsCachedTokensAndCost(t *testing.T, s conversation.Store) {
 	if err := s.FinishTurn(userCtx, tenant, c.ID, finished, conversation.TurnFinish{}); err != nil {
 		t.Fatal(err)
 	}
-	unpriced := conversation.Usage{InputTokens: 10, OutputTokens: 2, TotalTokens: 12, CachedInputTokens: 0}
+	unpriced := conversation.Usage{InputTokens: 10, OutputTokens: 2, TotalTokens: 12, Estimated: true}
 	mustAppend(t, s, tenant, c.ID, conversation.Turn{UserText: "q3", Usage: unpriced})
 	history := mustLoad(t, s, tenant, c.ID, 10).History
 	if len(history) != 3 {
@@ -135,7 +135,10 @@ func testUsageKeepsCachedTokensAndCost(t *testing.T, s conversation.Store) {
 			t.Errorf("turn %d usage %+v (cost %v), want 1024 cached tokens costing $%v", turn.Number, u, u.CostUSD, cost)
 		}
 	}
-	if u := history[2].Usage; u.CostUSD != nil || u.TotalTokens != 12 {
-		t.Errorf("unpriced turn usage %+v, want 12 tokens and no cost", u)
+	if u := history[2].Usage; u.CostUSD != nil || u.TotalTokens != 12 || !u.Estimated {
+		t.Errorf("unpriced estimated turn usage %+v, want 12 estimated tokens and no cost", u)
+	}
+	if history[0].Usage.Estimated {
+		t.Error("a turn with the provider's usage reads back as estimated")
 	}
 }
