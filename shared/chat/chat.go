@@ -54,6 +54,9 @@ type Config struct {
 	TurnLease time.Duration
 	// DailyTokenLimit caps a tenant's model tokens per UTC day (0: no cap).
 	DailyTokenLimit int
+	// DailyCostLimitUSD caps a tenant's model cost per UTC day, at Prices
+	// (0: no cap).
+	DailyCostLimitUSD float64
 	// CapOnError is CapClosed (default) or CapOpen: whether a turn whose
 	// charge to the daily cap fails is refused or runs uncounted.
 	CapOnError string

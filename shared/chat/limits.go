@@ -35,41 +35,58 @@ const DefaultOutputAllowance = 4096
 var ErrUsageUnavailable = errors.New("the tenant's token usage cannot be checked")
 
 // DailyLimitError is a turn refused because its tenant used its daily
-// tokens (Config.DailyTokenLimit) before the model was called.
+// tokens (Config.DailyTokenLimit), or spent its daily cost
+// (Config.DailyCostLimitUSD), before the model was called.
 type DailyLimitError struct {
 	// RetryAfter is the time left until the next UTC day.
 	RetryAfter time.Duration
+	// Cost says the cost limit was met, not the token limit.
+	Cost bool
 }
 
 func (e *DailyLimitError) Error() string {
-	return fmt.Sprintf("the tenant's daily token limit is reached; retry in %s", e.RetryAfter.Round(time.Second))
+	limit := "token"
+	if e.Cost {
+		limit = "cost"
+	}
+	return fmt.Sprintf("the tenant's daily %s limit is reached; retry in %s", limit, e.RetryAfter.Round(time.Second))
 }
 
-// worstCaseTokens is the most one turn can use: every model call of the
-// tool loop sends the fitted prompt plus the earlier calls' output and
-// receives the output allowance.
-func (e *Engine) worstCaseTokens() int64 {
+// worstCase is the most one turn can use: every model call of the tool
+// loop sends the fitted prompt plus the earlier calls' output and receives
+// the output allowance. Its cost is at the model's price (zero without
+// one: a cost limit needs a priced model, which the process checks at
+// start).
+func (e *Engine) worstCase() conversation.TokenCharge {
 	calls := int64(e.cfg.MaxModelCalls)
 	allowance := int64(e.cfg.OutputAllowance)
-	return calls*int64(e.cfg.TokenBudget) + calls*(calls+1)/2*allowance
+	input := calls*int64(e.cfg.TokenBudget) + calls*(calls-1)/2*allowance
+	output := calls * allowance
+	worst := conversation.TokenCharge{Tokens: input + output}
+	if cost, ok := e.cfg.Prices.Cost(e.cfg.Model, llm.Usage{InputTokens: int(input), OutputTokens: int(output)}); ok {
+		worst.CostUSD = cost
+	}
+	return worst
 }
 
 // chargeDailyCap charges the turn's worst case to its tenant's day before
-// anything else is done; without a cap it does nothing. At the cap the
-// turn is refused; when the ledger cannot be charged, CapOnError decides.
+// anything else is done; without a token or cost cap it does nothing. At
+// a cap the turn is refused; when the ledger cannot be charged, CapOnError
+// decides.
 func (t *Turn) chargeDailyCap(ctx context.Context, log *slog.Logger) error {
 	e := t.e
-	if e.cfg.DailyTokenLimit <= 0 {
+	limits := conversation.DailyLimits{Tokens: int64(e.cfg.DailyTokenLimit), CostUSD: e.cfg.DailyCostLimitUSD}
+	if limits.Tokens <= 0 && limits.CostUSD <= 0 {
 		return nil
 	}
 	sctx, cancel := e.storeCtx(ctx)
 	defer cancel()
-	charge, err := e.store.ChargeTokens(sctx, t.req.TenantID, e.worstCaseTokens(), int64(e.cfg.DailyTokenLimit))
+	charge, err := e.store.ChargeTokens(sctx, t.req.TenantID, e.worstCase(), limits)
 	switch {
-	case errors.Is(err, conversation.ErrOverLimit):
+	case errors.Is(err, conversation.ErrOverLimit), errors.Is(err, conversation.ErrOverCostLimit):
 		now := e.now().UTC()
 		midnight := time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC)
-		return &DailyLimitError{RetryAfter: midnight.Sub(now)}
+		return &DailyLimitError{RetryAfter: midnight.Sub(now), Cost: errors.Is(err, conversation.ErrOverCostLimit)}
 	case err != nil && e.cfg.CapOnError == CapOpen:
 		log.Error("charge the daily token cap failed; the turn runs uncounted", "err", err)
 		return nil

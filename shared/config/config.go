@@ -159,6 +159,9 @@ type Chat struct {
 	// DailyTokenLimit (TENANT_DAILY_TOKEN_LIMIT) caps the model tokens a
 	// tenant's turns may use per UTC day; zero (unset) is no cap.
 	DailyTokenLimit int
+	// DailyCostLimitUSD (TENANT_DAILY_COST_LIMIT_USD) caps a tenant's model
+	// cost per UTC day at the model's prices; zero (unset) is no cap.
+	DailyCostLimitUSD float64
 	// CapOnError (TENANT_CAP_ON_ERROR: closed, the default, or open) says
 	// whether a turn whose charge to the cap fails is refused or runs.
 	CapOnError string
@@ -288,6 +291,7 @@ func readChat(r *reader) Chat {
 		Freshness:         r.days("ENRICHMENT_FRESHNESS_DAYS", 30),
 		CORSOrigins:       r.list("CORS_ORIGINS"),
 		DailyTokenLimit:   r.int("TENANT_DAILY_TOKEN_LIMIT", 0, 0, maxInt),
+		DailyCostLimitUSD: r.dollars("TENANT_DAILY_COST_LIMIT_USD"),
 		CapOnError:        r.oneOf("TENANT_CAP_ON_ERROR", "closed", "closed", "open"),
 	}
 	if c.TokenBudget != 0 && c.TokenBudget < 1000 {

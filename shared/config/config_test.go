@@ -17,7 +17,7 @@ func clearEnv(t *testing.T) {
 		"DEV_TENANT_ID", "DEV_USER_ID", "CONCEPTS_QUEUE_URL", "ENRICHMENT_QUEUE_URL",
 		"HISTORY_TURNS", "MAX_ACTIVE_NODES", "CONTEXT_TOKEN_BUDGET", "CONTEXT_REQUEST_TTL", "PII_REDACTION", "PROMPT_SHEETS_DIR",
 		"ENRICHMENT_FRESHNESS_DAYS", "CORS_ORIGINS", "RETENTION_DAYS", "DB_SECRET_ARN", "DB_APP_USER", "DEMO_PAGE",
-		"AWS_SAM_LOCAL", "JWT_HEADER", "DB_SSLROOTCERT", "DB_SWEEP_USER", "TENANT_DAILY_TOKEN_LIMIT", "TENANT_CAP_ON_ERROR", "LLM_PRICES", "COMPAT_API",
+		"AWS_SAM_LOCAL", "JWT_HEADER", "DB_SSLROOTCERT", "DB_SWEEP_USER", "TENANT_DAILY_TOKEN_LIMIT", "TENANT_CAP_ON_ERROR", "TENANT_DAILY_COST_LIMIT_USD", "LLM_PRICES", "COMPAT_API",
 		"TRACING", "OTEL_EXPORTER_OTLP_ENDPOINT", "TRACING_SAMPLE_RATIO"} {
 		t.Setenv(k, "")
 	}
@@ -75,7 +75,7 @@ func TestEachVariableLandsInItsSection(t *testing.T) {
 		"HISTORY_TURNS": "7", "MAX_ACTIVE_NODES": "20", "ENRICHMENT_FRESHNESS_DAYS": "2",
 		"CORS_ORIGINS":   " https://a.example , ,https://b.example",
 		"RETENTION_DAYS": "90", "DB_SECRET_ARN": "arn:db", "DB_APP_USER": "app", "DEMO_PAGE": "false", "DB_SWEEP_USER": "sweep",
-		"TENANT_DAILY_TOKEN_LIMIT": "1000000", "TENANT_CAP_ON_ERROR": "open", "COMPAT_API": "false",
+		"TENANT_DAILY_TOKEN_LIMIT": "1000000", "TENANT_CAP_ON_ERROR": "open", "TENANT_DAILY_COST_LIMIT_USD": "12.50", "COMPAT_API": "false",
 		"TRACING": "on", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318", "TRACING_SAMPLE_RATIO": "0.25",
 	} {
 		t.Setenv(k, v)
@@ -93,7 +93,7 @@ func TestEachVariableLandsInItsSection(t *testing.T) {
 			IATLeeway: 90 * time.Second, DevTenant: "dev-tenant", DevUser: "dev-user"},
 		Queues: Queues{ConceptsURL: "https://q/concepts", EnrichmentURL: "https://q/enrichment"},
 		Chat: Chat{HistoryTurns: 7, MaxActiveNodes: 20, ContextRequestTTL: 15 * time.Minute, PIIRedaction: "both",
-			Freshness: 2 * 24 * time.Hour, CORSOrigins: []string{"https://a.example", "https://b.example"}, DailyTokenLimit: 1000000, CapOnError: "open"},
+			Freshness: 2 * 24 * time.Hour, CORSOrigins: []string{"https://a.example", "https://b.example"}, DailyTokenLimit: 1000000, DailyCostLimitUSD: 12.5, CapOnError: "open"},
 		Retention: Retention{MaxIdle: 90 * 24 * time.Hour},
 		Migrate:   Migrate{DBSecretARN: "arn:db", AppUser: "app", SweepUser: "sweep"},
 		Tracing:   Tracing{Enabled: true, Endpoint: "http://collector:4318", SampleRatio: 0.25},
@@ -229,7 +229,7 @@ func TestJWKSURLMustBeHTTPSOnLambda(t *testing.T) {
 // Each bad value is refused with an error naming its variable.
 func TestRejectsBadValues(t *testing.T) {
 	for _, tc := range []struct{ name, value string }{
-		{"PORT", "eighty"}, {"LLM_PROVIDER", "gemini"}, {"AUTH_MODE", "none"}, {"HISTORY_TURNS", "-1"}, {"TENANT_DAILY_TOKEN_LIMIT", "-5"}, {"TENANT_CAP_ON_ERROR", "fail"},
+		{"PORT", "eighty"}, {"LLM_PROVIDER", "gemini"}, {"AUTH_MODE", "none"}, {"HISTORY_TURNS", "-1"}, {"TENANT_DAILY_TOKEN_LIMIT", "-5"}, {"TENANT_CAP_ON_ERROR", "fail"}, {"TENANT_DAILY_COST_LIMIT_USD", "-1"}, {"TENANT_DAILY_COST_LIMIT_USD", "ten"}, {"TENANT_DAILY_COST_LIMIT_USD", "Inf"},
 		{"ENRICHMENT_FRESHNESS_DAYS", "0"}, {"ENRICHMENT_FRESHNESS_DAYS", "soon"},
 		{"DB_IAM_AUTH", "maybe"}, {"DB_MAX_CONNS", "0"}, {"DB_MAX_CONNS", "two"}, {"DB_STATEMENT_CACHE", "maybe"},
 		{"RETENTION_DAYS", "0"}, {"RETENTION_DAYS", "-3"}, {"RETENTION_DAYS", "week"}, {"RETENTION_DAYS", "1.5"},

@@ -44,3 +44,17 @@ func (r *reader) prices(name string) map[string]ModelPrice {
 	}
 	return out
 }
+
+// dollars reads an amount in US dollars: a non-negative number, 0 unset.
+func (r *reader) dollars(name string) float64 {
+	v := r.str(name, "")
+	if v == "" {
+		return 0
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f < 0 || math.IsNaN(f) || math.IsInf(f, 0) {
+		r.fail(fmt.Errorf("%s=%q is not an amount in US dollars (a non-negative number)", name, v))
+		return 0
+	}
+	return f
+}

@@ -13,15 +13,27 @@ import (
 // counter ends at most one turn's charge above the limit.
 
 // ErrOverLimit is returned by ChargeTokens when the tenant's charged
-// tokens today already reached the limit: nothing was charged.
+// tokens today already reached the token limit: nothing was charged.
 var ErrOverLimit = errors.New("the tenant's daily token limit is reached")
+
+// ErrOverCostLimit is returned by ChargeTokens when the tenant's charged
+// cost today already reached the cost limit: nothing was charged.
+var ErrOverCostLimit = errors.New("the tenant's daily cost limit is reached")
 
 // TokenCharge is a charge taken by ChargeTokens, to settle once.
 type TokenCharge struct {
 	// Day is the UTC day the charge counts towards (UsageDay), so a turn
 	// that runs past midnight settles the day it charged.
-	Day    string
-	Tokens int64
+	Day     string
+	Tokens  int64
+	CostUSD float64
+}
+
+// DailyLimits are a tenant's limits per UTC day; zero is no limit of that
+// kind.
+type DailyLimits struct {
+	Tokens  int64
+	CostUSD float64
 }
 
 // Settlement is what a charge settles to.
@@ -36,11 +48,14 @@ type Settlement struct {
 
 // TokenLedger is the daily cap's counter.
 type TokenLedger interface {
-	// ChargeTokens adds tokens to the tenant's charged tokens today when
-	// they are under limit, in one atomic step; ErrOverLimit when not.
-	ChargeTokens(ctx context.Context, tenantID string, tokens, limit int64) (TokenCharge, error)
-	// SettleTokens replaces charge c by what the turn used: the counter
-	// moves by s.Usage.TotalTokens - c.Tokens.
+	// ChargeTokens adds the worst case's tokens and cost to the tenant's
+	// charges today when both are under their limits, in one atomic step;
+	// ErrOverLimit or ErrOverCostLimit when not. The charge returned
+	// names its day.
+	ChargeTokens(ctx context.Context, tenantID string, worst TokenCharge, limits DailyLimits) (TokenCharge, error)
+	// SettleTokens replaces charge c by what the turn used: the counters
+	// move by s.Usage.TotalTokens - c.Tokens and by the usage's cost (zero
+	// when unpriced) - c.CostUSD.
 	SettleTokens(ctx context.Context, tenantID string, c TokenCharge, s Settlement) error
 	// TenantChargedToday is the tenant's charged tokens on the current
 	// UTC day: settled usage plus the charges of turns still running.

@@ -12,6 +12,7 @@ import (
 	"regintel/shared/conversation"
 	convmem "regintel/shared/conversation/memory"
 	"regintel/shared/llm/llmtest"
+	"regintel/shared/llm/pricing"
 )
 
 // A turn of these tests charges a worst case of one call: the default
@@ -116,7 +117,7 @@ func TestDailyCapCountsCutOffTurns(t *testing.T) {
 // failingLedger is a store whose cap ledger is down.
 type failingLedger struct{ *convmem.Store }
 
-func (failingLedger) ChargeTokens(context.Context, string, int64, int64) (conversation.TokenCharge, error) {
+func (failingLedger) ChargeTokens(context.Context, string, conversation.TokenCharge, conversation.DailyLimits) (conversation.TokenCharge, error) {
 	return conversation.TokenCharge{}, errors.New("connection refused")
 }
 
@@ -141,4 +142,27 @@ func TestDailyCapFailsClosed(t *testing.T) {
 	if r := open.chat(map[string]any{"message": "What is VAT?"}, nil); r.Status != http.StatusOK {
 		t.Errorf("TENANT_CAP_ON_ERROR=open with the ledger down: %d %s", r.Status, r.Body)
 	}
+}
+
+// A daily cost limit refuses a tenant's turns with 429 daily_cost_limit
+// once the day's cost at the model's price reached it.
+func TestDailyCostLimit(t *testing.T) {
+	forEachStore(t, func(t *testing.T, postgres bool) {
+		prices := pricing.Table{"gpt-test": {Input: 1, CachedInput: 0.25, Output: 4}}
+		e := newEnv(t, envOptions{postgres: postgres, engine: chat.Config{DailyCostLimitUSD: 0.002, Prices: prices, MaxModelCalls: 1}})
+		// $0.0014 a turn: 1,000 input tokens at $1 and 100 output at $4 per million.
+		e.llm.SetDefault(llmtest.Script{Steps: llmtest.Words("VAT is 23%."), Usage: &llmtest.Usage{InputTokens: 1000, OutputTokens: 100}})
+		for i := range 2 {
+			if r := e.chat(map[string]any{"message": "What is VAT?"}, nil); r.Status != http.StatusOK {
+				t.Fatalf("turn %d ($%.4f of $0.002 spent): %d %s", i+1, 0.0014*float64(i), r.Status, r.Body)
+			}
+		}
+		r := e.chat(map[string]any{"message": "What is VAT?", "stateless": true}, nil)
+		if r.Status != http.StatusTooManyRequests || !strings.Contains(r.Body, `"code":"daily_cost_limit"`) || r.Header.Get("Retry-After") == "" {
+			t.Errorf("a turn after $0.0028 of $0.002: %d %s", r.Status, r.Body)
+		}
+		if n := len(e.llm.Requests()); n != 2 {
+			t.Errorf("the model was called %d times, want 2", n)
+		}
+	})
 }

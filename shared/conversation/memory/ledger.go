@@ -7,8 +7,15 @@ import (
 	"regintel/shared/conversation"
 )
 
-// ChargeTokens charges tokens while the tenant's ledger is under limit.
-func (s *Store) ChargeTokens(_ context.Context, tenantID string, tokens, limit int64) (conversation.TokenCharge, error) {
+// charges are a tenant's charges of one day.
+type charges struct {
+	tokens int64
+	cost   float64
+}
+
+// ChargeTokens charges the worst case while the tenant's day is under
+// both limits.
+func (s *Store) ChargeTokens(_ context.Context, tenantID string, worst conversation.TokenCharge, limits conversation.DailyLimits) (conversation.TokenCharge, error) {
 	tenant, ok := canonical(tenantID)
 	if !ok {
 		return conversation.TokenCharge{}, ErrInvalidTenant
@@ -17,11 +24,16 @@ func (s *Store) ChargeTokens(_ context.Context, tenantID string, tokens, limit i
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k := usageKey{tenant, day}
-	if s.charged[k] >= limit {
+	c := s.charged[k]
+	switch {
+	case limits.Tokens > 0 && c.tokens >= limits.Tokens:
 		return conversation.TokenCharge{}, conversation.ErrOverLimit
+	case limits.CostUSD > 0 && c.cost >= limits.CostUSD:
+		return conversation.TokenCharge{}, conversation.ErrOverCostLimit
 	}
-	s.charged[k] += tokens
-	return conversation.TokenCharge{Day: day, Tokens: tokens}, nil
+	s.charged[k] = charges{tokens: c.tokens + worst.Tokens, cost: c.cost + worst.CostUSD}
+	worst.Day = day
+	return worst, nil
 }
 
 // SettleTokens moves the charge's day by what the turn used less the charge.
@@ -31,16 +43,22 @@ func (s *Store) SettleTokens(_ context.Context, tenantID string, c conversation.
 		return ErrInvalidTenant
 	}
 	used := int64(settle.Usage.TotalTokens)
+	cost := 0.0
+	if settle.Usage.CostUSD != nil {
+		cost = *settle.Usage.CostUSD
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.charged[usageKey{tenant, c.Day}] += used - c.Tokens
+	k := usageKey{tenant, c.Day}
+	day := s.charged[k]
+	s.charged[k] = charges{tokens: day.tokens + used - c.Tokens, cost: day.cost + cost - c.CostUSD}
 	if settle.Record {
-		s.usage[usageKey{tenant, c.Day}] += used
+		s.usage[k] += used
 	}
 	return nil
 }
 
-// TenantChargedToday is the tenant's ledger on the current UTC day.
+// TenantChargedToday is the tenant's charged tokens on the current UTC day.
 func (s *Store) TenantChargedToday(_ context.Context, tenantID string) (int64, error) {
 	tenant, ok := canonical(tenantID)
 	if !ok {
@@ -48,5 +66,5 @@ func (s *Store) TenantChargedToday(_ context.Context, tenantID string) (int64, e
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.charged[usageKey{tenant, conversation.UsageDay(time.Now())}], nil
+	return s.charged[usageKey{tenant, conversation.UsageDay(time.Now())}].tokens, nil
 }

@@ -42,7 +42,7 @@ func TestDailyUsageSumsCachedTokensAndCost(t *testing.T) {
 	if err := store.FinishTurn(userCtx, tenant, c.ID, conversation.Turn{Number: n, Status: conversation.TurnOK, Usage: priced}, conversation.TurnFinish{}); err != nil {
 		t.Fatal(err)
 	}
-	charge, err := store.ChargeTokens(userCtx, tenant, 5000, 100000)
+	charge, err := store.ChargeTokens(userCtx, tenant, conversation.TokenCharge{Tokens: 5000}, conversation.DailyLimits{Tokens: 100000})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,10 @@ import (
 	"regintel/shared/conversation"
 )
 
+func tokens(n int64) conversation.TokenCharge { return conversation.TokenCharge{Tokens: n} }
+
+func tokenLimit(n int64) conversation.DailyLimits { return conversation.DailyLimits{Tokens: n} }
+
 // capTurns is how many turns race against the cap, as many concurrent
 // turns of one tenant as the cap is tested with end to end.
 const capTurns = 40
@@ -27,7 +31,7 @@ func testConcurrentChargesHoldTheCap(t *testing.T, s conversation.Store) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			charge, err := s.ChargeTokens(userCtx, tenant, worstCase, limit)
+			charge, err := s.ChargeTokens(userCtx, tenant, tokens(worstCase), tokenLimit(limit))
 			if errors.Is(err, conversation.ErrOverLimit) {
 				mu.Lock()
 				refused++
@@ -68,7 +72,7 @@ func testConcurrentChargesHoldTheCap(t *testing.T, s conversation.Store) {
 // no turn records its usage with the settlement.
 func testChargeThenSettle(t *testing.T, s conversation.Store) {
 	tenant := newTenant()
-	charge, err := s.ChargeTokens(userCtx, tenant, 900, 1000)
+	charge, err := s.ChargeTokens(userCtx, tenant, tokens(900), tokenLimit(1000))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,11 +82,11 @@ func testChargeThenSettle(t *testing.T, s conversation.Store) {
 	if n, _ := s.TenantChargedToday(userCtx, tenant); n != 900 {
 		t.Errorf("ledger while the turn runs = %d, want 900", n)
 	}
-	second, err := s.ChargeTokens(userCtx, tenant, 900, 1000)
+	second, err := s.ChargeTokens(userCtx, tenant, tokens(900), tokenLimit(1000))
 	if err != nil {
 		t.Fatalf("a second charge under the limit: %v", err)
 	}
-	if _, err := s.ChargeTokens(userCtx, tenant, 1, 1000); !errors.Is(err, conversation.ErrOverLimit) {
+	if _, err := s.ChargeTokens(userCtx, tenant, tokens(1), tokenLimit(1000)); !errors.Is(err, conversation.ErrOverLimit) {
 		t.Errorf("a charge at 1800 of 1000: %v, want ErrOverLimit", err)
 	}
 	if n, _ := s.TenantChargedToday(userCtx, newTenant()); n != 0 {
@@ -140,5 +144,45 @@ func testUsageKeepsCachedTokensAndCost(t *testing.T, s conversation.Store) {
 	}
 	if history[0].Usage.Estimated {
 		t.Error("a turn with the provider's usage reads back as estimated")
+	}
+}
+
+// A cost limit holds like the token limit: charges count their cost at
+// once, settling replaces it by the usage's cost (none when unpriced), and
+// once the day's cost reached the limit a charge is ErrOverCostLimit,
+// whatever the tokens.
+func testCostLimit(t *testing.T, s conversation.Store) {
+	tenant := newTenant()
+	limits := conversation.DailyLimits{Tokens: 1 << 40, CostUSD: 0.10}
+	worst := conversation.TokenCharge{Tokens: 1000, CostUSD: 0.06}
+	first, err := s.ChargeTokens(userCtx, tenant, worst, limits)
+	if err != nil || first.CostUSD != 0.06 {
+		t.Fatalf("first charge: %+v, %v", first, err)
+	}
+	second, err := s.ChargeTokens(userCtx, tenant, worst, limits)
+	if err != nil {
+		t.Fatalf("a charge at $0.06 of $0.10: %v", err)
+	}
+	if _, err := s.ChargeTokens(userCtx, tenant, worst, limits); !errors.Is(err, conversation.ErrOverCostLimit) {
+		t.Fatalf("a charge at $0.12 of $0.10: %v, want ErrOverCostLimit", err)
+	}
+	cost := 0.01
+	if err := s.SettleTokens(userCtx, tenant, first, conversation.Settlement{Usage: conversation.Usage{TotalTokens: 50, CostUSD: &cost}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SettleTokens(userCtx, tenant, second, conversation.Settlement{Usage: conversation.Usage{TotalTokens: 50}}); err != nil {
+		t.Fatal(err)
+	}
+	// $0.01 spent: two more worst cases fit before the limit is met.
+	for i := range 2 {
+		if _, err := s.ChargeTokens(userCtx, tenant, worst, limits); err != nil {
+			t.Fatalf("charge %d after settling to $0.01: %v", i+1, err)
+		}
+	}
+	if _, err := s.ChargeTokens(userCtx, tenant, worst, limits); !errors.Is(err, conversation.ErrOverCostLimit) {
+		t.Errorf("a charge at $0.13 of $0.10: %v, want ErrOverCostLimit", err)
+	}
+	if _, err := s.ChargeTokens(userCtx, tenant, worst, conversation.DailyLimits{Tokens: 100, CostUSD: 1}); !errors.Is(err, conversation.ErrOverLimit) {
+		t.Errorf("a charge over the token limit: %v, want ErrOverLimit", err)
 	}
 }

@@ -54,6 +54,7 @@ func Run(t *testing.T, newStore func(t *testing.T) conversation.Store) {
 		{"ConcurrentChargesHoldTheCap", testConcurrentChargesHoldTheCap},
 		{"ChargeThenSettle", testChargeThenSettle},
 		{"UsageKeepsCachedTokensAndCost", testUsageKeepsCachedTokensAndCost},
+		{"CostLimit", testCostLimit},
 		// Context handoff.
 		{"RequestCreatedPendingAndLoaded", testRequestLifecycle},
 		{"RequestsAreTenantAndConversationScoped", testRequestIsolation},
