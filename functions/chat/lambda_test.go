@@ -49,6 +49,7 @@ func TestLambdaPathThroughRuntimeEmulator(t *testing.T) {
 		"AUTH_MODE=jwt",
 		"JWT_HS256_SECRET=sam-local-test-secret-not-for-production",
 		"JWT_ISSUER=regintel-local",
+		"JWT_AUDIENCE=regintel-local",
 		"LLM_PROVIDER=openai",
 		"OPENAI_API_KEY=test-key",
 		"OPENAI_BASE_URL=" + fake.BaseURL(),

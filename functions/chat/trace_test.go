@@ -62,7 +62,7 @@ func TestLambdaTurnIsExportedAsOneTrace(t *testing.T) {
 	}
 
 	invokeURL, logs := startUnderEmulator(t, []string{
-		"AUTH_MODE=jwt", "JWT_HS256_SECRET=sam-local-test-secret-not-for-production", "JWT_ISSUER=regintel-local",
+		"AUTH_MODE=jwt", "JWT_HS256_SECRET=sam-local-test-secret-not-for-production", "JWT_ISSUER=regintel-local", "JWT_AUDIENCE=regintel-local",
 		"LLM_PROVIDER=openai", "OPENAI_API_KEY=test-key", "OPENAI_BASE_URL=" + fake.BaseURL(), "LLM_MODEL=gpt-test",
 		"DATABASE_URL=" + dbURL,
 		"TRACING=on", "OTEL_EXPORTER_OTLP_ENDPOINT=" + receiver.URL, "TRACING_SAMPLE_RATIO=1",
