@@ -1,0 +1,51 @@
+package pii
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Names of people are found three ways, each a shape regulatory text does
+// not take: an honorific and a capitalised word ("Mr Murphy", "Dr Aoife
+// Byrne"); a self-introduction and two or more capitalised words ("my name
+// is Seán Kelly"); and a common given name followed by a capitalised word
+// ("Mary Murphy"). Given names that are also everyday words (Will, May,
+// Mark, Grace, Bill) are not in the list.
+var (
+	honorificPattern = regexp.MustCompile(`\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Fr|Rev)\.?\s+\p{Lu}[\p{L}'’-]+(?:\s+\p{Lu}[\p{L}'’-]+){0,2}`)
+	introPattern     = regexp.MustCompile(`(?i:\b(?:my name is|i am called|name:|signed))\s+(\p{Lu}[\p{L}'’-]+(?:\s+\p{Lu}[\p{L}'’-]+)+)`)
+	givenNamePattern = regexp.MustCompile(`\b(\p{Lu}\p{Ll}+)\s+(?:(?:O|Mac|Mc|Ní|Ni|Nic|Ó|Ua)['’ ]?)?\p{Lu}[\p{L}'’-]+`)
+)
+
+func findNames(text string) []Match {
+	out := matchesOf(KindName, honorificPattern, text, 0)
+	for _, loc := range introPattern.FindAllStringSubmatchIndex(text, -1) {
+		out = append(out, Match{KindName, loc[2], loc[3]})
+	}
+	for _, loc := range givenNamePattern.FindAllStringSubmatchIndex(text, -1) {
+		if givenNames[strings.ToLower(Fold(text[loc[2]:loc[3]]))] {
+			out = append(out, Match{KindName, loc[0], loc[1]})
+		}
+	}
+	return out
+}
+
+// givenNames are common given names in Ireland and the UK, in lower case
+// without accents' combining marks removed by Fold (Seán reads as seán).
+var givenNames = func() map[string]bool {
+	m := map[string]bool{}
+	for _, n := range strings.Fields(`
+		aaron adam aidan aileen aine áine alan alice alison amanda amy andrew angela ann anna anne anthony aoife
+		barry ben brendan brian bridget caoimhe caroline catherine cathal ciara ciaran ciarán claire colm conor
+		daniel darragh david declan deirdre denis derek donal dylan eamon eamonn edward eileen eimear elaine eleanor
+		elizabeth emily emma eoin eve fiona frank gary george gerard grainne gráinne helen hugh ian isabel jack
+		jacqueline james jane janet jason jennifer jessica joan joanne john jonathan joseph julie karen kate
+		katherine kathleen kevin laura liam linda lisa louise lucy maeve margaret maria marie martin mary maureen
+		michael michelle muireann niall niamh nicola noel nora oisin oisín oliver orla padraig pádraig patricia
+		patrick paul peter philip rachel rebecca richard robert roisin róisín ronan rory ruth ryan sarah sean seán
+		shane sharon sinead sinéad siobhan siobhán sophie stephen susan tadhg thomas timothy tom tomas tomás
+		una úna victoria william`) {
+		m[n] = true
+	}
+	return m
+}()
