@@ -2,6 +2,7 @@ package pii
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -27,6 +28,9 @@ type folded struct {
 }
 
 func fold(s string) folded {
+	if isPlainASCII(s) {
+		return identity(s)
+	}
 	f := folded{start: make([]int, 0, len(s)), end: make([]int, 0, len(s))}
 	var b strings.Builder
 	b.Grow(len(s))
@@ -47,6 +51,32 @@ func fold(s string) folded {
 	}
 	f.text = b.String()
 	return f
+}
+
+// isPlainASCII: nothing to fold (the common case).
+func isPlainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// identity is s as its own form: byte i comes from byte i (no span
+// slices).
+func identity(s string) folded { return folded{text: s} }
+
+// spans returns the form's span slices, built for an identity form.
+func (f folded) spans() (start, end []int) {
+	if f.start != nil || f.text == "" {
+		return f.start, f.end
+	}
+	start, end = make([]int, len(f.text)), make([]int, len(f.text))
+	for i := range f.text {
+		start[i], end[i] = i, i+1
+	}
+	return start, end
 }
 
 func foldRune(r rune) string {
@@ -95,19 +125,25 @@ var lookAlikes = map[rune]rune{
 }
 
 // span maps a byte range of the form back to the original text.
-func (f folded) span(start, end int) (int, int) { return f.start[start], f.end[end-1] }
+func (f folded) span(start, end int) (int, int) {
+	if f.start == nil {
+		return start, end
+	}
+	return f.start[start], f.end[end-1]
+}
 
 // keep returns the form without the bytes drop marks.
 func (f folded) keep(drop []bool) folded {
-	out := folded{start: make([]int, 0, len(f.start)), end: make([]int, 0, len(f.end))}
+	fs, fe := f.spans()
+	out := folded{start: make([]int, 0, len(fs)), end: make([]int, 0, len(fe))}
 	var b strings.Builder
 	for i := 0; i < len(f.text); i++ {
 		if drop[i] {
 			continue
 		}
 		b.WriteByte(f.text[i])
-		out.start = append(out.start, f.start[i])
-		out.end = append(out.end, f.end[i])
+		out.start = append(out.start, fs[i])
+		out.end = append(out.end, fe[i])
 	}
 	out.text = b.String()
 	return out
@@ -120,13 +156,14 @@ func (f folded) replace(re *regexp.Regexp, repl string) folded {
 	if locs == nil {
 		return f
 	}
+	fs, fe := f.spans()
 	out := folded{}
 	var b strings.Builder
 	last := 0
 	for _, loc := range locs {
 		b.WriteString(f.text[last:loc[0]])
-		out.start = append(out.start, f.start[last:loc[0]]...)
-		out.end = append(out.end, f.end[last:loc[0]]...)
+		out.start = append(out.start, fs[last:loc[0]]...)
+		out.end = append(out.end, fe[last:loc[0]]...)
 		s, e := f.span(loc[0], loc[1])
 		for range len(repl) {
 			out.start = append(out.start, s)
@@ -136,8 +173,8 @@ func (f folded) replace(re *regexp.Regexp, repl string) folded {
 		last = loc[1]
 	}
 	b.WriteString(f.text[last:])
-	out.start = append(out.start, f.start[last:]...)
-	out.end = append(out.end, f.end[last:]...)
+	out.start = append(out.start, fs[last:]...)
+	out.end = append(out.end, fe[last:]...)
 	out.text = b.String()
 	return out
 }
@@ -176,6 +213,9 @@ func (f folded) compact(digitLedOnly bool) folded {
 		}
 		i = j
 	}
+	if !slices.Contains(drop, true) {
+		return f
+	}
 	return f.keep(drop)
 }
 
@@ -185,16 +225,39 @@ var (
 	underscore = regexp.MustCompile(`_`)
 )
 
-// forms are the derived forms every detector runs on: the folded text
+// forms are the derived forms the detectors run on: the folded text
 // with "(at)", "%40" and "&#64;" read as "@" (and the same for ".") and
 // "_" as a space (how an id joins words), and its two compactions.
 func forms(text string) []folded {
-	base := fold(text).replace(spelledAt, "@").replace(spelledDot, ".").replace(underscore, " ")
+	base := fold(text)
+	if lower := strings.ToLower(base.text); containsAny(lower, "at)", "at]", "%40", "&#", "&commat;") {
+		base = base.replace(spelledAt, "@")
+		if containsAny(lower, "dot)", "dot]", "%2e", "&#", "&period;") {
+			base = base.replace(spelledDot, ".")
+		}
+	}
+	if strings.Contains(base.text, "_") {
+		base = base.replace(underscore, " ")
+	}
 	out := []folded{base}
+	// Compaction only serves the number detectors, and those need six
+	// grouped digits at least (see textShape).
+	if shapeOf(base.text).cluster < 6 {
+		return out
+	}
 	for _, f := range []folded{base.compact(true), base.compact(false)} {
 		if f.text != out[len(out)-1].text {
 			out = append(out, f)
 		}
 	}
 	return out
+}
+
+func containsAny(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
 }

@@ -14,7 +14,8 @@ import (
 var (
 	honorificPattern = regexp.MustCompile(`\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Fr|Rev)\.?\s+\p{Lu}[\p{L}'’-]+(?:\s+\p{Lu}[\p{L}'’-]+){0,2}`)
 	introPattern     = regexp.MustCompile(`(?i:\b(?:my name is|i am called|name:|signed))\s+(\p{Lu}[\p{L}'’-]+(?:\s+\p{Lu}[\p{L}'’-]+)+)`)
-	givenNamePattern = regexp.MustCompile(`\b(\p{Lu}\p{Ll}+)\s+(?:(?:O|Mac|Mc|Ní|Ni|Nic|Ó|Ua)['’ ]?)?\p{Lu}[\p{L}'’-]+`)
+	givenNameWord    = regexp.MustCompile(`\b\p{Lu}\p{Ll}+`)
+	surnameAfter     = regexp.MustCompile(`^\s+(?:(?:O|Mac|Mc|Ní|Ni|Nic|Ó|Ua)['’ ]?)?\p{Lu}[\p{L}'’-]+`)
 )
 
 func findNames(text string) []Match {
@@ -22,9 +23,19 @@ func findNames(text string) []Match {
 	for _, loc := range introPattern.FindAllStringSubmatchIndex(text, -1) {
 		out = append(out, Match{KindName, loc[2], loc[3]})
 	}
-	for _, loc := range givenNamePattern.FindAllStringSubmatchIndex(text, -1) {
-		if givenNames[strings.ToLower(Fold(text[loc[2]:loc[3]]))] {
-			out = append(out, Match{KindName, loc[0], loc[1]})
+	return append(out, givenNameMatches(text)...)
+}
+
+// givenNameMatches finds a given name followed by a capitalised word,
+// reading words directly rather than by pattern: it runs on most texts.
+func givenNameMatches(text string) []Match {
+	var out []Match
+	for _, loc := range givenNameWord.FindAllStringIndex(text, -1) {
+		if !givenNames[strings.ToLower(text[loc[0]:loc[1]])] {
+			continue
+		}
+		if m := surnameAfter.FindStringIndex(text[loc[1]:]); m != nil {
+			out = append(out, Match{KindName, loc[0], loc[1] + m[1]})
 		}
 	}
 	return out

@@ -205,12 +205,13 @@ type textShape struct {
 	dottedQuad bool
 	at         bool
 	ibanStart  bool // two letters then two digits at the start of a word
+	words      wordShape
 }
 
 const maxDigitGap = 3
 
 func shapeOf(text string) textShape {
-	var s textShape
+	s := textShape{words: wordShapeOf(text)}
 	run, gap := 0, 0
 	hex := -1 // hex digits since the last colon; -1: no colon open
 	dots, dotAfterDigit := 0, false
@@ -284,6 +285,18 @@ func (s textShape) mayHold(k Kind) bool {
 		return s.cluster >= 6
 	case KindIP:
 		return s.dottedQuad || s.colonPair
+	case KindPassport:
+		return s.cluster >= 7 || s.words.passportCue
+	case KindDOB:
+		return s.cluster >= 6 || s.words.birthCue
+	case KindVehicleReg, KindPostcode:
+		return s.words.capsNextToDigit
+	case KindEircode:
+		return s.words.letterTwoDigits
+	case KindAddress:
+		return s.words.street
+	case KindName:
+		return s.words.honorific || s.words.intro || s.words.givenName
 	}
 	return true
 }
