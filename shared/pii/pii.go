@@ -18,6 +18,7 @@ package pii
 import (
 	"net/netip"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -163,28 +164,40 @@ func Contains(text string, kinds ...Kind) (Kind, bool) {
 
 // Redact replaces every match with its typed marker (for example
 // "[REDACTED:EMAIL]") and returns the distinct kinds found, in order of first
-// appearance.
+// appearance. Taking a value out can leave its neighbours a shape of their
+// own (a bracket no longer glued to digits), so it reads the result again
+// until nothing is found; markers hold no digits, so this ends.
 func Redact(text string) (string, []Kind) {
-	ms := Find(text)
-	if len(ms) == 0 {
-		return text, nil
+	var kinds []Kind
+	for range maxRedactRounds {
+		ms := Find(text)
+		if len(ms) == 0 {
+			break
+		}
+		text = replaceMatches(text, ms)
+		for _, m := range ms {
+			if !slices.Contains(kinds, m.Kind) {
+				kinds = append(kinds, m.Kind)
+			}
+		}
 	}
+	return text, kinds
+}
+
+// maxRedactRounds bounds Redact's passes; real text needs one or two.
+const maxRedactRounds = 8
+
+func replaceMatches(text string, ms []Match) string {
 	var b strings.Builder
 	b.Grow(len(text))
-	var kinds []Kind
-	seen := map[Kind]bool{}
 	last := 0
 	for _, m := range ms {
 		b.WriteString(text[last:m.Start])
 		b.WriteString(Marker(m.Kind))
 		last = m.End
-		if !seen[m.Kind] {
-			seen[m.Kind] = true
-			kinds = append(kinds, m.Kind)
-		}
 	}
 	b.WriteString(text[last:])
-	return b.String(), kinds
+	return b.String()
 }
 
 // textShape is what a single pass over the text tells the detectors, so
