@@ -43,10 +43,14 @@ var Kinds = []string{
 	"MINIMUM_WAGE", "REDUNDANCY", "ANNUAL_LEAVE", "EMPLOYMENT_PERMIT", "COMPANY_REGISTRATION", "GENERIC",
 }
 
-// wellShapedKind: one to six words of capital letters joined by "_", and
-// no digits, so nothing numeric (an id number, a phone number) can pass as
-// a kind.
-var wellShapedKind = regexp.MustCompile(`^[A-Z]+(?:_[A-Z]+){0,5}$`)
+// wellShapedKind: one to six words joined by "_", each capital letters
+// with at most three digits after them, or a number of at most three
+// digits ("CLASS_A1", "FORM_11"); with at most three digits in all
+// (maxKindDigits), nothing numeric (an id number, a phone number) can
+// pass as a kind.
+var wellShapedKind = regexp.MustCompile(`^(?:[A-Z]+[0-9]{0,3}|[0-9]{1,3})(?:_(?:[A-Z]+[0-9]{0,3}|[0-9]{1,3})){0,5}$`)
+
+const maxKindDigits = 3
 
 // MaxKindLen bounds a kind in canonical form.
 const MaxKindLen = 48
@@ -59,10 +63,16 @@ func KnownDomain(domain string) bool { return slices.Contains(Domains, IDPart(do
 func KnownKind(kind string) bool { return slices.Contains(Kinds, IDPart(kind, "GENERIC")) }
 
 // WellShapedKind reports whether kind, in canonical form, has the shape of
-// a kind: capital words joined by "_", at most MaxKindLen characters.
+// a kind (wellShapedKind), at most MaxKindLen characters.
 func WellShapedKind(kind string) bool {
 	k := IDPart(kind, "GENERIC")
-	return len(k) <= MaxKindLen && wellShapedKind.MatchString(k)
+	digits := 0
+	for _, r := range k {
+		if r >= '0' && r <= '9' {
+			digits++
+		}
+	}
+	return len(k) <= MaxKindLen && digits <= maxKindDigits && wellShapedKind.MatchString(k)
 }
 
 // TermWords are words that make a run of capitalised words a regulatory
@@ -93,6 +103,11 @@ var TermWords = termWordSet(`
 	cáin bhreisluacha ioncaim árachas sóisialach pá-choibhneasa leas pinsean stáit státchiste coimisinéirí
 	ioncaim chánach stampála chaipitiúil gnóthachan
 	φόρος φπα προστιθέμενης αξίας данък ддс добавена стойност осигуровки
+	citizens information intreo centre center advice money residential tenancies ombudsman registry
+	registrar workplace relations bureau institute college university hospital school schools county city
+	carlow cavan clare cork donegal dublin galway kerry kildare kilkenny laois leitrim limerick longford
+	louth mayo meath monaghan offaly roscommon sligo tipperary waterford westmeath wexford wicklow
+	antrim armagh down fermanagh derry londonderry tyrone belfast london edinburgh cardiff
 `)
 
 func termWordSet(words string) map[string]bool {

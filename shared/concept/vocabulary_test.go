@@ -39,7 +39,8 @@ func TestVocabularyHoldsEveryKindInUse(t *testing.T) {
 func TestKindShapes(t *testing.T) {
 	for kind, want := range map[string]bool{
 		"VAT": true, "carer support grant": true, "Respite-Care Grant": false, "X": true,
-		"1234567-T": false, "FORM_11": false, "CALLBACK_087_123_4567": false, "A_B_C_D_E_F_G": false,
+		"1234567-T": false, "FORM_11": true, "KIND_07": true, "CALLBACK_087_123_4567": false, "A_B_C_D_E_F_G": false,
+		"PPSN_1234567T": false, "D02_X285": false, "SW1A_1AA": false, "FORM_1_2_3_4": false,
 		"JANE ROE EXAMPLE COM": true, // well shaped: allowed only bare, and the guard's text checks run first
 	} {
 		if got := concept.WellShapedKind(kind); got != want {

@@ -190,6 +190,8 @@ var Legitimate = []string{
 	"A claim must be made within 4 years of the end of the tax year; the 12-month rule applies.",
 	"The Minister for Social Protection sets the rate each Budget.",
 	"HMRC charges interest from the 1st day after the deadline.",
+	"Citizens Information and Intreo Centres in Dublin and Cork explain the rules.",
+	"Paid to people aged 66 or over who have 520 paid contributions.",
 }
 
 // Reduce is how the probes look for a leaked value in output text: NFKC,
