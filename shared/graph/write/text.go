@@ -83,12 +83,11 @@ func checkConceptText(field, s string) *Rejection {
 	if !digitsInDocumentedShapes(n) {
 		return rej(ReasonDigitsNotAllowed)
 	}
-	if looksLikePersonName(n) || hasUndatedFullDate(n) {
-		kind := pii.KindName
-		if hasUndatedFullDate(n) {
-			kind = pii.KindDOB
-		}
-		return &Rejection{Label: "Concept", Field: field, Reason: ReasonPIIValue, PIIKind: kind}
+	switch {
+	case looksLikePersonName(n):
+		return &Rejection{Label: "Concept", Field: field, Reason: ReasonPIIValue, PIIKind: pii.KindName}
+	case hasUndatedFullDate(n):
+		return &Rejection{Label: "Concept", Field: field, Reason: ReasonPIIValue, PIIKind: pii.KindDOB}
 	}
 	return nil
 }
@@ -189,20 +188,19 @@ var wordPattern = regexp.MustCompile(`[\p{L}\p{M}][\p{L}\p{M}'’-]*|[^\p{L}\p{M
 // Bhreisluacha" and "HMRC Guidance" are not.
 func looksLikePersonName(s string) bool {
 	run, hasTerm := 0, false
-	end := func() bool { bad := run >= 2 && !hasTerm; run, hasTerm = 0, false; return bad }
 	for _, w := range wordPattern.FindAllString(s, -1) {
 		first, _ := utf8.DecodeRuneInString(w)
-		capitalised := unicode.IsUpper(first) && !(isAcronym(w)) && !nameStopWords[strings.ToLower(w)]
-		if !capitalised {
-			if end() {
-				return true
-			}
+		if unicode.IsUpper(first) && !isAcronym(w) && !nameStopWords[strings.ToLower(w)] {
+			run++
+			hasTerm = hasTerm || concept.IsTermWord(w)
 			continue
 		}
-		run++
-		hasTerm = hasTerm || concept.IsTermWord(w)
+		if run >= 2 && !hasTerm {
+			return true
+		}
+		run, hasTerm = 0, false
 	}
-	return end()
+	return run >= 2 && !hasTerm
 }
 
 func isAcronym(w string) bool {
