@@ -55,6 +55,9 @@ func TestFoldReadsDisguisesAsPlainText(t *testing.T) {
 // TestRedactReplacesTheOriginalSpan: the marker replaces the disguised
 // characters themselves, zero-width ones included, and nothing around them.
 func TestRedactReplacesTheOriginalSpan(t *testing.T) {
+	if out, _ := Redact("Úna Kelly called"); out != "[REDACTED:PERSON_NAME] called" {
+		t.Errorf("got %q", out)
+	}
 	out, _ := Redact("call ٠٨٧ ١٢٣ ٤٥٦٧ now")
 	if out != "call [REDACTED:PHONE] now" {
 		t.Errorf("got %q", out)

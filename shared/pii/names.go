@@ -3,6 +3,8 @@ package pii
 import (
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Names of people are found three ways, each a shape regulatory text does
@@ -14,7 +16,7 @@ import (
 var (
 	honorificPattern = regexp.MustCompile(`\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Fr|Rev)\.?\s+\p{Lu}[\p{L}'’-]+(?:\s+\p{Lu}[\p{L}'’-]+){0,2}`)
 	introPattern     = regexp.MustCompile(`(?i:\b(?:my name is|i am called|name:|signed))\s+(\p{Lu}[\p{L}'’-]+(?:\s+\p{Lu}[\p{L}'’-]+)+)`)
-	givenNameWord    = regexp.MustCompile(`\b\p{Lu}\p{Ll}+`)
+	givenNameWord    = regexp.MustCompile(`\p{Lu}\p{Ll}+`)
 	surnameAfter     = regexp.MustCompile(`^\s+(?:(?:O|Mac|Mc|Ní|Ni|Nic|Ó|Ua)['’ ]?)?\p{Lu}[\p{L}'’-]+`)
 )
 
@@ -31,7 +33,9 @@ func findNames(text string) []Match {
 func givenNameMatches(text string) []Match {
 	var out []Match
 	for _, loc := range givenNameWord.FindAllStringIndex(text, -1) {
-		if !givenNames[strings.ToLower(text[loc[0]:loc[1]])] {
+		// Unicode word start: "\b" only knows ASCII letters.
+		before, _ := utf8.DecodeLastRuneInString(text[:loc[0]])
+		if unicode.IsLetter(before) || !givenNames[strings.ToLower(text[loc[0]:loc[1]])] {
 			continue
 		}
 		if m := surnameAfter.FindStringIndex(text[loc[1]:]); m != nil {
@@ -41,8 +45,8 @@ func givenNameMatches(text string) []Match {
 	return out
 }
 
-// givenNames are common given names in Ireland and the UK, in lower case
-// without accents' combining marks removed by Fold (Seán reads as seán).
+// givenNames are common given names in Ireland and the UK, in lower case,
+// with and without their fadas.
 var givenNames = func() map[string]bool {
 	m := map[string]bool{}
 	for _, n := range strings.Fields(`

@@ -1,6 +1,10 @@
 package pii
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
 
 // wordShape is what one pass over the words of a text tells the detectors
 // that look for words and cues rather than digit groups, so their patterns
@@ -40,7 +44,7 @@ func wordShapeOf(text string) wordShape {
 	var buf [24]byte
 	prevGiven := false
 	for i := 0; i < len(text); {
-		if !isLetter(text[i]) {
+		if !isLetter(text[i]) && text[i] < utf8.RuneSelf {
 			s.checkDigitsAround(text, i)
 			i++
 			continue
@@ -51,7 +55,8 @@ func wordShapeOf(text string) wordShape {
 		}
 		word := text[i:j]
 		lower := lowerASCII(word, &buf)
-		capitalised := word[0] >= 'A' && word[0] <= 'Z'
+		first, _ := utf8.DecodeRuneInString(word)
+		capitalised := unicode.IsUpper(first)
 		s.honorific = s.honorific || honorifics[word]
 		s.street = s.street || streetWords[string(lower)]
 		s.birthCue = s.birthCue || birthWords[string(lower)]
