@@ -55,8 +55,17 @@ func TestFoldReadsDisguisesAsPlainText(t *testing.T) {
 // TestRedactReplacesTheOriginalSpan: the marker replaces the disguised
 // characters themselves, zero-width ones included, and nothing around them.
 func TestRedactReplacesTheOriginalSpan(t *testing.T) {
-	if out, _ := Redact("Úna Kelly called"); out != "[REDACTED:PERSON_NAME] called" {
-		t.Errorf("got %q", out)
+	for in, want := range map[string]string{
+		"Úna Kelly called":                  "[REDACTED:PERSON_NAME] called",
+		"I live at 12 Main Street, Athlone": "I live at [REDACTED:ADDRESS], Athlone",
+		"post it to Flat 4B please":         "post it to [REDACTED:ADDRESS] please",
+		"Dr. Aoife Byrne signed it":         "[REDACTED:PERSON_NAME] signed it",
+		"passport no. 123456789":            "passport no. [REDACTED:PASSPORT]",
+		"born on 3rd May 1990":              "born on [REDACTED:DATE_OF_BIRTH]",
+	} {
+		if out, _ := Redact(in); out != want {
+			t.Errorf("Redact(%q) = %q, want %q", in, out, want)
+		}
 	}
 	out, _ := Redact("call ٠٨٧ ١٢٣ ٤٥٦٧ now")
 	if out != "call [REDACTED:PHONE] now" {
