@@ -463,7 +463,8 @@ func (h *Handler) extractFacts(ctx context.Context, job queue.EnrichmentRequeste
 }
 
 // writePlan resolves related concepts (so edges to them have both ends),
-// then writes the facts and the concept's status in one guarded write.
+// records the new rate and threshold values, then writes the other facts
+// and the concept's status in one guarded write.
 func (h *Handler) writePlan(ctx context.Context, res *Result, job queue.EnrichmentRequested, p plan, hashes []string, now time.Time) error {
 	var err error
 	res.Timings.timed(PhaseGraphWrite, func() {
@@ -478,8 +479,16 @@ func (h *Handler) writePlan(ctx context.Context, res *Result, job queue.Enrichme
 			// An edge to a related concept the guard refused would dangle.
 			p.edges = slices.DeleteFunc(p.edges, func(e graph.EdgeWrite) bool { return e.Type == "RELATED_TO" && !written[e.ToID] })
 		}
-		nodes := append(p.nodes, statusNode(job.ConceptID, StatusEnriched, hashes, now))
 		var r write.Result
+		if len(p.values) > 0 {
+			// Before the status: a concept is marked enriched only once its
+			// values are in.
+			if r, err = h.d.Writes.RecordFactValues(ctx, p.values); err != nil {
+				return
+			}
+			res.Rejected += len(r.Rejected)
+		}
+		nodes := append(p.nodes, statusNode(job.ConceptID, StatusEnriched, hashes, now))
 		r, err = h.d.Writes.Write(ctx, nodes, p.edges)
 		res.Rejected += len(r.Rejected)
 	})

@@ -31,6 +31,7 @@ type store interface {
 	graph.ConceptStore
 	graph.Writer
 	graph.ChangeReader
+	graph.SeriesReader
 }
 
 type harness struct {
@@ -106,14 +107,21 @@ func runEnrichScenario(t *testing.T, s store) {
 	first := h.snapshot()
 
 	// The invented luxury rate was dropped.
-	if nodes, _ := s.GetNodesByIDs(ctx, []string{enrich.RateID(h.vat.ConceptID, "Luxury rate")}); len(nodes) != 0 {
+	if nodes, _ := s.FactSeries(ctx, []string{enrich.RateID(h.vat.ConceptID, "Luxury rate")}); len(nodes) != 0 {
 		t.Fatal("a fact whose quote is in no page was written")
 	}
-	// Facts carry their provenance.
-	rate := h.node(enrich.RateID(h.vat.ConceptID, "Standard rate"))
+	// Facts carry their provenance; the standard rate's page states no
+	// date, so it is undated whatever date the model gave.
+	rate := h.node(write.FactValueID(enrich.RateID(h.vat.ConceptID, "Standard rate"), ""))
 	if rate.Properties["percent"] != 23.0 || rate.Properties["source_url"] != h.site.URL(enrichtest.VATRatesPath) ||
-		rate.Properties["quote"] != "The standard rate of VAT is 23%." || rate.Jurisdiction != h.jur {
+		rate.Properties["quote"] != "The standard rate of VAT is 23%." || rate.Jurisdiction != h.jur ||
+		rate.Properties["provenance"] != "official" || rate.Properties["valid_from"] != nil || rate.Properties["last_verified_at"] == nil {
 		t.Fatalf("standard rate node %+v", rate.Properties)
+	}
+	// The second reduced rate's quote states when it took effect.
+	dated := h.node(write.FactValueID(enrich.RateID(h.vat.ConceptID, "Second reduced rate"), enrichtest.SecondReducedFrom))
+	if dated.Properties["valid_from"] != enrichtest.SecondReducedFrom || dated.Properties["valid_to"] != nil || dated.Properties["status"] != "in_force" {
+		t.Fatalf("second reduced rate node %+v", dated.Properties)
 	}
 	// The concept's status.
 	c := h.node(h.vat.ConceptID)

@@ -6,6 +6,7 @@ import (
 
 	"regintel/shared/concept"
 	"regintel/shared/graph"
+	"regintel/shared/graph/write"
 	"regintel/shared/queue"
 )
 
@@ -33,14 +34,16 @@ func Slug(s string) string {
 }
 
 // Node ids are deterministic so a second run MERGEs onto the same nodes:
-// CONCEPT_ID:RATE:<slug of name>, ...:THRESHOLD:..., ...:TIMELINE:<kind>-<slug>,
+// rates and thresholds are series CONCEPT_ID:RATE:<slug of name> and
+// ...:THRESHOLD:..., each value a node of its series (write.FactValueID);
+// ...:TIMELINE:<kind>-<slug>,
 // ...:SECTION:<slug of section id>, and GUIDANCE:<slug of host and path>
 // shared by every concept citing the page.
 
-// RateID is the id of a rate node of a concept.
+// RateID is the series of a rate of a concept.
 func RateID(conceptID, name string) string { return conceptID + ":RATE:" + Slug(name) }
 
-// ThresholdID is the id of a threshold node of a concept.
+// ThresholdID is the series of a threshold of a concept.
 func ThresholdID(conceptID, name string) string { return conceptID + ":THRESHOLD:" + Slug(name) }
 
 // TimelineID is the id of a timeline node of a concept.
@@ -83,7 +86,10 @@ func TimelineRelationship(kind string) string {
 // plan is what one extraction turns into: the graph writes, the related
 // concepts to resolve first, and what was dropped.
 type plan struct {
-	nodes   []graph.NodeWrite
+	nodes []graph.NodeWrite
+	// values are the rates and thresholds: new values of their series,
+	// recorded without overwriting the ones before.
+	values  []write.FactValue
 	edges   []graph.EdgeWrite
 	related []concept.Concept
 	kept    int
@@ -155,7 +161,7 @@ func (b *planBuilder) addRates(rates []Rate) {
 		props := b.baseProps(r.Name, r.Evidence)
 		props["percent"] = r.Percent
 		setIf(props, "applies_to", r.AppliesTo)
-		b.add("Rate", RateID(b.job.ConceptID, r.Name), "HAS_RATE", r.Evidence, props)
+		b.addValue("Rate", RateID(b.job.ConceptID, r.Name), "HAS_RATE", r.Evidence, r.EffectiveFrom, props)
 	}
 }
 
@@ -166,8 +172,25 @@ func (b *planBuilder) addThresholds(thresholds []Threshold) {
 		setIf(props, "currency", t.Currency)
 		setIf(props, "period", t.Period)
 		setIf(props, "applies_to", t.AppliesTo)
-		b.add("Threshold", ThresholdID(b.job.ConceptID, t.Name), "HAS_THRESHOLD", t.Evidence, props)
+		b.addValue("Threshold", ThresholdID(b.job.ConceptID, t.Name), "HAS_THRESHOLD", t.Evidence, t.EffectiveFrom, props)
 	}
+}
+
+// addValue keeps a rate or threshold as a new value of its series, dated
+// only when its quote states the effective date, or drops it like add.
+func (b *planBuilder) addValue(label, series, relType string, ev Evidence, effectiveFrom string, props map[string]any) {
+	if !b.quoted(ev.SourceURL, ev.Quote) || strings.HasSuffix(series, ":") || b.seen[series] {
+		b.p.dropped++
+		return
+	}
+	b.seen[series] = true
+	b.cited[ev.SourceURL] = true
+	b.p.kept++
+	props["series"] = series
+	if date := statedDate(ev.Quote, effectiveFrom); date != "" {
+		props["valid_from"] = date
+	}
+	b.p.values = append(b.p.values, write.FactValue{ConceptID: b.job.ConceptID, Relationship: relType, Node: graph.NodeWrite{Label: label, Props: props}})
 }
 
 func (b *planBuilder) addTimelines(timelines []Timeline) {

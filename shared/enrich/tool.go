@@ -50,6 +50,9 @@ type Rate struct {
 	Name      string  `json:"name"`
 	Percent   float64 `json:"percent"`
 	AppliesTo string  `json:"applies_to"`
+	// EffectiveFrom is the date the quote says the value takes effect
+	// (YYYY-MM-DD), or "" when it says none.
+	EffectiveFrom string `json:"effective_from"`
 	Evidence
 }
 
@@ -61,6 +64,8 @@ type Threshold struct {
 	Currency  string  `json:"currency"`
 	Period    string  `json:"period"`
 	AppliesTo string  `json:"applies_to"`
+	// EffectiveFrom: see Rate.
+	EffectiveFrom string `json:"effective_from"`
 	Evidence
 }
 
@@ -98,6 +103,8 @@ type RelatedConcept struct {
 func toolSchema() map[string]any {
 	str := func(maxLen int) map[string]any { return map[string]any{"type": "string", "maxLength": maxLen} }
 	name := map[string]any{"type": "string", "minLength": 1, "maxLength": MaxNameLen}
+	effectiveFrom := map[string]any{"type": "string", "pattern": `^(\d{4}-\d{2}-\d{2})?$`,
+		"description": "the date the quote states this value takes effect, as YYYY-MM-DD; empty when the quote states no such date (never guess one)"}
 	evidence := map[string]any{
 		"source_url": map[string]any{"type": "string", "minLength": 1, "maxLength": 2000, "description": "URL of the document the fact is taken from, exactly as given in its document header"},
 		"quote":      map[string]any{"type": "string", "minLength": 3, "maxLength": MaxQuoteLen, "description": "a short passage copied verbatim from that document that states the fact"},
@@ -121,16 +128,18 @@ func toolSchema() map[string]any {
 		"required":             []string{"rates", "thresholds", "timelines", "sections", "related_concepts"},
 		"properties": map[string]any{
 			"rates": list(map[string]any{
-				"name":       name,
-				"percent":    map[string]any{"type": "number", "minimum": 0, "maximum": 100},
-				"applies_to": str(300),
+				"name":           name,
+				"percent":        map[string]any{"type": "number", "minimum": 0, "maximum": 100},
+				"applies_to":     str(300),
+				"effective_from": effectiveFrom,
 			}),
 			"thresholds": list(map[string]any{
-				"name":       name,
-				"amount":     map[string]any{"type": "number", "minimum": 0},
-				"currency":   map[string]any{"type": "string", "pattern": "^([A-Z]{3})?$", "description": "ISO 4217 code, or empty"},
-				"period":     str(40),
-				"applies_to": str(300),
+				"name":           name,
+				"amount":         map[string]any{"type": "number", "minimum": 0},
+				"currency":       map[string]any{"type": "string", "pattern": "^([A-Z]{3})?$", "description": "ISO 4217 code, or empty"},
+				"period":         str(40),
+				"applies_to":     str(300),
+				"effective_from": effectiveFrom,
 			}),
 			"timelines": list(map[string]any{
 				"name":   name,
