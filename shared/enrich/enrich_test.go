@@ -32,6 +32,7 @@ type store interface {
 	graph.Writer
 	graph.ChangeReader
 	graph.SeriesReader
+	graph.GroundingReader
 }
 
 type harness struct {
@@ -73,7 +74,8 @@ func newHarness(t *testing.T, s store) *harness {
 	}
 	vat := concept.Normalize(concept.Concept{Domain: "TAX", Jurisdiction: h.jur, Kind: "VAT", PrefLabel: "Value-Added Tax"})
 	benefit := concept.Normalize(concept.Concept{Domain: "SOCIAL_WELFARE", Jurisdiction: h.jur, Kind: "JOBSEEKERS_BENEFIT", PrefLabel: "Jobseeker's Benefit"})
-	if _, err := h.writes.ResolveConcepts(context.Background(), []concept.Concept{vat, benefit}, graph.ProvenanceOfficial); err != nil {
+	// Both arrive as a tenant's captures do: bare nodes, no shared text.
+	if _, err := h.writes.ResolveConcepts(context.Background(), []concept.Concept{vat, benefit}, graph.ProvenanceCapture); err != nil {
 		t.Fatal(err)
 	}
 	h.vat = queue.EnrichmentRequested{ConceptID: vat.ID, Domain: vat.Domain, Kind: vat.Kind, Jurisdiction: vat.Jurisdiction}
@@ -123,8 +125,21 @@ func runEnrichScenario(t *testing.T, s store) {
 	if dated.Properties["valid_from"] != enrichtest.SecondReducedFrom || dated.Properties["valid_to"] != nil || dated.Properties["status"] != "in_force" {
 		t.Fatalf("second reduced rate node %+v", dated.Properties)
 	}
-	// The concept's status.
+	// The page names the captured concept: from now on that name is
+	// official, and any tenant's question that uses it finds the concept.
 	c := h.node(h.vat.ConceptID)
+	if c.PrefLabel != enrichtest.ConfirmedVATName || c.Properties["provenance"] != "official" {
+		t.Fatalf("concept after enrichment %+v, want it confirmed as %q", c, enrichtest.ConfirmedVATName)
+	}
+	found, err := s.Ground(ctx, graph.GroundingQuery{Text: "Is value-added tax due?", Jurisdictions: []string{h.jur}})
+	if err != nil || len(found) != 1 || found[0].Node.ID != h.vat.ConceptID || len(found[0].Facts) == 0 {
+		t.Fatalf("grounding by the confirmed name: %+v, %v", found, err)
+	}
+	// The related concept's quote does not name it: it stays bare.
+	if related := h.node("TAX:" + h.jur + ":VAT_REGISTRATION"); related.PrefLabel != "" || related.Properties["provenance"] != "capture" {
+		t.Fatalf("related concept %+v, want a bare capture", related)
+	}
+	// The concept's status.
 	hashes, _ := c.Properties[write.SourceContentHashesKey].([]string)
 	if c.Properties["ingestion_status"] != enrich.StatusEnriched || c.Properties["last_verified_at"] == nil || len(hashes) != 2 {
 		t.Fatalf("concept status %+v", c.Properties)

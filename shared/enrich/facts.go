@@ -89,10 +89,15 @@ type plan struct {
 	nodes []graph.NodeWrite
 	// values are the rates and thresholds: new values of their series,
 	// recorded without overwriting the ones before.
-	values  []write.FactValue
-	edges   []graph.EdgeWrite
-	related []concept.Concept
-	kept    int
+	values []write.FactValue
+	edges  []graph.EdgeWrite
+	// related are the related concepts the sources name; officialRelated
+	// those whose quote holds their name, which the graph may share.
+	related, officialRelated []concept.Concept
+	// confirmed is the job's concept named by a verified quote, to be
+	// written as official; nil when the sources do not name it.
+	confirmed *concept.Concept
+	kept      int
 	// dropped counts facts whose source is not one of the documents or whose
 	// quote is not in it, or that repeat an id.
 	dropped int
@@ -109,6 +114,7 @@ func buildPlan(job queue.EnrichmentRequested, facts Facts, texts map[string]stri
 	b.addTimelines(facts.Timelines)
 	b.addSections(facts.Sections)
 	b.addRelatedConcepts(facts.RelatedConcepts)
+	b.confirmConcept(facts.Concept)
 	b.addGuidance()
 	return b.p
 }
@@ -232,9 +238,32 @@ func (b *planBuilder) addRelatedConcepts(related []RelatedConcept) {
 		b.seen[c.ID] = true
 		b.cited[r.SourceURL] = true
 		b.p.kept++
-		b.p.related = append(b.p.related, c)
+		if b.names(r.Quote, r.Name) {
+			c.SourceURLs = []string{r.SourceURL}
+			b.p.officialRelated = append(b.p.officialRelated, c)
+		} else {
+			b.p.related = append(b.p.related, c)
+		}
 		b.p.edges = append(b.p.edges, graph.EdgeWrite{FromID: b.job.ConceptID, Type: "RELATED_TO", ToID: c.ID, Props: map[string]any{"source_urls": []string{r.SourceURL}}})
 	}
+}
+
+// confirmConcept keeps the job's concept, named as a verified quote names
+// it, to be written as official: from then on its name is the graph's,
+// shared with every tenant.
+func (b *planBuilder) confirmConcept(c ConceptName) {
+	name := strings.Join(strings.Fields(c.Name), " ")
+	if name == "" || !b.quoted(c.SourceURL, c.Quote) || !b.names(c.Quote, name) {
+		return
+	}
+	b.cited[c.SourceURL] = true
+	b.p.confirmed = &concept.Concept{ID: b.job.ConceptID, Domain: b.job.Domain, Kind: b.job.Kind, Jurisdiction: b.job.Jurisdiction,
+		PrefLabel: name, SourceURLs: []string{c.SourceURL}}
+}
+
+// names reports whether a verified quote contains the name.
+func (b *planBuilder) names(quote, name string) bool {
+	return strings.TrimSpace(name) != "" && b.contains(quote, name)
 }
 
 // addGuidance adds one Guidance node per page that yielded a fact, so the

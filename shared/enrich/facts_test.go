@@ -28,19 +28,20 @@ func TestSlugAndIDs(t *testing.T) {
 }
 
 func TestParseFactsValidatesSchema(t *testing.T) {
-	valid := `{"rates":[{"name":"Standard rate","percent":23,"applies_to":"","effective_from":"","source_url":"https://x.ie/a","quote":"is 23%"}],
+	valid := `{"concept":{"name":"","source_url":"","quote":""},"rates":[{"name":"Standard rate","percent":23,"applies_to":"","effective_from":"","source_url":"https://x.ie/a","quote":"is 23%"}],
 		"thresholds":[],"timelines":[],"sections":[],"related_concepts":[]}`
 	if _, err := ParseFacts(json.RawMessage(valid)); err != nil {
 		t.Fatalf("valid arguments rejected: %v", err)
 	}
 	for name, raw := range map[string]string{
 		"not json":          `{"rates":`,
-		"missing list":      `{"rates":[],"thresholds":[],"timelines":[],"sections":[]}`,
-		"extra property":    `{"rates":[],"thresholds":[],"timelines":[],"sections":[],"related_concepts":[],"notes":"x"}`,
+		"missing list":      strings.Replace(valid, `"related_concepts":[]`, `"notes":[]`, 1),
+		"extra property":    strings.Replace(valid, `"related_concepts":[]`, `"related_concepts":[],"notes":"x"`, 1),
+		"no concept":        strings.Replace(valid, `"concept":{"name":"","source_url":"","quote":""},`, ``, 1),
 		"percent over 100":  strings.Replace(valid, `"percent":23`, `"percent":230`, 1),
 		"no quote":          strings.Replace(valid, `,"quote":"is 23%"`, ``, 1),
-		"unknown kind":      `{"rates":[],"thresholds":[],"timelines":[{"name":"x","kind":"forever","window":1,"unit":"days","source_url":"u","quote":"abc"}],"sections":[],"related_concepts":[]}`,
-		"fractional window": `{"rates":[],"thresholds":[],"timelines":[{"name":"x","kind":"lookback","window":1.5,"unit":"days","source_url":"u","quote":"abc"}],"sections":[],"related_concepts":[]}`,
+		"unknown kind":      `{"concept":{"name":"","source_url":"","quote":""},"rates":[],"thresholds":[],"timelines":[{"name":"x","kind":"forever","window":1,"unit":"days","source_url":"u","quote":"abc"}],"sections":[],"related_concepts":[]}`,
+		"fractional window": `{"concept":{"name":"","source_url":"","quote":""},"rates":[],"thresholds":[],"timelines":[{"name":"x","kind":"lookback","window":1.5,"unit":"days","source_url":"u","quote":"abc"}],"sections":[],"related_concepts":[]}`,
 		"long quote":        strings.Replace(valid, `"is 23%"`, `"`+strings.Repeat("q", MaxQuoteLen+1)+`"`, 1),
 		"date not ISO":      strings.Replace(valid, `"effective_from":""`, `"effective_from":"1 May 2025"`, 1),
 		"no date field":     strings.Replace(valid, `"effective_from":"",`, ``, 1),

@@ -31,6 +31,9 @@ var TimelineUnits = []string{"days", "weeks", "months", "years"}
 
 // Facts are the validated arguments of one record_regulatory_facts call.
 type Facts struct {
+	// Concept is the job's concept as the documents name it; its Name is
+	// "" when they do not.
+	Concept         ConceptName      `json:"concept"`
 	Rates           []Rate           `json:"rates"`
 	Thresholds      []Threshold      `json:"thresholds"`
 	Timelines       []Timeline       `json:"timelines"`
@@ -43,6 +46,14 @@ type Facts struct {
 type Evidence struct {
 	SourceURL string `json:"source_url"`
 	Quote     string `json:"quote"`
+}
+
+// ConceptName is the name the documents give the job's concept, with the
+// passage that names it: the official text that lets a captured concept be
+// shared.
+type ConceptName struct {
+	Name string `json:"name"`
+	Evidence
 }
 
 // Rate is a percentage rate ("standard rate", 23).
@@ -125,8 +136,17 @@ func toolSchema() map[string]any {
 	return map[string]any{
 		"type":                 "object",
 		"additionalProperties": false,
-		"required":             []string{"rates", "thresholds", "timelines", "sections", "related_concepts"},
+		"required":             []string{"concept", "rates", "thresholds", "timelines", "sections", "related_concepts"},
 		"properties": map[string]any{
+			"concept": map[string]any{
+				"type": "object", "additionalProperties": false, "required": []string{"name", "quote", "source_url"},
+				"description": "the concept's name exactly as a document writes it, that document's URL and a quote containing the name; all empty when no document names it",
+				"properties": map[string]any{
+					"name":       map[string]any{"type": "string", "maxLength": MaxNameLen},
+					"source_url": map[string]any{"type": "string", "maxLength": 2000},
+					"quote":      map[string]any{"type": "string", "maxLength": MaxQuoteLen},
+				},
+			},
 			"rates": list(map[string]any{
 				"name":           name,
 				"percent":        map[string]any{"type": "number", "minimum": 0, "maximum": 100},
