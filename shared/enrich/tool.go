@@ -138,15 +138,7 @@ func toolSchema() map[string]any {
 		"additionalProperties": false,
 		"required":             []string{"concept", "rates", "thresholds", "timelines", "sections", "related_concepts"},
 		"properties": map[string]any{
-			"concept": map[string]any{
-				"type": "object", "additionalProperties": false, "required": []string{"name", "quote", "source_url"},
-				"description": "the concept's name exactly as a document writes it, that document's URL and a quote containing the name; all empty when no document names it",
-				"properties": map[string]any{
-					"name":       map[string]any{"type": "string", "maxLength": MaxNameLen},
-					"source_url": map[string]any{"type": "string", "maxLength": 2000},
-					"quote":      map[string]any{"type": "string", "maxLength": MaxQuoteLen},
-				},
-			},
+			"concept": conceptNameSchema(),
 			"rates": list(map[string]any{
 				"name":           name,
 				"percent":        map[string]any{"type": "number", "minimum": 0, "maximum": 100},
@@ -179,6 +171,20 @@ func toolSchema() map[string]any {
 				"kind":         map[string]any{"type": "string", "minLength": 1, "maxLength": 60},
 				"jurisdiction": map[string]any{"type": "string", "maxLength": 10, "description": "e.g. IE, UK, EU; empty for the concept's own"},
 			}),
+		},
+	}
+}
+
+// conceptNameSchema is the schema of Facts.Concept: the name may be empty,
+// for documents that do not name the concept.
+func conceptNameSchema() map[string]any {
+	return map[string]any{
+		"type": "object", "additionalProperties": false, "required": []string{"name", "quote", "source_url"},
+		"description": "the concept's name exactly as a document writes it, that document's URL and a quote containing the name; all empty when no document names it",
+		"properties": map[string]any{
+			"name":       map[string]any{"type": "string", "maxLength": MaxNameLen},
+			"source_url": map[string]any{"type": "string", "maxLength": 2000},
+			"quote":      map[string]any{"type": "string", "maxLength": MaxQuoteLen},
 		},
 	}
 }
