@@ -46,8 +46,11 @@ var FactStatuses = []string{"announced", "enacted", "in_force", "superseded"}
 
 // GroundedConcept is a concept in scope for a turn with its facts.
 type GroundedConcept struct {
-	Node  Node
-	Facts []Fact // newest first, at most GroundingQuery.MaxFactsPerConcept
+	Node Node
+	// Facts are the official facts valid on the as-of date, newest first,
+	// then the neighbouring values of series that changed within a year of
+	// it (Neighbour); at most GroundingQuery.MaxFactsPerConcept.
+	Facts []Fact
 	// Mentioned is true when the concept was found by its label/alias in Text (not only active).
 	Mentioned bool
 }
@@ -55,8 +58,9 @@ type GroundedConcept struct {
 // GroundingQuery says which concepts are in scope for a turn.
 type GroundingQuery struct {
 	ActiveIDs []string // the conversation's active concepts, in their order
-	// Text is the user's message: concepts whose pref_label or an alt label
-	// appears in it as a whole word (case-insensitive) are in scope too.
+	// Text is the user's message: official concepts whose pref_label or an
+	// official alias appears in it as a whole word (case-insensitive) are in
+	// scope too.
 	Text string
 	// Jurisdictions, when non-empty, limits mentioned concepts to these +
 	// GLOBAL (+ EU for EU member states); active ones are always included.
@@ -76,6 +80,13 @@ type GroundingReader interface {
 	// Ground returns the active concepts first (in ActiveIDs order), then
 	// the mentioned ones (in order of first mention).
 	Ground(ctx context.Context, q GroundingQuery) ([]GroundedConcept, error)
+}
+
+// SeriesReader reads every stored value of the given fact series (nodes
+// whose series property is one of them), in one round trip, so a new value
+// can close the old one instead of overwriting it.
+type SeriesReader interface {
+	FactSeries(ctx context.Context, series []string) ([]Node, error)
 }
 
 // ConceptResolver resolves captured concepts read-only, ONE round trip for
@@ -113,6 +124,7 @@ type Store interface {
 	ChangeReader
 	ConceptStore
 	Writer
+	SeriesReader
 	SchemaApplier
 }
 
@@ -134,6 +146,7 @@ func FactKind(labels []string) string {
 var bookkeepingProps = []string{
 	"id", "pref_label", "created_at", "updated_at", "last_verified_at",
 	"enrichment_requested_at", "source_urls", "source_url", "source_content_hashes",
+	"valid_from", "valid_to", "status", "series", "official_id", ProvenanceKey,
 }
 
 // NewFact builds a fact from a detail node's stored properties (timestamps
@@ -164,6 +177,11 @@ func NewFact(id, kind, relationship string, props map[string]any, conceptProps m
 	if ts, ok := props["updated_at"].(int64); ok {
 		f.UpdatedAt = TimeFromTimestamp(ts)
 	}
+	f.ValidFrom, _ = props["valid_from"].(string)
+	f.ValidTo, _ = props["valid_to"].(string)
+	f.Status, _ = props["status"].(string)
+	f.Series, _ = props["series"].(string)
+	f.OfficialID, _ = props["official_id"].(string)
 	return f
 }
 

@@ -21,6 +21,7 @@ import (
 	"regintel/shared/conversation"
 	convmem "regintel/shared/conversation/memory"
 	convpg "regintel/shared/conversation/postgres"
+	"regintel/shared/graph"
 	graphmem "regintel/shared/graph/memory"
 	"regintel/shared/httpapi"
 	"regintel/shared/llm"
@@ -54,7 +55,7 @@ func (p *resolvingPublisher) Publish(ctx context.Context, msgs ...queue.Envelope
 		if err := json.Unmarshal(m.Payload, &payload); err != nil {
 			return err
 		}
-		if err := p.graph.UpsertConcepts(ctx, payload.Concepts, time.Now()); err != nil {
+		if err := p.graph.UpsertConcepts(ctx, payload.Concepts, graph.ProvenanceCapture, time.Now()); err != nil {
 			return err
 		}
 	}

@@ -1,7 +1,8 @@
 // Package resolver is the resolve-concepts function's code. It consumes
 // concepts.captured messages: it
 // writes the concepts through the graph write service (and so through the
-// ingress guard), then queues an enrichment job for each concept the graph
+// ingress guard) as captures, which leave only a bare node in the shared
+// graph (the captured text stays in the tenant's conversation), then queues an enrichment job for each concept the graph
 // has no useful detail on yet, at most once per concept per freshness window.
 //
 // The same handler serves SQS batches (the resolve-concepts Lambda) and
@@ -23,6 +24,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"regintel/shared/concept"
+	"regintel/shared/graph"
 	"regintel/shared/graph/write"
 	"regintel/shared/metrics"
 	"regintel/shared/queue"
@@ -181,7 +183,7 @@ func (h *Handler) resolve(ctx context.Context, items []*item) *batchStats {
 		return st
 	}
 	written := map[string]string{} // canonical id -> id of the node written
-	res, err := h.writes.ResolveConcepts(ctx, all)
+	res, err := h.writes.ResolveConcepts(ctx, all, graph.ProvenanceCapture)
 	if err == nil {
 		maps.Copy(written, res.Resolved)
 		st.rejected = len(res.Rejected)
@@ -191,7 +193,7 @@ func (h *Handler) resolve(ctx context.Context, items []*item) *batchStats {
 	} else {
 		h.log.WarnContext(ctx, "batched concept write failed; retrying per message", "records", len(pending), "err", err.Error())
 		for _, it := range pending {
-			r, err := h.writes.ResolveConcepts(ctx, it.concepts)
+			r, err := h.writes.ResolveConcepts(ctx, it.concepts, graph.ProvenanceCapture)
 			if err != nil {
 				it.err = err
 				h.log.ErrorContext(ctx, "concept write failed", "event", "resolver_write_failed", "message_id", it.ref, "err", err.Error())

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -85,7 +86,7 @@ func TestIntegrationAliasEdgesAndOneTransactionPerBatch(t *testing.T) {
 	ctx := context.Background()
 	jur := uniqueJurisdiction()
 	a := testConcept(jur, "VAT", "Value-Added Tax", "VAT "+jur)
-	if err := s.UpsertConcepts(ctx, []concept.Concept{a}, t0); err != nil {
+	if err := s.UpsertConcepts(ctx, []concept.Concept{a}, graph.ProvenanceOfficial, t0); err != nil {
 		t.Fatal(err)
 	}
 	aliases := count(t, s, "MATCH (:Concept {id: $id})-[:HAS_ALT_LABEL]->(l:Label) RETURN count(l) AS n", map[string]any{"id": a.ID})
@@ -97,7 +98,7 @@ func TestIntegrationAliasEdgesAndOneTransactionPerBatch(t *testing.T) {
 		batch[i] = testConcept(jur, fmt.Sprintf("K%02d", i), fmt.Sprintf("Concept %d", i), fmt.Sprintf("alias %d", i))
 	}
 	before := s.Stats().WriteTransactions
-	if err := s.UpsertConcepts(ctx, batch, t0); err != nil {
+	if err := s.UpsertConcepts(ctx, batch, graph.ProvenanceOfficial, t0); err != nil {
 		t.Fatal(err)
 	}
 	if tx := s.Stats().WriteTransactions - before; tx != 1 {
@@ -117,7 +118,7 @@ func TestIntegrationConcurrentUpsertsMakeOneNode(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			c := testConcept(jur, "PRSI", "Pay Related Social Insurance", fmt.Sprintf("alias %d %s", i, jur))
-			errs <- s.UpsertConcepts(ctx, []concept.Concept{c}, t0.Add(time.Duration(i)*time.Second))
+			errs <- s.UpsertConcepts(ctx, []concept.Concept{c}, graph.ProvenanceOfficial, t0.Add(time.Duration(i)*time.Second))
 		}()
 	}
 	wg.Wait()
@@ -140,7 +141,7 @@ func TestIntegrationMarkEnrichmentLeavesNoLock(t *testing.T) {
 	s := openTestStore(t)
 	ctx := context.Background()
 	c := testConcept(uniqueJurisdiction(), "VRT", "Vehicle Registration Tax")
-	if err := s.UpsertConcepts(ctx, []concept.Concept{c}, t0); err != nil {
+	if err := s.UpsertConcepts(ctx, []concept.Concept{c}, graph.ProvenanceOfficial, t0); err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
@@ -193,7 +194,7 @@ func TestIntegrationWriteNodesAndEdgesOneTransactionPerCall(t *testing.T) {
 	s := openTestStore(t)
 	ctx := context.Background()
 	c := testConcept(uniqueJurisdiction(), "VAT", "Value-Added Tax")
-	if err := s.UpsertConcepts(ctx, []concept.Concept{c}, t0); err != nil {
+	if err := s.UpsertConcepts(ctx, []concept.Concept{c}, graph.ProvenanceOfficial, t0); err != nil {
 		t.Fatal(err)
 	}
 	rateID := c.ID + ":RATE:STANDARD"
@@ -220,7 +221,7 @@ func TestIntegrationGroundAndResolveReadOnce(t *testing.T) {
 	ctx := context.Background()
 	jur := uniqueJurisdiction()
 	a, b := testConcept(jur, "VAT", "Value-Added Tax", "VAT"), testConcept(jur, "VRT", "Vehicle Registration Tax", "VRT")
-	if err := s.UpsertConcepts(ctx, []concept.Concept{a, b}, t0); err != nil {
+	if err := s.UpsertConcepts(ctx, []concept.Concept{a, b}, graph.ProvenanceOfficial, t0); err != nil {
 		t.Fatal(err)
 	}
 	before := s.Stats()
@@ -237,5 +238,48 @@ func TestIntegrationGroundAndResolveReadOnce(t *testing.T) {
 	after := s.Stats()
 	if reads := after.ReadTransactions - before.ReadTransactions; reads != 2 || after.WriteTransactions != before.WriteTransactions {
 		t.Errorf("%d read and %d write transactions, want 2 reads (one each) and no write", reads, after.WriteTransactions-before.WriteTransactions)
+	}
+}
+
+// TestIntegrationGroundAsOfReadsOnce: a dated history and its neighbours
+// come back in the same one read transaction.
+func TestIntegrationGroundAsOfReadsOnce(t *testing.T) {
+	s := openTestStore(t)
+	ctx := context.Background()
+	c := testConcept(uniqueJurisdiction(), "USC", "Universal Social Charge", "USC")
+	if err := s.UpsertConcepts(ctx, []concept.Concept{c}, graph.ProvenanceOfficial, t0); err != nil {
+		t.Fatal(err)
+	}
+	series := c.ID + ":RATE:BAND3"
+	var nodes []graph.NodeWrite
+	var edges []graph.EdgeWrite
+	for _, v := range []struct {
+		from, to string
+		percent  float64
+	}{{"2023-01-01", "2023-12-31", 4.5}, {"2024-01-01", "2024-12-31", 4}, {"2025-01-01", "", 3}} {
+		props := map[string]any{"series": series, "valid_from": v.from, "percent": v.percent, graph.ProvenanceKey: "official"}
+		if v.to != "" {
+			props["valid_to"] = v.to
+		}
+		nodes = append(nodes, graph.NodeWrite{Label: "Rate", ID: series + ":" + v.from, Props: props})
+		edges = append(edges, graph.EdgeWrite{FromID: c.ID, Type: "HAS_RATE", ToID: series + ":" + v.from})
+	}
+	if err := s.WriteNodesAndEdges(ctx, nodes, edges, t0); err != nil {
+		t.Fatal(err)
+	}
+	before := s.Stats()
+	got, err := s.Ground(ctx, graph.GroundingQuery{ActiveIDs: []string{c.ID}, AsOf: time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC)})
+	if err != nil || len(got) != 1 {
+		t.Fatalf("ground: %v, %v", got, err)
+	}
+	var facts []string
+	for _, f := range got[0].Facts {
+		facts = append(facts, fmt.Sprintf("%v:%v", f.ValidFrom, f.Neighbour))
+	}
+	if want := []string{"2024-01-01:false", "2023-01-01:true", "2025-01-01:true"}; !slices.Equal(facts, want) {
+		t.Errorf("facts %v, want %v", facts, want)
+	}
+	if reads := s.Stats().ReadTransactions - before.ReadTransactions; reads != 1 {
+		t.Errorf("%d read transactions, want 1", reads)
 	}
 }

@@ -32,6 +32,8 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Enrichment", runEnrichment},
 		{"Writes", runWrites},
 		{"Changes", runChanges},
+		{"ValidTime", runValidTime},
+		{"Provenance", runProvenance},
 	})
 }
 
@@ -44,11 +46,11 @@ func LoadSeed(t testing.TB, s graph.Store, now time.Time) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if err := s.UpsertConcepts(ctx, ds.Concepts, now); err != nil {
+	if err := s.UpsertConcepts(ctx, ds.Concepts, graph.ProvenanceOfficial, now); err != nil {
 		t.Fatal(err)
 	}
 	nodes, edges := ds.Writes()
-	if err := s.WriteNodesAndEdges(ctx, nodes, edges, now); err != nil {
+	if err := s.WriteNodesAndEdges(ctx, graph.MarkOfficial(nodes), edges, now); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -82,7 +84,7 @@ func must(t testing.TB, err error) {
 
 func upsert(t testing.TB, s graph.Store, now time.Time, cs ...concept.Concept) {
 	t.Helper()
-	must(t, s.UpsertConcepts(context.Background(), cs, now))
+	must(t, s.UpsertConcepts(context.Background(), cs, graph.ProvenanceOfficial, now))
 }
 
 func getOne(t testing.TB, s graph.Store, id string) graph.Node {

@@ -137,10 +137,7 @@ func groundFacts(t *testing.T, s graph.Store) {
 	other := Concept(jur, "USC", "Universal Social Charge")
 	upsert(t, s, t0, c, other)
 	verified := t0.Add(-time.Hour)
-	write := func(at time.Time, n graph.NodeWrite, rel string) {
-		t.Helper()
-		must(t, s.WriteNodesAndEdges(ctx, []graph.NodeWrite{n}, []graph.EdgeWrite{{FromID: c.ID, Type: rel, ToID: n.ID}}, at))
-	}
+	write := func(at time.Time, n graph.NodeWrite, rel string) { t.Helper(); writeFact(t, s, c.ID, at, n, rel) }
 	write(t0.Add(1*time.Minute), graph.NodeWrite{Label: "Rate", ID: c.ID + ":RATE", Props: map[string]any{
 		"pref_label": "PAYE higher rate", "percent": 40.0, "source_url": "https://www.revenue.ie/paye-rates", "quote": "40%",
 	}}, "HAS_RATE")
@@ -150,6 +147,10 @@ func groundFacts(t *testing.T, s graph.Store) {
 	write(t0.Add(3*time.Minute), graph.NodeWrite{Label: "Timeline", ID: c.ID + ":DEADLINE", Props: map[string]any{
 		"pref_label": "PAYE return deadline", "window_days": 14.0,
 	}}, "FILING_DEADLINE")
+	// Newest of all, but a capture's: never grounded.
+	write(t0.Add(5*time.Minute), graph.NodeWrite{Label: "Rate", ID: c.ID + ":RATE:CAPTURED", Props: map[string]any{
+		"pref_label": "PAYE captured rate", "percent": 99.0, graph.ProvenanceKey: string(graph.ProvenanceCapture),
+	}}, "HAS_RATE")
 	must(t, s.WriteNodesAndEdges(ctx, nil, []graph.EdgeWrite{{FromID: c.ID, Type: "RELATED_TO", ToID: other.ID}}, t0.Add(4*time.Minute)))
 
 	got := ground(t, s, graph.GroundingQuery{ActiveIDs: []string{c.ID}})
@@ -163,7 +164,7 @@ func groundFacts(t *testing.T, s graph.Store) {
 	}
 	want := []string{c.ID + ":DEADLINE", c.ID + ":THRESHOLD", c.ID + ":RATE"}
 	if !slices.Equal(order, want) {
-		t.Fatalf("facts %v, want %v (newest first, no related concept)", order, want)
+		t.Fatalf("facts %v, want %v (newest first, no related concept, no captured fact)", order, want)
 	}
 	deadline, threshold, rate := facts[0], facts[1], facts[2]
 	if deadline.Kind != "Timeline" || deadline.Relationship != "FILING_DEADLINE" || deadline.Label != "PAYE return deadline" ||
@@ -188,6 +189,16 @@ func groundFacts(t *testing.T, s graph.Store) {
 	if len(two) != 1 || len(two[0].Facts) != 2 || two[0].Facts[0].NodeID != want[0] || two[0].Facts[1].NodeID != want[1] {
 		t.Errorf("MaxFactsPerConcept 2 gave %+v", two)
 	}
+}
+
+// writeFact links n to the concept by rel at time at; n is official unless
+// it says otherwise.
+func writeFact(t testing.TB, s graph.Store, conceptID string, at time.Time, n graph.NodeWrite, rel string) {
+	t.Helper()
+	if _, set := n.Props[graph.ProvenanceKey]; !set {
+		n = graph.MarkOfficial([]graph.NodeWrite{n})[0]
+	}
+	must(t, s.WriteNodesAndEdges(context.Background(), []graph.NodeWrite{n}, []graph.EdgeWrite{{FromID: conceptID, Type: rel, ToID: n.ID}}, at))
 }
 
 func ground(t testing.TB, s graph.Store, q graph.GroundingQuery) []graph.GroundedConcept {

@@ -89,7 +89,7 @@ func conceptsWriteToAResolvedNodeKeepsItsParts(t *testing.T, newStore NewStore) 
 	jur := UniqueJurisdiction()
 	legacy := "LEGACY:" + jur + ":PAYE"
 	must(t, s.WriteNodesAndEdges(context.Background(), []graph.NodeWrite{{Label: "Concept", ID: legacy,
-		Props: map[string]any{"domain": "TAX", "kind": "PAYE", "jurisdiction": jur, "pref_label": "Pay As You Earn"}}}, nil, t0))
+		Props: map[string]any{"domain": "TAX", "kind": "PAYE", "jurisdiction": jur, "pref_label": "Pay As You Earn", graph.ProvenanceKey: "official"}}}, nil, t0))
 	captured := Concept(jur, "INCOME_TAX", "PAYE", "payroll tax")
 	captured.ID = legacy
 	upsert(t, s, t0.Add(time.Hour), captured)
@@ -114,7 +114,7 @@ func conceptsConcurrentUpsertsMakeOneNode(t *testing.T, newStore NewStore) {
 		go func() {
 			defer wg.Done()
 			c := Concept(jur, "PRSI", "Pay Related Social Insurance", fmt.Sprintf("alias %d %s", i, jur))
-			errs <- s.UpsertConcepts(context.Background(), []concept.Concept{c}, t0.Add(time.Duration(i)*time.Second))
+			errs <- s.UpsertConcepts(context.Background(), []concept.Concept{c}, graph.ProvenanceOfficial, t0.Add(time.Duration(i)*time.Second))
 		}()
 	}
 	wg.Wait()
@@ -189,10 +189,14 @@ func enrichmentHasUsefulDetail(t *testing.T, newStore NewStore) {
 	check(c.ID, window, true)
 	check(c.ID, t0.Add(time.Minute), false)
 
-	// A non-detail edge does not count; a rate does.
+	// A non-detail edge does not count, nor a rate no official source
+	// gave (it is never shown); an official rate does.
 	must(t, s.WriteNodesAndEdges(ctx, nil, []graph.EdgeWrite{{FromID: other.ID, Type: "RELATED_TO", ToID: c.ID}}, t0))
 	check(other.ID, window, false)
-	must(t, s.WriteNodesAndEdges(ctx, []graph.NodeWrite{{Label: "Rate", ID: other.ID + ":RATE"}},
+	must(t, s.WriteNodesAndEdges(ctx, []graph.NodeWrite{{Label: "Rate", ID: other.ID + ":RATE:OLD"}},
+		[]graph.EdgeWrite{{FromID: other.ID, Type: "HAS_RATE", ToID: other.ID + ":RATE:OLD"}}, t0))
+	check(other.ID, window, false)
+	must(t, s.WriteNodesAndEdges(ctx, graph.MarkOfficial([]graph.NodeWrite{{Label: "Rate", ID: other.ID + ":RATE"}}),
 		[]graph.EdgeWrite{{FromID: other.ID, Type: "HAS_RATE", ToID: other.ID + ":RATE"}}, t0))
 	check(other.ID, window, true)
 }
@@ -279,7 +283,7 @@ func writesNodesAndEdges(t *testing.T, newStore NewStore) {
 	c := Concept(jur, "VAT", "Value-Added Tax")
 	upsert(t, s, t0, c)
 	rateID := c.ID + ":RATE:STANDARD"
-	nodes := []graph.NodeWrite{{Label: "Rate", ID: rateID, Props: map[string]any{"percent": 23.0, "band": "standard", "effective_from": t0}}}
+	nodes := graph.MarkOfficial([]graph.NodeWrite{{Label: "Rate", ID: rateID, Props: map[string]any{"percent": 23.0, "band": "standard", "effective_from": t0}}})
 	edges := []graph.EdgeWrite{{FromID: c.ID, Type: "HAS_RATE", ToID: rateID}}
 	must(t, s.WriteNodesAndEdges(ctx, nodes, edges, t0))
 	must(t, s.WriteNodesAndEdges(ctx, nodes, edges, t0.Add(time.Hour)))
