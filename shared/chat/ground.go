@@ -137,16 +137,22 @@ func renderValues(props map[string]any) string {
 }
 
 // fit renders the prompt within the token budget. Everything sent to the
-// model passes the model redaction first.
+// model passes the model redaction first. The graph's concepts and facts
+// go in the turn's fenced context message, never in the instructions; so
+// does a persona that is not one of the persona codes.
 func (t *Turn) fit(g grounding, tools []llm.Tool) (prompt.Fitted, error) {
 	e := t.e
-	profile := t.profile()
+	persona := t.profile().PersonaType
+	code, isCode := conversation.PersonaCode(persona)
 	in := prompt.Input{
 		Data: prompt.Data{
-			AgentID: e.cfg.AgentID, Jurisdictions: t.profileJurisdictions(), PersonaType: e.redact.forLLM(profile.PersonaType),
+			AgentID: e.cfg.AgentID, Jurisdictions: t.profileJurisdictions(), PersonaType: code,
 			Concepts: g.concepts, CaptureConcepts: hasTool(tools, concept.CaptureToolName), RequestContext: hasTool(tools, RequestContextToolName),
 		},
 		Facts: g.facts, Question: t.questionForLLM(), ToolTokens: t.toolTokens(tools), HistoryWindow: e.cfg.HistoryTurns,
+	}
+	if !isCode {
+		in.PersonaNote = e.redact.forLLM(persona)
 	}
 	if t.req.Stateless {
 		in.ClientHistory = []llm.Message{}

@@ -45,12 +45,14 @@ func TestTwelveTurnsOverBudgetKeepNewestTurnsWhole(t *testing.T) {
 
 	reqs := e.llm.Requests()
 	last := reqs[11]
-	// What the model received: whole turns, newest first, none cut.
+	// What the model received: whole turns, newest first, none cut, then
+	// the turn's fenced concepts and facts, then the question.
 	msgs := last.Messages
-	if len(msgs)%2 != 1 || msgs[len(msgs)-1].Content != question(12) {
+	if len(msgs)%2 != 0 || msgs[len(msgs)-1].Content != question(12) || !strings.Contains(msgs[len(msgs)-2].Content, "<graph_facts>") {
 		t.Fatalf("last request has %d messages ending %q", len(msgs), msgs[len(msgs)-1].Content)
 	}
-	included := (len(msgs) - 1) / 2
+	turnContext := msgs[len(msgs)-2].Content
+	included := (len(msgs) - 2) / 2
 	if included < 1 || included >= 11 {
 		t.Fatalf("%d history turns sent; the budget should keep some but not all 11", included)
 	}
@@ -65,10 +67,10 @@ func TestTwelveTurnsOverBudgetKeepNewestTurnsWhole(t *testing.T) {
 	// The budget holds for what was sent.
 	sent := tok.Count(last.System)
 	history := 0
-	for _, m := range msgs[:len(msgs)-1] {
+	for _, m := range msgs[:len(msgs)-2] {
 		history += tok.Count(m.Content)
 	}
-	prompted := sent + history + tok.Count(question(12))
+	prompted := sent + history + tok.Count(turnContext) + tok.Count(question(12))
 
 	// The stored metadata matches what was sent.
 	turns := e.export(convID).Turns

@@ -20,9 +20,12 @@ const (
 // Input is everything a turn may send to the model, already redacted for
 // it. History and supplied items are oldest first.
 type Input struct {
-	// Data feeds the system sections. Its Supplied and Facts are ignored:
-	// Fit chooses them.
+	// Data feeds the system and turn sections. Its Supplied and Facts are
+	// ignored: Fit chooses them.
 	Data Data
+	// PersonaNote is a persona the user wrote in their own words: it is sent
+	// fenced, as data, never in the instructions.
+	PersonaNote string
 	// Facts are the graph's facts in priority order (the message's own
 	// concepts first, newest facts first within a concept).
 	Facts    []FactGroup
@@ -33,7 +36,10 @@ type Input struct {
 	Question      string
 	// ToolTokens is what the offered tool schemas cost; it counts against
 	// the budget like the prompt does.
-	ToolTokens    int
+	ToolTokens int
+	// HistoryWindow is how many turns of history are loaded at most; history
+	// is dropped in blocks of half of it, so the request's prefix moves only
+	// every few turns.
 	HistoryWindow int
 }
 
@@ -80,16 +86,28 @@ type fitter struct {
 	budget int
 	in     Input
 	usage  Usage
+	// block is how many turns of history are dropped at once.
+	block int
 }
 
-// Fit builds the system prompt and messages within budget tokens. The
-// system sections, the tool schemas and the question always go; then the
-// graph's facts (whole, at most a quarter of the budget); then supplied
-// context (newest first, at most half of what is left while there is
-// history); then history turns, newest first and whole, until one does not
-// fit. A single item longer than a quarter of the budget is cut with a
-// marker. The result is counted as sent and trimmed further if the joins
-// cost more than the parts. Fit does no I/O.
+// fixedParts are the parts of a request that Fit never drops: the
+// instructions, the persona note, the turn's context and the question.
+type fixedParts struct {
+	system      []Rendered
+	personaNote string
+	turn        []Rendered
+	question    string
+}
+
+// Fit builds the instructions and messages within budget tokens, laid out
+// stable first (see the section names). The instructions, the tool
+// schemas, the persona note and the question always go; then the graph's
+// facts (whole, at most a quarter of the budget); then supplied context
+// (newest first, at most half of what is left while there is history);
+// then history turns, newest first and whole, until one does not fit,
+// dropped from the oldest in blocks. A single item longer than a quarter
+// of the budget is cut with a marker. The result is counted as sent and
+// trimmed further if the joins cost more than the parts. Fit does no I/O.
 func Fit(sheet *Sheet, tok *Tokenizer, budget int, in Input) (Fitted, error) {
 	f := &fitter{sheet: sheet, tok: tok, budget: budget, in: in, usage: Usage{
 		Budget: budget, Encoding: tok.Encoding(), HistoryWindow: in.HistoryWindow, ToolTokens: in.ToolTokens,
@@ -102,17 +120,37 @@ func Fit(sheet *Sheet, tok *Tokenizer, budget int, in Input) (Fitted, error) {
 	}
 	data := in.Data
 	data.Supplied, data.Facts = nil, f.chooseFacts()
-	base, err := sheet.System(data)
+	parts, err := f.fixedParts(data, question)
 	if err != nil {
 		return Fitted{}, err
 	}
-	fixed := tok.Count(Join(base)) + tok.Count(question) + in.ToolTokens
+	fixed := tok.Count(Join(parts.system)) + tok.Count(parts.personaNote) + tok.Count(Join(parts.turn)) + tok.Count(question) + in.ToolTokens
 	history, err := f.historyCandidates()
 	if err != nil {
 		return Fitted{}, err
 	}
 	supplied := f.chooseSupplied(budget-fixed, len(history) > 0)
-	return f.assemble(data, question, history, supplied)
+	return f.assemble(data, parts, history, supplied)
+}
+
+// fixedParts renders what every request of the turn sends whole.
+func (f *fitter) fixedParts(data Data, question string) (fixedParts, error) {
+	system, err := f.sheet.System(data)
+	if err != nil {
+		return fixedParts{}, err
+	}
+	turn, err := f.sheet.TurnContext(data)
+	if err != nil {
+		return fixedParts{}, err
+	}
+	parts := fixedParts{system: system, turn: turn, question: question}
+	if note := strings.TrimSpace(f.in.PersonaNote); note != "" {
+		note, _ = f.tok.Truncate(note, f.itemCap())
+		if parts.personaNote, err = f.sheet.execute(SectionUserProfile, MessageData{Role: string(llm.RoleUser), Text: fence(note)}); err != nil {
+			return fixedParts{}, err
+		}
+	}
+	return parts, nil
 }
 
 func (f *fitter) itemCap() int { return max(f.budget/4, 1) }
@@ -229,10 +267,11 @@ func (f *fitter) chooseSupplied(remaining int, withHistory bool) []SuppliedLine 
 }
 
 // assemble adds history turns, newest first and whole, until one does not
-// fit; then drops turns, then supplied items, until the prompt as sent fits.
-func (f *fitter) assemble(data Data, question string, history []candidate, supplied []SuppliedLine) (Fitted, error) {
+// fit, and drops the oldest to the block boundary; then drops turns (a
+// block at a time), then supplied items, until the prompt as sent fits.
+func (f *fitter) assemble(data Data, parts fixedParts, history []candidate, supplied []SuppliedLine) (Fitted, error) {
 	turns := 0
-	out, total, err := f.build(data, question, history, turns, supplied)
+	out, total, err := f.build(parts, history, turns, supplied)
 	if err != nil {
 		return Fitted{}, err
 	}
@@ -240,31 +279,55 @@ func (f *fitter) assemble(data Data, question string, history []candidate, suppl
 		total += history[turns].tokens
 		turns++
 	}
-	out, total, err = f.build(data, question, history, turns, supplied)
+	f.block = blockSize(f.in.HistoryWindow, turns)
+	turns = f.aligned(history, turns)
+	out, total, err = f.build(parts, history, turns, supplied)
 	for err == nil && total > f.budget && (turns > 0 || len(supplied) > 0) {
 		if turns > 0 {
-			turns--
+			turns = f.aligned(history, turns-1)
 		} else {
 			f.usage.SuppliedDropped = append(f.usage.SuppliedDropped, supplied[0].Key)
 			supplied = supplied[1:]
 		}
-		out, total, err = f.build(data, question, history, turns, supplied)
+		out, total, err = f.build(parts, history, turns, supplied)
 	}
 	if err != nil {
 		return Fitted{}, err
 	}
-	f.record(&out, data, history, turns, supplied, total)
+	f.record(&out, data, parts, history, turns, supplied, total)
 	return out, nil
+}
+
+// blockSize is how many turns are dropped at once: half the window, and
+// never more than half of what fits, so at least half of it is kept.
+func blockSize(window, fits int) int {
+	return max(1, min((window+1)/2, (fits+1)/2))
+}
+
+// aligned is how many of the newest turns to send when at most turns fit:
+// the oldest turn sent is the first of a block (numbers 1, 1+block,
+// 1+2*block...), so from one turn to the next the history is appended to
+// and its start moves only every block turns. A client's own history
+// (unnumbered) is sent as it fits.
+func (f *fitter) aligned(history []candidate, turns int) int {
+	if turns == 0 || f.block <= 1 || history[turns-1].number <= 0 {
+		return turns
+	}
+	oldest := history[turns-1].number
+	boundary := 1 + f.block*((oldest-1+f.block-1)/f.block)
+	for turns > 0 && history[turns-1].number < boundary {
+		turns--
+	}
+	return turns
 }
 
 // build renders the prompt with the newest turns of history and the given
 // supplied items, and counts it as sent.
-func (f *fitter) build(data Data, question string, history []candidate, turns int, supplied []SuppliedLine) (Fitted, int, error) {
-	sections, err := f.sheet.System(data)
-	if err != nil {
-		return Fitted{}, 0, err
+func (f *fitter) build(parts fixedParts, history []candidate, turns int, supplied []SuppliedLine) (Fitted, int, error) {
+	out := Fitted{System: Join(parts.system)}
+	if parts.personaNote != "" {
+		out.Messages = append(out.Messages, llm.Message{Role: llm.RoleUser, Content: parts.personaNote})
 	}
-	out := Fitted{System: Join(sections)}
 	if len(supplied) > 0 {
 		text, err := f.sheet.execute(SectionSuppliedContext, SuppliedData{Items: fenced(supplied)})
 		if err != nil {
@@ -288,7 +351,10 @@ func (f *fitter) build(data Data, question string, history []candidate, turns in
 			out.Messages = append(out.Messages, history[i].messages...)
 		}
 	}
-	out.Messages = append(out.Messages, llm.Message{Role: llm.RoleUser, Content: question})
+	if len(parts.turn) > 0 {
+		out.Messages = append(out.Messages, llm.Message{Role: llm.RoleUser, Content: Join(parts.turn)})
+	}
+	out.Messages = append(out.Messages, llm.Message{Role: llm.RoleUser, Content: parts.question})
 	total := f.tok.Count(out.System) + f.in.ToolTokens
 	for _, m := range out.Messages {
 		total += f.tok.Count(m.Content)
@@ -297,15 +363,17 @@ func (f *fitter) build(data Data, question string, history []candidate, turns in
 }
 
 // record fills in what was sent.
-func (f *fitter) record(out *Fitted, data Data, history []candidate, turns int, supplied []SuppliedLine, total int) {
+func (f *fitter) record(out *Fitted, data Data, parts fixedParts, history []candidate, turns int, supplied []SuppliedLine, total int) {
 	u := &f.usage
 	for _, s := range supplied {
 		out.SuppliedIDs = append(out.SuppliedIDs, s.id)
 		u.SuppliedIncluded = append(u.SuppliedIncluded, s.Key)
 	}
-	sections, _ := f.sheet.System(data)
-	for _, s := range sections {
+	for _, s := range slices.Concat(parts.system, parts.turn) {
 		u.SectionTokens[s.Name] = f.tok.Count(s.Text)
+	}
+	if parts.personaNote != "" {
+		u.SectionTokens[SectionUserProfile] = f.tok.Count(parts.personaNote)
 	}
 	u.SystemTokens = f.tok.Count(out.System)
 	for i, c := range history {
@@ -323,7 +391,11 @@ func (f *fitter) record(out *Fitted, data Data, history []candidate, turns int, 
 		}
 	}
 	if len(supplied) > 0 {
-		u.SuppliedTokens = f.tok.Count(out.Messages[0].Content)
+		at := 0 // supplied context follows the persona note
+		if parts.personaNote != "" {
+			at = 1
+		}
+		u.SuppliedTokens = f.tok.Count(out.Messages[at].Content)
 	}
 	slices.Sort(u.TurnsIncluded)
 	slices.Sort(u.TurnsDropped)
