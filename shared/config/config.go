@@ -98,6 +98,10 @@ type LLM struct {
 	// MaxCalls (LLM_MAX_CALLS, 1 to 10, default 3) bounds the model calls
 	// of one turn's tool loop.
 	MaxCalls int
+	// PromptCacheRetention (LLM_PROMPT_CACHE_RETENTION) is passed to the
+	// provider as prompt_cache_retention: "in_memory", "24h", or unset for
+	// the provider's default.
+	PromptCacheRetention string
 }
 
 // Auth says how callers are identified.
@@ -234,7 +238,8 @@ func readLLM(r *reader) LLM {
 	l := LLM{
 		Provider: r.str("LLM_PROVIDER", ""), APIKey: r.raw("OPENAI_API_KEY"), SecretARN: r.str("OPENAI_SECRET_ARN", ""),
 		BaseURL: r.str("OPENAI_BASE_URL", ""), Tools: r.oneOf("LLM_TOOLS", "auto", "auto", "off"),
-		MaxCalls: r.int("LLM_MAX_CALLS", 3, 1, 10),
+		MaxCalls:             r.int("LLM_MAX_CALLS", 3, 1, 10),
+		PromptCacheRetention: r.oneOf("LLM_PROMPT_CACHE_RETENTION", "", "", "in_memory", "24h"),
 	}
 	if l.Provider == "" {
 		l.Provider = "offline"
