@@ -93,7 +93,7 @@ func (b *bench) conversation(number int, questions []string) ([]turnStat, error)
 			s.output += answerTokens(r)
 			if k == 0 {
 				s.firstInput, s.firstCache = r.InputTokens, r.CachedTokens
-				s.factsInPrompt = strings.Count(r.Messages[len(r.Messages)-min(2, len(r.Messages))].Content, "\n- ")
+				s.factsInPrompt = factLines(r)
 			}
 		}
 		stats = append(stats, s)
@@ -118,4 +118,15 @@ func (b *bench) ask(conversationID, question string) (string, error) {
 		return "", fmt.Errorf("HTTP %d: %.300s", resp.StatusCode, stream)
 	}
 	return resp.Header.Get("X-Conversation-Id"), nil
+}
+
+// factLines counts the graph's facts a request carries, wherever they are.
+func factLines(r llmtest.RecordedRequest) int {
+	n := 0
+	for _, m := range r.Messages {
+		if strings.Contains(m.Content, "<graph_facts>\n") {
+			n += strings.Count(m.Content, "\n- ")
+		}
+	}
+	return n
 }

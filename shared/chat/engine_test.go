@@ -314,7 +314,7 @@ func TestLaterTurnsCarryEarlierConcepts(t *testing.T) {
 		t.Fatalf("no conversation id: %+v", first)
 	}
 	_, second := h.turn(chat.Request{ConversationID: *first.Metadata.ConversationID, Message: "And what about restaurants?"})
-	context := turnContext(h.srv.Requests()[2])
+	context := dataSent(h.srv.Requests()[2])
 	if !strings.Contains(context, "Carer's Support Grant (IE)") || !strings.Contains(context, "Value-Added Tax (IE)") || !strings.Contains(context, "percent: 13.5") {
 		t.Fatalf("turn 2's prompt lacks turn 1's concepts or facts:\n%s", context)
 	}
@@ -488,6 +488,17 @@ func TestCaptureConceptsToolSchema(t *testing.T) {
 		len(schema.Properties.Concepts.Items.Properties) != 7 {
 		t.Fatalf("schema = %s", raw)
 	}
+}
+
+// dataSent is every user message of a request, joined.
+func dataSent(req llmtest.RecordedRequest) string {
+	var b strings.Builder
+	for _, m := range req.Messages {
+		if m.Role == llm.RoleUser {
+			b.WriteString(m.Content + "\n\n")
+		}
+	}
+	return b.String()
 }
 
 // turnContext is the fenced user message that carries a turn's concepts

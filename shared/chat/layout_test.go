@@ -79,7 +79,8 @@ func TestRequestsAreStableFirstChangingLast(t *testing.T) {
 				"How does the PAYE credit work?", "What is the USC rate?"}
 			conv := ""
 			for _, q := range questions {
-				h.srv.Enqueue(llmtest.Script{Steps: llmtest.Steps(llmtest.Words("Answer to question one of several. "), capture(vrt()))})
+				vat := map[string]any{"domain": "TAX", "kind": "VAT", "jurisdiction": "IE", "prefLabel": "VAT"}
+				h.srv.Enqueue(llmtest.Script{Steps: llmtest.Steps(llmtest.Words("Answer to question one of several. "), capture(vat, vrt()))})
 				_, res := h.turn(chat.Request{ConversationID: conv, Message: q, Profile: chat.Profile{PersonaType: "employee", Jurisdictions: []string{"IE"}}})
 				conv = *res.Metadata.ConversationID
 			}
@@ -88,18 +89,7 @@ func TestRequestsAreStableFirstChangingLast(t *testing.T) {
 				t.Fatalf("%d requests for %d turns", len(reqs), len(questions))
 			}
 			for i, req := range reqs {
-				n := len(req.Messages)
-				if req.Messages[n-1].Content != questions[i] {
-					t.Fatalf("request %d does not end with its question: %q", i, req.Messages[n-1].Content)
-				}
-				for _, m := range req.Messages[:n-2] {
-					if strings.Contains(m.Content, "<graph_facts>") || strings.Contains(m.Content, "<conversation_context>") {
-						t.Errorf("request %d: a per-turn section comes before the history or the question's context: %q", i, m.Content)
-					}
-				}
-				if !strings.Contains(req.Messages[n-2].Content, "<graph_facts>") && !strings.Contains(req.Messages[n-2].Content, "<conversation_context>") {
-					t.Errorf("request %d: the turn's context is not just before the question", i)
-				}
+				checkTurnLast(t, i, req, questions[i])
 				if i == 0 {
 					continue
 				}
@@ -110,8 +100,12 @@ func TestRequestsAreStableFirstChangingLast(t *testing.T) {
 				if req.System != prev.System {
 					t.Errorf("request %d: the instructions changed", i)
 				}
-				// The history so far is appended to, never rewritten.
-				history := prev.Messages[:len(prev.Messages)-2]
+				// The previous request, up to its concepts and question, is
+				// the history: appended to, never rewritten.
+				history := prev.Messages[:len(prev.Messages)-1]
+				if last := history[len(history)-1]; strings.Contains(last.Content, "<conversation_context>\n") {
+					history = history[:len(history)-1]
+				}
 				for k, m := range history {
 					if req.Messages[k].Role != m.Role || req.Messages[k].Content != m.Content {
 						t.Fatalf("request %d rewrote message %d of the history", i, k)
@@ -122,6 +116,37 @@ func TestRequestsAreStableFirstChangingLast(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// checkTurnLast fails when what changes per turn (the concepts in scope,
+// the facts new to the history) comes before the end of the history.
+func checkTurnLast(t *testing.T, i int, req llmtest.RecordedRequest, question string) {
+	t.Helper()
+	n := len(req.Messages)
+	if req.Messages[n-1].Content != question {
+		t.Fatalf("request %d does not end with its question: %q", i, req.Messages[n-1].Content)
+	}
+	endOfHistory := -1
+	for k, m := range req.Messages {
+		if m.Role == "assistant" {
+			endOfHistory = k
+		}
+	}
+	concepts := 0
+	for k, m := range req.Messages {
+		if strings.Contains(m.Content, "<conversation_context>\n") {
+			concepts++
+			if k <= endOfHistory || k != n-2 {
+				t.Errorf("request %d: the conversation's concepts are message %d, before the history's end (%d) or not just before the question", i, k, endOfHistory)
+			}
+		}
+		if k > endOfHistory && k < n-1 && m.Role != "user" {
+			t.Errorf("request %d: message %d after the history is not user-role data", i, k)
+		}
+	}
+	if concepts != min(i, 1) {
+		t.Errorf("request %d: %d messages of concepts in scope, want %d", i, concepts, min(i, 1))
 	}
 }
 

@@ -48,6 +48,10 @@ type HistoryTurn struct {
 	Number        int
 	UserText      string
 	AssistantText string
+	// Facts are the graph's facts the turn was given, as the graph holds
+	// them now: the history replays each fact before the first turn that
+	// was given it, as it was sent then, so a fact is sent once.
+	Facts []FactGroup
 	// CutShort marks an answer that failed or was interrupted: the model is
 	// told so, so it never reads it as a complete answer.
 	CutShort bool
@@ -63,13 +67,18 @@ type SuppliedItem struct {
 
 // Fitted is the prompt as it will be sent.
 type Fitted struct {
-	System      string
-	Messages    []llm.Message
+	System   string
+	Messages []llm.Message
+	// Facts are all the graph's facts the model was given: in the history,
+	// then in the turn's own message.
 	Usage       Usage
 	Composition string
 	// SuppliedIDs are the supplied items in the prompt; Facts the facts.
 	SuppliedIDs []string
 	Facts       []FactLine
+	// factsDropped counts the facts left out for the budget;
+	// historyTokens is what the history, with its facts, costs.
+	factsDropped, historyTokens int
 }
 
 // Usage records how the prompt was fitted into the token budget; it is
@@ -88,6 +97,8 @@ type fitter struct {
 	usage  Usage
 	// block is how many turns of history are dropped at once.
 	block int
+	// composition is whether the graph grounded the prompt as built.
+	composition bool
 }
 
 // fixedParts are the parts of a request that Fit never drops: the
@@ -95,8 +106,8 @@ type fitter struct {
 type fixedParts struct {
 	system      []Rendered
 	personaNote string
-	turn        []Rendered
 	question    string
+	data        Data
 }
 
 // Fit builds the instructions and messages within budget tokens, laid out
@@ -119,18 +130,25 @@ func Fit(sheet *Sheet, tok *Tokenizer, budget int, in Input) (Fitted, error) {
 		return Fitted{}, err
 	}
 	data := in.Data
-	data.Supplied, data.Facts = nil, f.chooseFacts()
+	data.Supplied, data.Facts = nil, nil
 	parts, err := f.fixedParts(data, question)
 	if err != nil {
 		return Fitted{}, err
 	}
-	fixed := tok.Count(Join(parts.system)) + tok.Count(parts.personaNote) + tok.Count(Join(parts.turn)) + tok.Count(question) + in.ToolTokens
+	// The turn's context at its largest: every fact new to the history.
+	largest, _ := chooseFacts(f.tok, f.budget/4, in.Facts, nil)
+	data.Facts = largest
+	turn, err := f.sheet.TurnContext(data)
+	if err != nil {
+		return Fitted{}, err
+	}
+	fixed := tok.Count(Join(parts.system)) + tok.Count(parts.personaNote) + tok.Count(Join(turn)) + tok.Count(question) + in.ToolTokens
 	history, err := f.historyCandidates()
 	if err != nil {
 		return Fitted{}, err
 	}
 	supplied := f.chooseSupplied(budget-fixed, len(history) > 0)
-	return f.assemble(data, parts, history, supplied)
+	return f.assemble(parts, history, supplied)
 }
 
 // fixedParts renders what every request of the turn sends whole.
@@ -139,11 +157,7 @@ func (f *fitter) fixedParts(data Data, question string) (fixedParts, error) {
 	if err != nil {
 		return fixedParts{}, err
 	}
-	turn, err := f.sheet.TurnContext(data)
-	if err != nil {
-		return fixedParts{}, err
-	}
-	parts := fixedParts{system: system, turn: turn, question: question}
+	parts := fixedParts{system: system, question: question, data: data}
 	if note := strings.TrimSpace(f.in.PersonaNote); note != "" {
 		note, _ = f.tok.Truncate(note, f.itemCap())
 		if parts.personaNote, err = f.sheet.execute(SectionUserProfile, MessageData{Role: string(llm.RoleUser), Text: fence(note)}); err != nil {
@@ -168,17 +182,21 @@ func (f *fitter) question() (string, error) {
 	return q, nil
 }
 
-// chooseFacts keeps whole fact lines, in priority order, within a quarter
-// of the budget; a concept keeps its heading only when a fact of it fits.
-func (f *fitter) chooseFacts() []FactGroup {
-	share, used := f.budget/4, 0
+// chooseFacts keeps whole fact lines not in given, in priority order,
+// within share tokens; a concept keeps its heading only when a fact of it
+// fits. It returns the kept facts and how many were left out for room.
+func chooseFacts(tok *Tokenizer, share int, facts []FactGroup, given map[string]bool) ([]FactGroup, int) {
+	used, dropped := 0, 0
 	var out []FactGroup
-	for _, g := range f.in.Facts {
+	for _, g := range facts {
 		kept := FactGroup{ConceptID: g.ConceptID, Concept: g.Concept}
 		for _, fact := range g.Facts {
-			cost := f.tok.Count(fact.Text())
+			if given[fact.NodeID] {
+				continue
+			}
+			cost := tok.Count(fact.Text())
 			if used+cost > share {
-				f.usage.FactsDropped++
+				dropped++
 				continue
 			}
 			used += cost
@@ -186,7 +204,24 @@ func (f *fitter) chooseFacts() []FactGroup {
 		}
 		if len(kept.Facts) > 0 {
 			out = append(out, kept)
-			f.usage.FactsIncluded += len(kept.Facts)
+		}
+	}
+	return out, dropped
+}
+
+// newFacts are the facts of groups not in given, which they are added to.
+func newFacts(groups []FactGroup, given map[string]bool) []FactGroup {
+	var out []FactGroup
+	for _, g := range groups {
+		kept := FactGroup{ConceptID: g.ConceptID, Concept: g.Concept}
+		for _, fact := range g.Facts {
+			if !given[fact.NodeID] {
+				given[fact.NodeID] = true
+				kept.Facts = append(kept.Facts, fact)
+			}
+		}
+		if len(kept.Facts) > 0 {
+			out = append(out, kept)
 		}
 	}
 	return out
@@ -196,8 +231,11 @@ func (f *fitter) chooseFacts() []FactGroup {
 type candidate struct {
 	number   int
 	messages []llm.Message
-	tokens   int
-	cut      bool
+	// facts the turn was given; tokens counts those no earlier loaded
+	// turn was given.
+	facts  []FactGroup
+	tokens int
+	cut    bool
 }
 
 // historyCandidates renders the history newest first, each message capped.
@@ -212,9 +250,13 @@ func (f *fitter) historyCandidates() ([]candidate, error) {
 		}
 		return out, nil
 	}
+	factTokens, err := f.historyFactTokens()
+	if err != nil {
+		return nil, err
+	}
 	for i := len(f.in.History) - 1; i >= 0; i-- {
 		turn := f.in.History[i]
-		c := candidate{number: turn.Number}
+		c := candidate{number: turn.Number, facts: turn.Facts, tokens: factTokens[i]}
 		answer := turn.AssistantText
 		if turn.CutShort {
 			answer = strings.TrimSpace(answer + "\n" + CutShortMarker)
@@ -233,6 +275,23 @@ func (f *fitter) historyCandidates() ([]candidate, error) {
 			c.tokens += f.tok.Count(capped)
 		}
 		out = append(out, c)
+	}
+	return out, nil
+}
+
+// historyFactTokens is, for each turn of history, what the facts it was
+// the first of the loaded turns to be given cost.
+func (f *fitter) historyFactTokens() ([]int, error) {
+	out := make([]int, len(f.in.History))
+	given := map[string]bool{}
+	for i, turn := range f.in.History {
+		if facts := newFacts(turn.Facts, given); len(facts) > 0 {
+			text, err := f.sheet.turnSection(SectionGraphFacts, Data{Facts: facts})
+			if err != nil {
+				return nil, err
+			}
+			out[i] = f.tok.Count(text)
+		}
 	}
 	return out, nil
 }
@@ -269,7 +328,7 @@ func (f *fitter) chooseSupplied(remaining int, withHistory bool) []SuppliedLine 
 // assemble adds history turns, newest first and whole, until one does not
 // fit, and drops the oldest to the block boundary; then drops turns (a
 // block at a time), then supplied items, until the prompt as sent fits.
-func (f *fitter) assemble(data Data, parts fixedParts, history []candidate, supplied []SuppliedLine) (Fitted, error) {
+func (f *fitter) assemble(parts fixedParts, history []candidate, supplied []SuppliedLine) (Fitted, error) {
 	turns := 0
 	out, total, err := f.build(parts, history, turns, supplied)
 	if err != nil {
@@ -294,7 +353,7 @@ func (f *fitter) assemble(data Data, parts fixedParts, history []candidate, supp
 	if err != nil {
 		return Fitted{}, err
 	}
-	f.record(&out, data, parts, history, turns, supplied, total)
+	f.record(&out, parts, history, turns, supplied, total)
 	return out, nil
 }
 
@@ -322,7 +381,8 @@ func (f *fitter) aligned(history []candidate, turns int) int {
 }
 
 // build renders the prompt with the newest turns of history and the given
-// supplied items, and counts it as sent.
+// supplied items, and counts it as sent. Each fact is sent once: before
+// the oldest sent turn that was given it, else in the turn's own message.
 func (f *fitter) build(parts fixedParts, history []candidate, turns int, supplied []SuppliedLine) (Fitted, int, error) {
 	out := Fitted{System: Join(parts.system)}
 	if parts.personaNote != "" {
@@ -335,24 +395,12 @@ func (f *fitter) build(parts fixedParts, history []candidate, turns int, supplie
 		}
 		out.Messages = append(out.Messages, llm.Message{Role: llm.RoleUser, Content: text})
 	}
-	if f.in.ClientHistory != nil && turns > 0 {
-		lines := make([]MessageData, 0, turns)
-		for i := turns - 1; i >= 0; i-- {
-			m := history[i].messages[0]
-			lines = append(lines, MessageData{Role: string(m.Role), Text: fence(m.Content)})
-		}
-		text, err := f.sheet.execute(SectionClientHistory, ClientHistoryData{Messages: lines})
-		if err != nil {
-			return Fitted{}, 0, err
-		}
-		out.Messages = append(out.Messages, llm.Message{Role: llm.RoleUser, Content: text})
-	} else {
-		for i := turns - 1; i >= 0; i-- {
-			out.Messages = append(out.Messages, history[i].messages...)
-		}
+	given := map[string]bool{}
+	if err := f.addHistory(&out, history, turns, given); err != nil {
+		return Fitted{}, 0, err
 	}
-	if len(parts.turn) > 0 {
-		out.Messages = append(out.Messages, llm.Message{Role: llm.RoleUser, Content: Join(parts.turn)})
+	if err := f.addTurnContext(&out, parts.data, given); err != nil {
+		return Fitted{}, 0, err
 	}
 	out.Messages = append(out.Messages, llm.Message{Role: llm.RoleUser, Content: parts.question})
 	total := f.tok.Count(out.System) + f.in.ToolTokens
@@ -362,14 +410,73 @@ func (f *fitter) build(parts fixedParts, history []candidate, turns int, supplie
 	return out, total, nil
 }
 
+// addHistory appends the newest turns of history, oldest first, each
+// after the facts it was the first to be given.
+func (f *fitter) addHistory(out *Fitted, history []candidate, turns int, given map[string]bool) error {
+	if f.in.ClientHistory != nil && turns > 0 {
+		lines := make([]MessageData, 0, turns)
+		for i := turns - 1; i >= 0; i-- {
+			m := history[i].messages[0]
+			lines = append(lines, MessageData{Role: string(m.Role), Text: fence(m.Content)})
+		}
+		text, err := f.sheet.execute(SectionClientHistory, ClientHistoryData{Messages: lines})
+		if err != nil {
+			return err
+		}
+		out.Messages = append(out.Messages, llm.Message{Role: llm.RoleUser, Content: text})
+		return nil
+	}
+	for i := turns - 1; i >= 0; i-- {
+		if facts := newFacts(history[i].facts, given); len(facts) > 0 {
+			text, err := f.sheet.turnSection(SectionGraphFacts, Data{Facts: facts})
+			if err != nil {
+				return err
+			}
+			out.Messages = append(out.Messages, llm.Message{Role: llm.RoleUser, Content: text})
+			out.historyTokens += f.tok.Count(text)
+			for _, g := range facts {
+				out.Facts = append(out.Facts, g.Facts...)
+			}
+		}
+		out.Messages = append(out.Messages, history[i].messages...)
+		for _, m := range history[i].messages {
+			out.historyTokens += f.tok.Count(m.Content)
+		}
+	}
+	return nil
+}
+
+// addTurnContext appends the turn's own context: the facts the history
+// has not given (within a quarter of the budget), then the concepts in
+// scope, one fenced message each.
+func (f *fitter) addTurnContext(out *Fitted, data Data, given map[string]bool) error {
+	data.Facts, out.factsDropped = chooseFacts(f.tok, f.budget/4, f.in.Facts, given)
+	for _, g := range data.Facts {
+		out.Facts = append(out.Facts, g.Facts...)
+	}
+	turn, err := f.sheet.TurnContext(data)
+	if err != nil {
+		return err
+	}
+	for _, section := range turnSections {
+		delete(f.usage.SectionTokens, section)
+	}
+	f.composition = len(data.Concepts) > 0 || len(out.Facts) > 0
+	for _, r := range turn {
+		out.Messages = append(out.Messages, llm.Message{Role: llm.RoleUser, Content: r.Text})
+		f.usage.SectionTokens[r.Name] = f.tok.Count(r.Text)
+	}
+	return nil
+}
+
 // record fills in what was sent.
-func (f *fitter) record(out *Fitted, data Data, parts fixedParts, history []candidate, turns int, supplied []SuppliedLine, total int) {
+func (f *fitter) record(out *Fitted, parts fixedParts, history []candidate, turns int, supplied []SuppliedLine, total int) {
 	u := &f.usage
 	for _, s := range supplied {
 		out.SuppliedIDs = append(out.SuppliedIDs, s.id)
 		u.SuppliedIncluded = append(u.SuppliedIncluded, s.Key)
 	}
-	for _, s := range slices.Concat(parts.system, parts.turn) {
+	for _, s := range parts.system {
 		u.SectionTokens[s.Name] = f.tok.Count(s.Text)
 	}
 	if parts.personaNote != "" {
@@ -379,7 +486,6 @@ func (f *fitter) record(out *Fitted, data Data, parts fixedParts, history []cand
 	for i, c := range history {
 		switch {
 		case i < turns:
-			u.HistoryTokens += c.tokens
 			if c.number > 0 {
 				u.TurnsIncluded = append(u.TurnsIncluded, c.number)
 			}
@@ -400,12 +506,11 @@ func (f *fitter) record(out *Fitted, data Data, parts fixedParts, history []cand
 	slices.Sort(u.TurnsIncluded)
 	slices.Sort(u.TurnsDropped)
 	u.TotalTokens = total
+	u.HistoryTokens = out.historyTokens
+	u.FactsIncluded, u.FactsDropped = len(out.Facts), out.factsDropped
 	u.TruncationApplied = len(u.Truncated) > 0
 	out.Usage = *u
-	for _, g := range data.Facts {
-		out.Facts = append(out.Facts, g.Facts...)
-	}
-	out.Composition = composition(len(data.Concepts) > 0 || len(data.Facts) > 0, len(supplied) > 0)
+	out.Composition = composition(f.composition, len(supplied) > 0)
 }
 
 func composition(kb, doc bool) string {

@@ -249,6 +249,11 @@ func (s *Sheet) System(d Data) ([]Rendered, error) {
 	return out, nil
 }
 
+// turnSection renders one turn section, fenced.
+func (s *Sheet) turnSection(section string, d Data) (string, error) {
+	return s.executeValue(section, reflect.ValueOf(fencedTurnData(d)))
+}
+
 // TurnContext renders the turn sections, in the sheet's order and fenced,
 // leaving out empty ones: the user message of what changes every turn.
 func (s *Sheet) TurnContext(d Data) ([]Rendered, error) {

@@ -134,11 +134,11 @@ func TestBadSheetFailsWithFileAndLine(t *testing.T) {
 			return os.WriteFile(filepath.Join(dir, "55_profile.tmpl"), []byte("Profile:\n{{.Persona}}\n"), 0o644)
 		}, []string{"55_profile.tmpl:2:", "Persona"}},
 		{"unknown field in a nested range", func(dir string) error {
-			return os.WriteFile(filepath.Join(dir, "85_graph_facts.tmpl"), []byte("Facts:\n{{range .Facts}}\n{{range .Facts}}{{.Sauce}}{{end}}{{end}}\n"), 0o644)
-		}, []string{"85_graph_facts.tmpl:3:", "can't evaluate field Sauce in type prompt.FactLine"}},
+			return os.WriteFile(filepath.Join(dir, "80_graph_facts.tmpl"), []byte("Facts:\n{{range .Facts}}\n{{range .Facts}}{{.Sauce}}{{end}}{{end}}\n"), 0o644)
+		}, []string{"80_graph_facts.tmpl:3:", "can't evaluate field Sauce in type prompt.FactLine"}},
 		{"method that sheets cannot call", func(dir string) error {
-			return os.WriteFile(filepath.Join(dir, "85_graph_facts.tmpl"), []byte("{{range .Facts}}{{range .Facts}}\n{{.LastVerified.Year}}{{end}}{{end}}"), 0o644)
-		}, []string{"85_graph_facts.tmpl:2:", "can't evaluate field Year in type time.Time"}},
+			return os.WriteFile(filepath.Join(dir, "80_graph_facts.tmpl"), []byte("{{range .Facts}}{{range .Facts}}\n{{.LastVerified.Year}}{{end}}{{end}}"), 0o644)
+		}, []string{"80_graph_facts.tmpl:2:", "can't evaluate field Year in type time.Time"}},
 		{"unexported field", func(dir string) error {
 			return os.WriteFile(filepath.Join(dir, "65_supplied_context.tmpl"), []byte("{{range .Items}}{{.id}}{{end}}"), 0o644)
 		}, []string{"65_supplied_context.tmpl:1:", "id is an unexported field"}},
