@@ -29,13 +29,13 @@ func (p price) cost(s turnStat) float64 {
 // of each conversation.
 func report(w io.Writer, label, protocol string, stats []turnStat) {
 	fmt.Fprintf(w, "\n%s, %s protocol (tokens in o200k_base, gpt-4.1's vocabulary)\n", label, protocol)
-	header := "conv turn  calls  input  cached  cacheable  facts"
+	header := "conv turn  calls  input  cached  cacheable  facts as data"
 	for _, p := range listPrices {
 		header += fmt.Sprintf("  %16s", "costUsd "+p.model)
 	}
 	fmt.Fprintln(w, header)
 	for _, s := range stats {
-		line := fmt.Sprintf("%4d %4d  %5d  %5d  %6d  %8.1f%%  %5d", s.conversation, s.turn, s.calls, s.input, s.cached, percent(s.cached, s.input), s.factsInPrompt)
+		line := fmt.Sprintf("%4d %4d  %5d  %5d  %6d  %8.1f%%  %13d", s.conversation, s.turn, s.calls, s.input, s.cached, percent(s.cached, s.input), s.factsInPrompt)
 		for _, p := range listPrices {
 			line += fmt.Sprintf("  %16.6f", p.cost(s))
 		}

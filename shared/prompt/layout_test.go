@@ -151,3 +151,40 @@ func historyOf(out prompt.Fitted) []llm.Message {
 	}
 	return msgs
 }
+
+// A fact is sent once: before the first history turn that was given it,
+// as it was sent then; the turn's own message carries only new facts.
+func TestEachFactIsSentOnceBeforeTheFirstTurnGivenIt(t *testing.T) {
+	vat, vrt, usc := facts("VAT", 2), facts("VRT", 2), facts("USC", 2)
+	in := prompt.Input{Data: prompt.Data{AgentID: "a"}, Question: "And USC?", HistoryWindow: 5,
+		Facts: []prompt.FactGroup{usc, vat, vrt},
+		History: []prompt.HistoryTurn{
+			{Number: 1, UserText: "VAT?", AssistantText: "23%.", Facts: []prompt.FactGroup{vat}},
+			{Number: 2, UserText: "VRT?", AssistantText: "It depends.", Facts: []prompt.FactGroup{vat, vrt}},
+		}}
+	out := fit(t, 8000, in)
+	var order []string
+	for _, m := range out.Messages {
+		order = append(order, m.Content)
+	}
+	wantOrder := []string{"VAT rate 0", "VAT?", "23%.", "VRT rate 0", "VRT?", "It depends.", "USC rate 0", "And USC?"}
+	if len(order) != len(wantOrder) {
+		t.Fatalf("messages:\n%s", strings.Join(order, "\n---\n"))
+	}
+	for i, want := range wantOrder {
+		if !strings.Contains(order[i], want) {
+			t.Errorf("message %d lacks %q:\n%s", i, want, order[i])
+		}
+	}
+	all := strings.Join(order, "\n")
+	for _, g := range []prompt.FactGroup{vat, vrt, usc} {
+		for _, f := range g.Facts {
+			if n := strings.Count(all, "["+f.NodeID+"]"); n != 1 {
+				t.Errorf("fact %s sent %d times", f.NodeID, n)
+			}
+		}
+	}
+	if len(out.Facts) != 6 || out.Usage.FactsIncluded != 6 {
+		t.Errorf("facts given: %d, recorded %d; want all 6", len(out.Facts), out.Usage.FactsIncluded)
+	}
+}
