@@ -84,6 +84,21 @@ type sheetEntry struct {
 	file     string
 }
 
+// sectionOrder lists the sections of each group in turn, each group in the
+// sheet's order: the fixed sections open the instructions whatever their
+// numbers, so the instructions' opening is the same for every conversation.
+func sectionOrder(entries []sheetEntry, groups ...[]string) []string {
+	var out []string
+	for _, group := range groups {
+		for _, e := range entries {
+			if slices.Contains(group, e.section) {
+				out = append(out, e.section)
+			}
+		}
+	}
+	return out
+}
+
 func parseSheet(fsys fs.FS, source string) (*Sheet, error) {
 	names, err := fs.Glob(fsys, "*.tmpl")
 	if err != nil {
@@ -135,18 +150,9 @@ func parseSheet(fsys fs.FS, source string) (*Sheet, error) {
 			return nil, fmt.Errorf("prompt sheet %s: %w", source, err)
 		}
 		s.templates[e.section] = t
-		if slices.Contains(turnSections, e.section) {
-			s.turnOrder = append(s.turnOrder, e.section)
-		}
 	}
 	s.fingerprint = hex.EncodeToString(digest.Sum(nil))
-	for _, group := range [][]string{fixedSections, profileSections} {
-		for _, e := range entries {
-			if slices.Contains(group, e.section) {
-				s.order = append(s.order, e.section)
-			}
-		}
-	}
+	s.order, s.turnOrder = sectionOrder(entries, fixedSections, profileSections), sectionOrder(entries, turnSections)
 	if err := s.validate(); err != nil {
 		return nil, fmt.Errorf("prompt sheet %s: %w", source, err)
 	}
