@@ -4,7 +4,7 @@ GO ?= go
 PORT ?= 8080
 FUNCTIONS := $(notdir $(wildcard functions/*))
 
-.PHONY: help dev migrate test test-unit test-go lint fmt build bench clean loadtest
+.PHONY: help dev migrate test test-unit test-go lint fmt build bench cachebench clean loadtest
 
 help: ## list targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -44,6 +44,9 @@ clean: ## remove build output and test state
 
 bench: ## run the benchmarks (needs the test servers: see scripts/bench.sh)
 	@bash scripts/bench.sh
+
+cachebench: ## share of each model request cacheable by the provider, per turn, with cost (BEFORE=<commit> compares)
+	@bash scripts/cachebench.sh
 
 loadtest: ## drive the chat server (offline model, Postgres, then in-memory) with C=16 clients for DURATION=10 s; PROFILE=1 for a pprof top
 	@bash scripts/loadtest.sh

@@ -109,7 +109,9 @@ func TestLambdaPathThroughRuntimeEmulator(t *testing.T) {
 		auth.TenantUUID("tenant-sam"), meta.ConversationID).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("stored turns = %d (%v)", n, err)
 	}
-	if reqs := fake.Requests(); len(reqs) != 1 || !strings.Contains(reqs[0].System, "single-director company") {
+	// The persona in the user's words is fenced data, not instructions.
+	if reqs := fake.Requests(); len(reqs) != 1 || strings.Contains(reqs[0].System, "single-director company") ||
+		!strings.Contains(reqs[0].Messages[0].Content, "single-director company") {
 		t.Fatalf("model requests = %d", len(reqs))
 	}
 	if strings.Contains(logs.String(), "sam-local-test-secret") || strings.Contains(logs.String(), "restaurant meals") {

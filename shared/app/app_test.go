@@ -78,7 +78,7 @@ func TestBadPromptSheetFailsStartUpWithFileAndLine(t *testing.T) {
 	cfg := localConfig(t)
 	cfg.Chat.PromptSheetsDir = dir
 	_, err = Build(context.Background(), cfg, quiet())
-	if err == nil || !strings.Contains(err.Error(), "jurisdiction") || !strings.Contains(err.Error(), "20_jurisdiction.tmpl:8") {
+	if err == nil || !strings.Contains(err.Error(), "jurisdiction") || !strings.Contains(err.Error(), "50_jurisdiction.tmpl:8") {
 		t.Fatalf("bad sheet: err = %v", err)
 	}
 	t.Log(err)

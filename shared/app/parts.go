@@ -87,7 +87,7 @@ func NewProvider(ctx context.Context, cfg config.LLM, log *slog.Logger) (llm.Pro
 			return nil, err
 		}
 	}
-	ocfg := openai.Config{APIKey: key, BaseURL: cfg.BaseURL, Model: cfg.Model, Logger: log}
+	ocfg := openai.Config{APIKey: key, BaseURL: cfg.BaseURL, Model: cfg.Model, Logger: log, PromptCacheRetention: cfg.PromptCacheRetention}
 	if cfg.Provider == "openai-chat" {
 		log.Info("llm: openai-compatible chat completions", "model", cfg.Model, "custom_base_url", cfg.BaseURL != "")
 		return openai.NewChat(ocfg), nil

@@ -2,6 +2,8 @@ package chat
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -77,7 +79,8 @@ func (t *Turn) converse(ctx context.Context, sink Sink, fitted prompt.Fitted, to
 			out.interrupted = true
 		}
 	}()
-	req := llm.Request{Model: e.cfg.Model, System: fitted.System, Messages: fitted.Messages, Tools: tools, Temperature: -1}
+	req := llm.Request{Model: e.cfg.Model, System: fitted.System, Messages: fitted.Messages, Tools: tools, Temperature: -1,
+		CacheKey: promptCacheKey(t.req.TenantID, e.sheet)}
 	for out.calls < e.cfg.MaxModelCalls && !out.interrupted {
 		out.calls++
 		text, calls, err := t.call(ctx, sink, req, out, log)
@@ -108,6 +111,14 @@ func (t *Turn) converse(ctx context.Context, sink Sink, fitted prompt.Fitted, to
 		t.warn("The assistant reached its limit of model calls before answering; please ask again.")
 	}
 	return out
+}
+
+// promptCacheKey groups one tenant's requests on one sheet, whose
+// instructions and tools open every request the same way. It is a hash:
+// the provider never learns the tenant's id.
+func promptCacheKey(tenantID string, sheet *prompt.Sheet) string {
+	sum := sha256.Sum256([]byte("regintel prompt cache\x00" + tenantID + "\x00" + sheet.Fingerprint()))
+	return "pc-" + hex.EncodeToString(sum[:16])
 }
 
 // call makes one model call: text deltas go to the sink as they arrive,

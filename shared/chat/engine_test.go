@@ -281,10 +281,11 @@ func TestAnswerIsGroundedInGraphFactsWithCitations(t *testing.T) {
 	h := newHarness(t, "responses")
 	h.srv.Enqueue(llmtest.TextScript("The standard rate is 23%."))
 	_, res := h.turn(chat.Request{Message: "What VAT rate applies to restaurant meals?", Profile: chat.Profile{Jurisdictions: []string{"IE"}}})
-	system := h.srv.Requests()[0].System
+	req := h.srv.Requests()[0]
+	facts := turnContext(req)
 	for _, want := range []string{"Irish VAT standard rate", "percent: 23", "https://www.revenue.ie/"} {
-		if !strings.Contains(system, want) {
-			t.Errorf("system prompt lacks %q:\n%s", want, system)
+		if !strings.Contains(facts, want) || strings.Contains(req.System, want) {
+			t.Errorf("the turn's fenced facts lack %q, or the instructions hold it:\n%s\ninstructions:\n%s", want, facts, req.System)
 		}
 	}
 	var standard *conversation.Citation
@@ -313,9 +314,9 @@ func TestLaterTurnsCarryEarlierConcepts(t *testing.T) {
 		t.Fatalf("no conversation id: %+v", first)
 	}
 	_, second := h.turn(chat.Request{ConversationID: *first.Metadata.ConversationID, Message: "And what about restaurants?"})
-	system := h.srv.Requests()[2].System
-	if !strings.Contains(system, "Carer's Support Grant (IE)") || !strings.Contains(system, "Value-Added Tax (IE)") || !strings.Contains(system, "percent: 13.5") {
-		t.Fatalf("turn 2's prompt lacks turn 1's concepts or facts:\n%s", system)
+	context := dataSent(h.srv.Requests()[2])
+	if !strings.Contains(context, "Carer's Support Grant (IE)") || !strings.Contains(context, "Value-Added Tax (IE)") || !strings.Contains(context, "percent: 13.5") {
+		t.Fatalf("turn 2's prompt lacks turn 1's concepts or facts:\n%s", context)
 	}
 	if second.Metadata.QueryComposition != "kb" {
 		t.Errorf("composition %q", second.Metadata.QueryComposition)
@@ -426,9 +427,11 @@ func TestProfileIsRemembered(t *testing.T) {
 	_, first := h.turn(chat.Request{Message: "Can I claim the rent credit?", Profile: chat.Profile{PersonaType: "a tenant in Cork", Jurisdictions: []string{"ie"}}})
 	conv := *first.Metadata.ConversationID
 	_, second := h.turn(chat.Request{ConversationID: conv, Message: "And next year?"})
-	system := h.srv.Requests()[1].System
-	if !strings.Contains(system, "The user's jurisdictions: IE.") || !strings.Contains(system, "a tenant in Cork") {
-		t.Fatalf("turn 2 forgot the profile:\n%s", system)
+	req := h.srv.Requests()[1]
+	// A persona in the user's own words is data, fenced, never instructions.
+	if !strings.Contains(req.System, "The user's jurisdictions: IE.") || strings.Contains(req.System, "Cork") ||
+		!strings.Contains(req.Messages[0].Content, "<user_profile>\na tenant in Cork\n</user_profile>") || req.Messages[0].Role != llm.RoleUser {
+		t.Fatalf("turn 2 forgot the profile:\n%s\nfirst message: %+v", req.System, req.Messages[0])
 	}
 	if !slices.Equal(second.Metadata.Jurisdictions, []string{"IE"}) {
 		t.Errorf("turn 2 jurisdictions %v", second.Metadata.Jurisdictions)
@@ -485,4 +488,24 @@ func TestCaptureConceptsToolSchema(t *testing.T) {
 		len(schema.Properties.Concepts.Items.Properties) != 7 {
 		t.Fatalf("schema = %s", raw)
 	}
+}
+
+// dataSent is every user message of a request, joined.
+func dataSent(req llmtest.RecordedRequest) string {
+	var b strings.Builder
+	for _, m := range req.Messages {
+		if m.Role == llm.RoleUser {
+			b.WriteString(m.Content + "\n\n")
+		}
+	}
+	return b.String()
+}
+
+// turnContext is the fenced user message that carries a turn's concepts
+// and facts: the one just before the question.
+func turnContext(req llmtest.RecordedRequest) string {
+	if len(req.Messages) < 2 {
+		return ""
+	}
+	return req.Messages[len(req.Messages)-2].Content
 }

@@ -139,16 +139,22 @@ func renderValues(props map[string]any) string {
 }
 
 // fit renders the prompt within the token budget. Everything sent to the
-// model passes the model redaction first.
+// model passes the model redaction first. The graph's concepts and facts
+// go in the turn's fenced context message, never in the instructions; so
+// does a persona that is not one of the persona codes.
 func (t *Turn) fit(g grounding, tools []llm.Tool) (prompt.Fitted, error) {
 	e := t.e
-	profile := t.profile()
+	persona := t.profile().PersonaType
+	code, isCode := conversation.PersonaCode(persona)
 	in := prompt.Input{
 		Data: prompt.Data{
-			AgentID: e.cfg.AgentID, Jurisdictions: t.profileJurisdictions(), PersonaType: e.redact.forLLM(profile.PersonaType),
+			AgentID: e.cfg.AgentID, Jurisdictions: t.profileJurisdictions(), PersonaType: code,
 			Concepts: g.concepts, CaptureConcepts: hasTool(tools, concept.CaptureToolName), RequestContext: hasTool(tools, RequestContextToolName),
 		},
 		Facts: g.facts, Question: t.questionForLLM(), ToolTokens: t.toolTokens(tools), HistoryWindow: e.cfg.HistoryTurns,
+	}
+	if !isCode {
+		in.PersonaNote = e.redact.forLLM(persona)
 	}
 	if t.req.Stateless {
 		in.ClientHistory = []llm.Message{}
@@ -167,12 +173,47 @@ func (t *Turn) fit(g grounding, tools []llm.Tool) (prompt.Fitted, error) {
 			continue
 		}
 		in.History = append(in.History, prompt.HistoryTurn{Number: turn.Number, UserText: e.redact.forLLM(turn.UserText),
-			AssistantText: e.redact.forLLM(turn.AssistantText), CutShort: turn.Status != conversation.TurnOK})
+			AssistantText: e.redact.forLLM(turn.AssistantText), CutShort: turn.Status != conversation.TurnOK,
+			Facts: citedFacts(turn.Metadata.Citations, g.facts)})
 	}
 	for _, it := range t.supplied {
 		in.Supplied = append(in.Supplied, prompt.SuppliedItem{ID: it.ID, Key: it.Key, Kind: it.Kind, Content: e.redact.forLLM(it.Content)})
 	}
 	return prompt.Fit(e.sheet, e.tokens, e.cfg.TokenBudget, in)
+}
+
+// citedFacts are the facts a turn was given (its citations), as the graph
+// holds them now, in the order they were given, grouped by concept; a
+// fact the graph no longer grounds is left out. The order does not depend
+// on what the current question names, so a replayed turn reads the same
+// from one turn to the next.
+func citedFacts(citations []conversation.Citation, facts []prompt.FactGroup) []prompt.FactGroup {
+	type grounded struct {
+		concept prompt.FactGroup
+		fact    prompt.FactLine
+	}
+	byID := map[string]grounded{}
+	for _, g := range facts {
+		for _, f := range g.Facts {
+			byID[f.NodeID] = grounded{concept: g, fact: f}
+		}
+	}
+	var out []prompt.FactGroup
+	at := map[string]int{}
+	for _, c := range citations {
+		found, ok := byID[c.NodeID]
+		if !ok {
+			continue
+		}
+		i, seen := at[found.concept.ConceptID]
+		if !seen {
+			i = len(out)
+			at[found.concept.ConceptID] = i
+			out = append(out, prompt.FactGroup{ConceptID: found.concept.ConceptID, Concept: found.concept.Concept})
+		}
+		out[i].Facts = append(out[i].Facts, found.fact)
+	}
+	return out
 }
 
 func hasTool(tools []llm.Tool, name string) bool {

@@ -101,6 +101,10 @@ type LLM struct {
 	// Prices (LLM_PRICES) add to or replace the built-in list prices by
 	// model, to report each turn's cost.
 	Prices map[string]ModelPrice
+	// PromptCacheRetention (LLM_PROMPT_CACHE_RETENTION) is passed to the
+	// provider as prompt_cache_retention: "in_memory", "24h", or unset for
+	// the provider's default.
+	PromptCacheRetention string
 }
 
 // Auth says how callers are identified.
@@ -244,6 +248,7 @@ func readLLM(r *reader) LLM {
 		Provider: r.str("LLM_PROVIDER", ""), APIKey: r.raw("OPENAI_API_KEY"), SecretARN: r.str("OPENAI_SECRET_ARN", ""),
 		BaseURL: r.str("OPENAI_BASE_URL", ""), Tools: r.oneOf("LLM_TOOLS", "auto", "auto", "off"),
 		MaxCalls: r.int("LLM_MAX_CALLS", 3, 1, 10), Prices: r.prices("LLM_PRICES"),
+		PromptCacheRetention: r.oneOf("LLM_PROMPT_CACHE_RETENTION", "", "", "in_memory", "24h"),
 	}
 	if l.Provider == "" {
 		l.Provider = "offline"

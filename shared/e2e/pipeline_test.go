@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -142,14 +143,21 @@ func TestChatToSQSToResolverToBoltAndBackIntoThePrompt(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Turn 2's system prompt names the concept by the label this
-	// conversation captured (never the captured definition) with its fact
-	// from the Bolt graph, and the metadata cites the fact with its source.
+	// Turn 2's prompt names the concept by the label this conversation
+	// captured, with its fact from the Bolt graph, as fenced data after the
+	// history, never in the instructions; the captured definition reaches
+	// no part of the request; the metadata cites the fact with its source.
 	second := turn(`{"conversationId":"` + convID + `","message":"Does it apply to me?"}`)
 	reqs := fake.Requests()
-	if len(reqs) != 2 || !strings.Contains(reqs[1].System, "- "+label+" (IE)") || strings.Contains(reqs[1].System, "a test relief on qualifying expenditure") ||
-		!strings.Contains(reqs[1].System, "percent: 12.5") || !strings.Contains(reqs[1].System, source) {
-		t.Fatalf("turn 2 system prompt lacks the Bolt concept or its fact:\n%s", reqs[len(reqs)-1].System)
+	var data strings.Builder
+	if len(reqs) == 2 {
+		for _, m := range reqs[1].Messages {
+			data.WriteString(m.Content + "\n")
+		}
+	}
+	if len(reqs) != 2 || !strings.Contains(data.String(), "- "+label+" (IE)") || bytes.Contains(reqs[1].Body, []byte("a test relief on qualifying expenditure")) ||
+		!strings.Contains(data.String(), "percent: 12.5") || !strings.Contains(data.String(), source) || strings.Contains(reqs[1].System, label) {
+		t.Fatalf("turn 2's data lacks the Bolt concept or its fact, or the instructions hold them:\n%s\ninstructions:\n%s", data.String(), reqs[len(reqs)-1].System)
 	}
 	if !strings.Contains(second, `{"nodeId":"`+rateID+`","label":"`+label+` rate","url":"`+source+`","lastVerifiedAt":"2026-11-02T09:00:00Z"}`) {
 		t.Fatalf("turn 2 metadata does not cite the fact:\n%s", second)

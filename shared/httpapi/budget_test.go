@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"regintel/shared/chat"
+	"regintel/shared/llm"
 	"regintel/shared/llm/llmtest"
 	"regintel/shared/prompt"
 )
@@ -45,9 +46,19 @@ func TestTwelveTurnsOverBudgetKeepNewestTurnsWhole(t *testing.T) {
 
 	reqs := e.llm.Requests()
 	last := reqs[11]
-	// What the model received: whole turns, newest first, none cut.
-	msgs := last.Messages
-	if len(msgs)%2 != 1 || msgs[len(msgs)-1].Content != question(12) {
+	// What the model received: whole turns, newest first, none cut, each
+	// after the graph's facts it was the first to be given, then the
+	// question. The facts are fenced user-role data.
+	var msgs []llm.Message
+	facts := ""
+	for _, m := range last.Messages {
+		if strings.Contains(m.Content, "<graph_facts>\n") {
+			facts += m.Content
+			continue
+		}
+		msgs = append(msgs, m)
+	}
+	if len(msgs)%2 != 1 || msgs[len(msgs)-1].Content != question(12) || facts == "" {
 		t.Fatalf("last request has %d messages ending %q", len(msgs), msgs[len(msgs)-1].Content)
 	}
 	included := (len(msgs) - 1) / 2
@@ -65,7 +76,7 @@ func TestTwelveTurnsOverBudgetKeepNewestTurnsWhole(t *testing.T) {
 	// The budget holds for what was sent.
 	sent := tok.Count(last.System)
 	history := 0
-	for _, m := range msgs[:len(msgs)-1] {
+	for _, m := range last.Messages[:len(last.Messages)-1] {
 		history += tok.Count(m.Content)
 	}
 	prompted := sent + history + tok.Count(question(12))

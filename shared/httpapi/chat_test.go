@@ -49,14 +49,15 @@ func TestTwoTurnsCarryConceptsAndHistory(t *testing.T) {
 	if len(reqs) != 2 {
 		t.Fatalf("model got %d requests", len(reqs))
 	}
-	sys := reqs[1].System
-	if !strings.Contains(sys, "In this conversation, the following regulatory concepts are already in scope:") ||
-		!strings.Contains(sys, "- Vehicle Registration Tax (IE) – ") {
-		t.Fatalf("turn 2 system prompt lacks turn 1's concept:\n%s", sys)
-	}
+	// Turn 1's concept is fenced data sent with the question, after the
+	// history; the instructions never hold it.
 	msgs := reqs[1].Messages
-	if len(msgs) != 3 || msgs[0].Content != "How is VRT calculated on an imported car?" ||
-		msgs[1].Content != "VRT is charged when a vehicle is registered in Ireland." || msgs[2].Content != "And for a used one?" {
+	if len(msgs) != 4 || !strings.Contains(msgs[2].Content, "<conversation_context>\n- Vehicle Registration Tax (IE) – ") ||
+		strings.Contains(reqs[1].System, "Vehicle Registration Tax") {
+		t.Fatalf("turn 2's request lacks turn 1's concept as fenced data:\n%+v\ninstructions:\n%s", msgs, reqs[1].System)
+	}
+	if msgs[0].Content != "How is VRT calculated on an imported car?" ||
+		msgs[1].Content != "VRT is charged when a vehicle is registered in Ireland." || msgs[3].Content != "And for a used one?" {
 		t.Fatalf("turn 2 history = %+v", msgs)
 	}
 	if !slices.Contains(reqs[0].ToolNames(), "capture_concepts") {

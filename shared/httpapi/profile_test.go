@@ -26,15 +26,17 @@ func testProfileIsRemembered(t *testing.T, postgres bool) {
 	second := e.chat(map[string]any{"conversationId": convID, "message": "And for takeaway coffee?"}, nil)
 	m := second.metadata(t)
 	last, _ := e.llm.LastRequest()
-	if len(m.Jurisdictions) == 0 || m.Jurisdictions[0] != "IE" || !strings.Contains(last.System, "The user's jurisdictions: IE.") || !strings.Contains(last.System, "restaurant owner") {
-		t.Fatalf("turn 2 forgot the profile: jurisdictions %v\n%s", m.Jurisdictions, last.System)
+	// A persona in the user's own words is fenced data, never instructions.
+	if len(m.Jurisdictions) == 0 || m.Jurisdictions[0] != "IE" || !strings.Contains(last.System, "The user's jurisdictions: IE.") ||
+		strings.Contains(last.System, "restaurant owner") || !strings.Contains(last.Messages[0].Content, "<user_profile>\nrestaurant owner\n</user_profile>") {
+		t.Fatalf("turn 2 forgot the profile: jurisdictions %v\n%s\nfirst message %q", m.Jurisdictions, last.System, last.Messages[0].Content)
 	}
 	patched := e.do(http.MethodPatch, "/conversations/"+convID, map[string]any{"profile": map[string]any{"jurisdictions": []string{"UK"}}})
 	if patched.Status != http.StatusOK || !strings.Contains(patched.Body, `"jurisdictions":["UK"]`) {
 		t.Fatalf("PATCH profile: %d %s", patched.Status, patched.Body)
 	}
 	e.chat(map[string]any{"conversationId": convID, "message": "And there?"}, nil)
-	if last, _ := e.llm.LastRequest(); !strings.Contains(last.System, "The user's jurisdictions: UK.") || strings.Contains(last.System, "restaurant owner") {
+	if last, _ := e.llm.LastRequest(); !strings.Contains(last.System, "The user's jurisdictions: UK.") || strings.Contains(last.Messages[0].Content, "restaurant owner") {
 		t.Fatalf("turn 3 does not use the patched profile:\n%s", last.System)
 	}
 	calls := len(e.llm.Requests())

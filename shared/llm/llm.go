@@ -60,6 +60,10 @@ type Request struct {
 	Tools    []Tool
 	// Temperature < 0 leaves the provider default.
 	Temperature float64
+	// CacheKey groups requests that share a prefix, so the provider routes
+	// them to the same prompt cache (OpenAI's prompt_cache_key). It must
+	// name no tenant or user in clear; "" sends none.
+	CacheKey string
 }
 
 // ChunkType tags a Chunk.

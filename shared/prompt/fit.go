@@ -20,9 +20,12 @@ const (
 // Input is everything a turn may send to the model, already redacted for
 // it. History and supplied items are oldest first.
 type Input struct {
-	// Data feeds the system sections. Its Supplied and Facts are ignored:
-	// Fit chooses them.
+	// Data feeds the system and turn sections. Its Supplied and Facts are
+	// ignored: Fit chooses them.
 	Data Data
+	// PersonaNote is a persona the user wrote in their own words: it is sent
+	// fenced, as data, never in the instructions.
+	PersonaNote string
 	// Facts are the graph's facts in priority order (the message's own
 	// concepts first, newest facts first within a concept).
 	Facts    []FactGroup
@@ -33,7 +36,10 @@ type Input struct {
 	Question      string
 	// ToolTokens is what the offered tool schemas cost; it counts against
 	// the budget like the prompt does.
-	ToolTokens    int
+	ToolTokens int
+	// HistoryWindow is how many turns of history are loaded at most; history
+	// is dropped in blocks of half of it, so the request's prefix moves only
+	// every few turns.
 	HistoryWindow int
 }
 
@@ -42,6 +48,10 @@ type HistoryTurn struct {
 	Number        int
 	UserText      string
 	AssistantText string
+	// Facts are the graph's facts the turn was given, as the graph holds
+	// them now: the history replays each fact before the first turn that
+	// was given it, as it was sent then, so a fact is sent once.
+	Facts []FactGroup
 	// CutShort marks an answer that failed or was interrupted: the model is
 	// told so, so it never reads it as a complete answer.
 	CutShort bool
@@ -57,13 +67,18 @@ type SuppliedItem struct {
 
 // Fitted is the prompt as it will be sent.
 type Fitted struct {
-	System      string
-	Messages    []llm.Message
+	System   string
+	Messages []llm.Message
+	// Facts are all the graph's facts the model was given: in the history,
+	// then in the turn's own message.
 	Usage       Usage
 	Composition string
 	// SuppliedIDs are the supplied items in the prompt; Facts the facts.
 	SuppliedIDs []string
 	Facts       []FactLine
+	// factsDropped counts the facts left out for the budget;
+	// historyTokens is what the history, with its facts, costs.
+	factsDropped, historyTokens int
 }
 
 // Usage records how the prompt was fitted into the token budget; it is
@@ -80,16 +95,30 @@ type fitter struct {
 	budget int
 	in     Input
 	usage  Usage
+	// block is how many turns of history are dropped at once.
+	block int
+	// composition is whether the graph grounded the prompt as built.
+	composition bool
 }
 
-// Fit builds the system prompt and messages within budget tokens. The
-// system sections, the tool schemas and the question always go; then the
-// graph's facts (whole, at most a quarter of the budget); then supplied
-// context (newest first, at most half of what is left while there is
-// history); then history turns, newest first and whole, until one does not
-// fit. A single item longer than a quarter of the budget is cut with a
-// marker. The result is counted as sent and trimmed further if the joins
-// cost more than the parts. Fit does no I/O.
+// fixedParts are the parts of a request that Fit never drops: the
+// instructions, the persona note, the turn's context and the question.
+type fixedParts struct {
+	system      []Rendered
+	personaNote string
+	question    string
+	data        Data
+}
+
+// Fit builds the instructions and messages within budget tokens, laid out
+// stable first (see the section names). The instructions, the tool
+// schemas, the persona note and the question always go; then the graph's
+// facts (whole, at most a quarter of the budget); then supplied context
+// (newest first, at most half of what is left while there is history);
+// then history turns, newest first and whole, until one does not fit,
+// dropped from the oldest in blocks. A single item longer than a quarter
+// of the budget is cut with a marker. The result is counted as sent and
+// trimmed further if the joins cost more than the parts. Fit does no I/O.
 func Fit(sheet *Sheet, tok *Tokenizer, budget int, in Input) (Fitted, error) {
 	f := &fitter{sheet: sheet, tok: tok, budget: budget, in: in, usage: Usage{
 		Budget: budget, Encoding: tok.Encoding(), HistoryWindow: in.HistoryWindow, ToolTokens: in.ToolTokens,
@@ -101,18 +130,41 @@ func Fit(sheet *Sheet, tok *Tokenizer, budget int, in Input) (Fitted, error) {
 		return Fitted{}, err
 	}
 	data := in.Data
-	data.Supplied, data.Facts = nil, f.chooseFacts()
-	base, err := sheet.System(data)
+	data.Supplied, data.Facts = nil, nil
+	parts, err := f.fixedParts(data, question)
 	if err != nil {
 		return Fitted{}, err
 	}
-	fixed := tok.Count(Join(base)) + tok.Count(question) + in.ToolTokens
+	// The turn's context at its largest: every fact new to the history.
+	largest, _ := chooseFacts(f.tok, f.budget/4, in.Facts, nil)
+	data.Facts = largest
+	turn, err := f.sheet.TurnContext(data)
+	if err != nil {
+		return Fitted{}, err
+	}
+	fixed := tok.Count(Join(parts.system)) + tok.Count(parts.personaNote) + tok.Count(Join(turn)) + tok.Count(question) + in.ToolTokens
 	history, err := f.historyCandidates()
 	if err != nil {
 		return Fitted{}, err
 	}
 	supplied := f.chooseSupplied(budget-fixed, len(history) > 0)
-	return f.assemble(data, question, history, supplied)
+	return f.assemble(parts, history, supplied)
+}
+
+// fixedParts renders what every request of the turn sends whole.
+func (f *fitter) fixedParts(data Data, question string) (fixedParts, error) {
+	system, err := f.sheet.System(data)
+	if err != nil {
+		return fixedParts{}, err
+	}
+	parts := fixedParts{system: system, question: question, data: data}
+	if note := strings.TrimSpace(f.in.PersonaNote); note != "" {
+		note, _ = f.tok.Truncate(note, f.itemCap())
+		if parts.personaNote, err = f.sheet.execute(SectionUserProfile, MessageData{Role: string(llm.RoleUser), Text: fence(note)}); err != nil {
+			return fixedParts{}, err
+		}
+	}
+	return parts, nil
 }
 
 func (f *fitter) itemCap() int { return max(f.budget/4, 1) }
@@ -130,17 +182,21 @@ func (f *fitter) question() (string, error) {
 	return q, nil
 }
 
-// chooseFacts keeps whole fact lines, in priority order, within a quarter
-// of the budget; a concept keeps its heading only when a fact of it fits.
-func (f *fitter) chooseFacts() []FactGroup {
-	share, used := f.budget/4, 0
+// chooseFacts keeps whole fact lines not in given, in priority order,
+// within share tokens; a concept keeps its heading only when a fact of it
+// fits. It returns the kept facts and how many were left out for room.
+func chooseFacts(tok *Tokenizer, share int, facts []FactGroup, given map[string]bool) ([]FactGroup, int) {
+	used, dropped := 0, 0
 	var out []FactGroup
-	for _, g := range f.in.Facts {
+	for _, g := range facts {
 		kept := FactGroup{ConceptID: g.ConceptID, Concept: g.Concept}
 		for _, fact := range g.Facts {
-			cost := f.tok.Count(fact.Text())
+			if given[fact.NodeID] {
+				continue
+			}
+			cost := tok.Count(fact.Text())
 			if used+cost > share {
-				f.usage.FactsDropped++
+				dropped++
 				continue
 			}
 			used += cost
@@ -148,7 +204,24 @@ func (f *fitter) chooseFacts() []FactGroup {
 		}
 		if len(kept.Facts) > 0 {
 			out = append(out, kept)
-			f.usage.FactsIncluded += len(kept.Facts)
+		}
+	}
+	return out, dropped
+}
+
+// newFacts are the facts of groups not in given, which they are added to.
+func newFacts(groups []FactGroup, given map[string]bool) []FactGroup {
+	var out []FactGroup
+	for _, g := range groups {
+		kept := FactGroup{ConceptID: g.ConceptID, Concept: g.Concept}
+		for _, fact := range g.Facts {
+			if !given[fact.NodeID] {
+				given[fact.NodeID] = true
+				kept.Facts = append(kept.Facts, fact)
+			}
+		}
+		if len(kept.Facts) > 0 {
+			out = append(out, kept)
 		}
 	}
 	return out
@@ -158,8 +231,11 @@ func (f *fitter) chooseFacts() []FactGroup {
 type candidate struct {
 	number   int
 	messages []llm.Message
-	tokens   int
-	cut      bool
+	// facts the turn was given; tokens counts those no earlier loaded
+	// turn was given.
+	facts  []FactGroup
+	tokens int
+	cut    bool
 }
 
 // historyCandidates renders the history newest first, each message capped.
@@ -174,9 +250,13 @@ func (f *fitter) historyCandidates() ([]candidate, error) {
 		}
 		return out, nil
 	}
+	factTokens, err := f.historyFactTokens()
+	if err != nil {
+		return nil, err
+	}
 	for i := len(f.in.History) - 1; i >= 0; i-- {
 		turn := f.in.History[i]
-		c := candidate{number: turn.Number}
+		c := candidate{number: turn.Number, facts: turn.Facts, tokens: factTokens[i]}
 		answer := turn.AssistantText
 		if turn.CutShort {
 			answer = strings.TrimSpace(answer + "\n" + CutShortMarker)
@@ -195,6 +275,23 @@ func (f *fitter) historyCandidates() ([]candidate, error) {
 			c.tokens += f.tok.Count(capped)
 		}
 		out = append(out, c)
+	}
+	return out, nil
+}
+
+// historyFactTokens is, for each turn of history, what the facts it was
+// the first of the loaded turns to be given cost.
+func (f *fitter) historyFactTokens() ([]int, error) {
+	out := make([]int, len(f.in.History))
+	given := map[string]bool{}
+	for i, turn := range f.in.History {
+		if facts := newFacts(turn.Facts, given); len(facts) > 0 {
+			text, err := f.sheet.turnSection(SectionGraphFacts, Data{Facts: facts})
+			if err != nil {
+				return nil, err
+			}
+			out[i] = f.tok.Count(text)
+		}
 	}
 	return out, nil
 }
@@ -229,10 +326,11 @@ func (f *fitter) chooseSupplied(remaining int, withHistory bool) []SuppliedLine 
 }
 
 // assemble adds history turns, newest first and whole, until one does not
-// fit; then drops turns, then supplied items, until the prompt as sent fits.
-func (f *fitter) assemble(data Data, question string, history []candidate, supplied []SuppliedLine) (Fitted, error) {
+// fit, and drops the oldest to the block boundary; then drops turns (a
+// block at a time), then supplied items, until the prompt as sent fits.
+func (f *fitter) assemble(parts fixedParts, history []candidate, supplied []SuppliedLine) (Fitted, error) {
 	turns := 0
-	out, total, err := f.build(data, question, history, turns, supplied)
+	out, total, err := f.build(parts, history, turns, supplied)
 	if err != nil {
 		return Fitted{}, err
 	}
@@ -240,31 +338,56 @@ func (f *fitter) assemble(data Data, question string, history []candidate, suppl
 		total += history[turns].tokens
 		turns++
 	}
-	out, total, err = f.build(data, question, history, turns, supplied)
+	f.block = blockSize(f.in.HistoryWindow, turns)
+	turns = f.aligned(history, turns)
+	out, total, err = f.build(parts, history, turns, supplied)
 	for err == nil && total > f.budget && (turns > 0 || len(supplied) > 0) {
 		if turns > 0 {
-			turns--
+			turns = f.aligned(history, turns-1)
 		} else {
 			f.usage.SuppliedDropped = append(f.usage.SuppliedDropped, supplied[0].Key)
 			supplied = supplied[1:]
 		}
-		out, total, err = f.build(data, question, history, turns, supplied)
+		out, total, err = f.build(parts, history, turns, supplied)
 	}
 	if err != nil {
 		return Fitted{}, err
 	}
-	f.record(&out, data, history, turns, supplied, total)
+	f.record(&out, parts, history, turns, supplied, total)
 	return out, nil
 }
 
-// build renders the prompt with the newest turns of history and the given
-// supplied items, and counts it as sent.
-func (f *fitter) build(data Data, question string, history []candidate, turns int, supplied []SuppliedLine) (Fitted, int, error) {
-	sections, err := f.sheet.System(data)
-	if err != nil {
-		return Fitted{}, 0, err
+// blockSize is how many turns are dropped at once: half the window, and
+// never more than half of what fits, so at least half of it is kept.
+func blockSize(window, fits int) int {
+	return max(1, min((window+1)/2, (fits+1)/2))
+}
+
+// aligned is how many of the newest turns to send when at most turns fit:
+// the oldest turn sent is the first of a block (numbers 1, 1+block,
+// 1+2*block...), so from one turn to the next the history is appended to
+// and its start moves only every block turns. A client's own history
+// (unnumbered) is sent as it fits.
+func (f *fitter) aligned(history []candidate, turns int) int {
+	if turns == 0 || f.block <= 1 || history[turns-1].number <= 0 {
+		return turns
 	}
-	out := Fitted{System: Join(sections)}
+	oldest := history[turns-1].number
+	boundary := 1 + f.block*((oldest-1+f.block-1)/f.block)
+	for turns > 0 && history[turns-1].number < boundary {
+		turns--
+	}
+	return turns
+}
+
+// build renders the prompt with the newest turns of history and the given
+// supplied items, and counts it as sent. Each fact is sent once: before
+// the oldest sent turn that was given it, else in the turn's own message.
+func (f *fitter) build(parts fixedParts, history []candidate, turns int, supplied []SuppliedLine) (Fitted, int, error) {
+	out := Fitted{System: Join(parts.system)}
+	if parts.personaNote != "" {
+		out.Messages = append(out.Messages, llm.Message{Role: llm.RoleUser, Content: parts.personaNote})
+	}
 	if len(supplied) > 0 {
 		text, err := f.sheet.execute(SectionSuppliedContext, SuppliedData{Items: fenced(supplied)})
 		if err != nil {
@@ -272,6 +395,24 @@ func (f *fitter) build(data Data, question string, history []candidate, turns in
 		}
 		out.Messages = append(out.Messages, llm.Message{Role: llm.RoleUser, Content: text})
 	}
+	given := map[string]bool{}
+	if err := f.addHistory(&out, history, turns, given); err != nil {
+		return Fitted{}, 0, err
+	}
+	if err := f.addTurnContext(&out, parts.data, given); err != nil {
+		return Fitted{}, 0, err
+	}
+	out.Messages = append(out.Messages, llm.Message{Role: llm.RoleUser, Content: parts.question})
+	total := f.tok.Count(out.System) + f.in.ToolTokens
+	for _, m := range out.Messages {
+		total += f.tok.Count(m.Content)
+	}
+	return out, total, nil
+}
+
+// addHistory appends the newest turns of history, oldest first, each
+// after the facts it was the first to be given.
+func (f *fitter) addHistory(out *Fitted, history []candidate, turns int, given map[string]bool) error {
 	if f.in.ClientHistory != nil && turns > 0 {
 		lines := make([]MessageData, 0, turns)
 		for i := turns - 1; i >= 0; i-- {
@@ -280,38 +421,71 @@ func (f *fitter) build(data Data, question string, history []candidate, turns in
 		}
 		text, err := f.sheet.execute(SectionClientHistory, ClientHistoryData{Messages: lines})
 		if err != nil {
-			return Fitted{}, 0, err
+			return err
 		}
 		out.Messages = append(out.Messages, llm.Message{Role: llm.RoleUser, Content: text})
-	} else {
-		for i := turns - 1; i >= 0; i-- {
-			out.Messages = append(out.Messages, history[i].messages...)
+		return nil
+	}
+	for i := turns - 1; i >= 0; i-- {
+		if facts := newFacts(history[i].facts, given); len(facts) > 0 {
+			text, err := f.sheet.turnSection(SectionGraphFacts, Data{Facts: facts})
+			if err != nil {
+				return err
+			}
+			out.Messages = append(out.Messages, llm.Message{Role: llm.RoleUser, Content: text})
+			out.historyTokens += f.tok.Count(text)
+			for _, g := range facts {
+				out.Facts = append(out.Facts, g.Facts...)
+			}
+		}
+		out.Messages = append(out.Messages, history[i].messages...)
+		for _, m := range history[i].messages {
+			out.historyTokens += f.tok.Count(m.Content)
 		}
 	}
-	out.Messages = append(out.Messages, llm.Message{Role: llm.RoleUser, Content: question})
-	total := f.tok.Count(out.System) + f.in.ToolTokens
-	for _, m := range out.Messages {
-		total += f.tok.Count(m.Content)
+	return nil
+}
+
+// addTurnContext appends the turn's own context: the facts the history
+// has not given (within a quarter of the budget), then the concepts in
+// scope, one fenced message each.
+func (f *fitter) addTurnContext(out *Fitted, data Data, given map[string]bool) error {
+	data.Facts, out.factsDropped = chooseFacts(f.tok, f.budget/4, f.in.Facts, given)
+	for _, g := range data.Facts {
+		out.Facts = append(out.Facts, g.Facts...)
 	}
-	return out, total, nil
+	turn, err := f.sheet.TurnContext(data)
+	if err != nil {
+		return err
+	}
+	for _, section := range turnSections {
+		delete(f.usage.SectionTokens, section)
+	}
+	f.composition = len(data.Concepts) > 0 || len(out.Facts) > 0
+	for _, r := range turn {
+		out.Messages = append(out.Messages, llm.Message{Role: llm.RoleUser, Content: r.Text})
+		f.usage.SectionTokens[r.Name] = f.tok.Count(r.Text)
+	}
+	return nil
 }
 
 // record fills in what was sent.
-func (f *fitter) record(out *Fitted, data Data, history []candidate, turns int, supplied []SuppliedLine, total int) {
+func (f *fitter) record(out *Fitted, parts fixedParts, history []candidate, turns int, supplied []SuppliedLine, total int) {
 	u := &f.usage
 	for _, s := range supplied {
 		out.SuppliedIDs = append(out.SuppliedIDs, s.id)
 		u.SuppliedIncluded = append(u.SuppliedIncluded, s.Key)
 	}
-	sections, _ := f.sheet.System(data)
-	for _, s := range sections {
+	for _, s := range parts.system {
 		u.SectionTokens[s.Name] = f.tok.Count(s.Text)
+	}
+	if parts.personaNote != "" {
+		u.SectionTokens[SectionUserProfile] = f.tok.Count(parts.personaNote)
 	}
 	u.SystemTokens = f.tok.Count(out.System)
 	for i, c := range history {
 		switch {
 		case i < turns:
-			u.HistoryTokens += c.tokens
 			if c.number > 0 {
 				u.TurnsIncluded = append(u.TurnsIncluded, c.number)
 			}
@@ -323,17 +497,20 @@ func (f *fitter) record(out *Fitted, data Data, history []candidate, turns int, 
 		}
 	}
 	if len(supplied) > 0 {
-		u.SuppliedTokens = f.tok.Count(out.Messages[0].Content)
+		at := 0 // supplied context follows the persona note
+		if parts.personaNote != "" {
+			at = 1
+		}
+		u.SuppliedTokens = f.tok.Count(out.Messages[at].Content)
 	}
 	slices.Sort(u.TurnsIncluded)
 	slices.Sort(u.TurnsDropped)
 	u.TotalTokens = total
+	u.HistoryTokens = out.historyTokens
+	u.FactsIncluded, u.FactsDropped = len(out.Facts), out.factsDropped
 	u.TruncationApplied = len(u.Truncated) > 0
 	out.Usage = *u
-	for _, g := range data.Facts {
-		out.Facts = append(out.Facts, g.Facts...)
-	}
-	out.Composition = composition(len(data.Concepts) > 0 || len(data.Facts) > 0, len(supplied) > 0)
+	out.Composition = composition(f.composition, len(supplied) > 0)
 }
 
 func composition(kb, doc bool) string {

@@ -16,15 +16,25 @@ package prompt
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
 
-// Section names. The system prompt is made of our own text only: the
-// sections up to and including request_context, in the sheet's order, and
-// the graph's facts. Supplied context and a stateless client's history are
-// data, not instructions: they render fenced user messages, like history
-// and the question.
+// Section names. A request is laid out stable first, changing last, so
+// the model provider can serve its prefix from cache:
+//
+//   - instructions: the sheet's fixed sections (the same for every turn of
+//     every conversation of the sheet), then the profile sections, which
+//     render only codes (jurisdictions, the persona code);
+//   - messages: a persona written as free text (user_profile), supplied
+//     context, the history, each the same across a conversation's turns;
+//   - then what changes every turn: the conversation's concepts and the
+//     graph's facts (conversation_context, graph_facts) in one user
+//     message, and the question.
+//
+// The instructions hold only our text and values we render ourselves.
+// Everything else reaches the model fenced, as data, in user messages.
 const (
 	SectionBaseRole            = "base_role"
 	SectionJurisdiction        = "jurisdiction"
@@ -34,27 +44,37 @@ const (
 	SectionGraphFacts          = "graph_facts"
 	SectionConceptCapture      = "concept_capture"
 	SectionRequestContext      = "request_context"
+	SectionUserProfile         = "user_profile"
 	SectionSuppliedContext     = "supplied_context"
 	SectionClientHistory       = "client_history"
 	SectionHistory             = "history"
 	SectionQuestion            = "question"
 )
 
-// systemSections are the sections of the system prompt; every sheet must
+// fixedSections open the instructions, in the sheet's order.
+var fixedSections = []string{SectionBaseRole, SectionDisclaimer, SectionConceptCapture, SectionRequestContext}
+
+// profileSections close the instructions, in the sheet's order.
+var profileSections = []string{SectionJurisdiction, SectionProfile}
+
+// systemSections are the sections of the instructions; every sheet must
 // have each of them (a sheet can render one empty to leave it out).
-var systemSections = []string{
-	SectionBaseRole, SectionJurisdiction, SectionProfile, SectionDisclaimer,
-	SectionConversationContext, SectionGraphFacts, SectionConceptCapture, SectionRequestContext,
-}
+var systemSections = slices.Concat(fixedSections, profileSections)
+
+// turnSections render, fenced, the user message that carries what changes
+// every turn; they see Data like the system sections.
+var turnSections = []string{SectionConversationContext, SectionGraphFacts}
 
 // messageSections render one message each.
-var messageSections = []string{SectionSuppliedContext, SectionClientHistory, SectionHistory, SectionQuestion}
+var messageSections = []string{SectionUserProfile, SectionSuppliedContext, SectionClientHistory, SectionHistory, SectionQuestion}
 
-// Data is what the system sections of a sheet see.
+// Data is what the system and turn sections of a sheet see.
 type Data struct {
 	AgentID       string
 	Jurisdictions []string
-	PersonaType   string
+	// PersonaType is a persona code (conversation.PersonaCodes), never free
+	// text: a persona the user wrote goes in Input.PersonaNote, as data.
+	PersonaType string
 	// Concepts already in scope in this conversation.
 	Concepts []ConceptLine
 	// Facts are the rules graph's facts for the concepts in scope.
@@ -147,8 +167,9 @@ func (f FactLine) Text() string {
 	return b.String()
 }
 
-// fenceTags are the tags that fence data that is not ours.
-var fenceTags = regexp.MustCompile(`(?i)<\s*/?\s*(supplied_context|client_history)\b[^>]*>`)
+// fenceTags are the tags that fence data that is not ours, written with
+// any of the angle brackets that look alike, or as HTML entities.
+var fenceTags = regexp.MustCompile(`(?i)(?:[<\x{FF1C}\x{FE64}\x{2039}\x{3008}\x{27E8}]|&lt;)\s*/?\s*(user_profile|supplied_context|client_history|conversation_context|graph_facts)\b\s*/?\s*(?:[>\x{FF1E}\x{FE65}\x{203A}\x{3009}\x{27E9}]|&gt;)?`)
 
 // fence neutralises our fence tags inside untrusted text, so the text
 // cannot close its fence and speak outside it.
@@ -163,4 +184,33 @@ func fenced(items []SuppliedLine) []SuppliedLine {
 		out[i] = it
 	}
 	return out
+}
+
+// fencedTurnData is d with every text that came from the graph or from an
+// earlier turn's capture neutralised; codes and dates are ours.
+func fencedTurnData(d Data) Data {
+	concepts := make([]ConceptLine, len(d.Concepts))
+	for i, c := range d.Concepts {
+		concepts[i] = ConceptLine{ID: fence(c.ID), Label: fence(c.Label), Jurisdiction: fence(c.Jurisdiction), Definition: fence(c.Definition)}
+	}
+	groups := make([]FactGroup, len(d.Facts))
+	for i, g := range d.Facts {
+		facts := make([]FactLine, len(g.Facts))
+		for j, f := range g.Facts {
+			facts[j] = fencedFact(f)
+		}
+		groups[i] = FactGroup{ConceptID: fence(g.ConceptID), Concept: fence(g.Concept), Facts: facts}
+	}
+	d.Concepts, d.Facts = concepts, groups
+	return d
+}
+
+func fencedFact(f FactLine) FactLine {
+	f.NodeID, f.Kind, f.Label, f.Value = fence(f.NodeID), fence(f.Kind), fence(f.Label), fence(f.Value)
+	sources := make([]string, len(f.Sources))
+	for i, s := range f.Sources {
+		sources[i] = fence(s)
+	}
+	f.Sources = sources
+	return f
 }

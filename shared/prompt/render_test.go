@@ -96,6 +96,7 @@ func messageData() map[string][]any {
 		SectionClientHistory: {ClientHistoryData{}, ClientHistoryData{Messages: messages}},
 		SectionHistory:       history,
 		SectionQuestion:      history,
+		SectionUserProfile:   history,
 	}
 }
 
@@ -105,7 +106,7 @@ func TestRendererMatchesTextTemplateOnTheEmbeddedSheet(t *testing.T) {
 		t.Fatal(err)
 	}
 	names, err := fs.Glob(sub, "*.tmpl")
-	if err != nil || len(names) != len(systemSections)+len(messageSections) {
+	if err != nil || len(names) != len(systemSections)+len(turnSections)+len(messageSections) {
 		t.Fatalf("sheet files %v, %v", names, err)
 	}
 	messages := messageData()

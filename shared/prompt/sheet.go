@@ -1,7 +1,9 @@
 package prompt
 
 import (
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"os"
@@ -22,9 +24,15 @@ const embeddedDir = "sheets/default"
 // Sheet is a parsed, validated prompt sheet.
 type Sheet struct {
 	source string
-	// order lists the system sections in output order.
-	order     []string
+	// order lists the system sections in output order: the fixed ones, then
+	// the profile ones, each group in the sheet's order.
+	order []string
+	// turnOrder lists the turn sections in the sheet's order.
+	turnOrder []string
 	templates map[string]*sheetTemplate
+	// fingerprint identifies the sheet's text: two sheets with the same
+	// files have the same fingerprint.
+	fingerprint string
 }
 
 // sheetFile is "NN_section.tmpl": NN orders the system prompt.
@@ -76,12 +84,27 @@ type sheetEntry struct {
 	file     string
 }
 
+// sectionOrder lists the sections of each group in turn, each group in the
+// sheet's order: the fixed sections open the instructions whatever their
+// numbers, so the instructions' opening is the same for every conversation.
+func sectionOrder(entries []sheetEntry, groups ...[]string) []string {
+	var out []string
+	for _, group := range groups {
+		for _, e := range entries {
+			if slices.Contains(group, e.section) {
+				out = append(out, e.section)
+			}
+		}
+	}
+	return out
+}
+
 func parseSheet(fsys fs.FS, source string) (*Sheet, error) {
 	names, err := fs.Glob(fsys, "*.tmpl")
 	if err != nil {
 		return nil, fmt.Errorf("prompt sheet %s: %w", source, err)
 	}
-	known := slices.Concat(systemSections, messageSections)
+	known := slices.Concat(systemSections, turnSections, messageSections)
 	var entries []sheetEntry
 	seen := map[string]string{}
 	for _, name := range names {
@@ -112,11 +135,14 @@ func parseSheet(fsys fs.FS, source string) (*Sheet, error) {
 	sort.SliceStable(entries, func(i, j int) bool { return entries[i].position < entries[j].position })
 
 	s := &Sheet{source: source, templates: map[string]*sheetTemplate{}}
+	digest := sha256.New()
 	for _, e := range entries {
 		raw, err := fs.ReadFile(fsys, e.file)
 		if err != nil {
 			return nil, fmt.Errorf("prompt sheet %s: %w", source, err)
 		}
+		fmt.Fprintf(digest, "%s\x00%d\x00", e.file, len(raw))
+		digest.Write(raw)
 		// The template is named after its file, so parse and execution
 		// errors read "20_jurisdiction.tmpl:3: ...".
 		t, err := parseTemplate(e.file, string(raw))
@@ -124,10 +150,9 @@ func parseSheet(fsys fs.FS, source string) (*Sheet, error) {
 			return nil, fmt.Errorf("prompt sheet %s: %w", source, err)
 		}
 		s.templates[e.section] = t
-		if slices.Contains(systemSections, e.section) {
-			s.order = append(s.order, e.section)
-		}
 	}
+	s.fingerprint = hex.EncodeToString(digest.Sum(nil))
+	s.order, s.turnOrder = sectionOrder(entries, fixedSections, profileSections), sectionOrder(entries, turnSections)
 	if err := s.validate(); err != nil {
 		return nil, fmt.Errorf("prompt sheet %s: %w", source, err)
 	}
@@ -145,6 +170,7 @@ func (s *Sheet) validate() error {
 		CaptureConcepts: true, RequestContext: true,
 	}
 	messages := map[string]any{
+		SectionUserProfile:     MessageData{Role: "user", Text: "t"},
 		SectionSuppliedContext: SuppliedData{Items: []SuppliedLine{{Key: "k", Kind: "text", Content: "c", Truncated: true}}},
 		SectionClientHistory:   ClientHistoryData{Messages: []MessageData{{Role: "user", Text: "t"}}},
 		SectionHistory:         MessageData{Role: "user", Text: "t"},
@@ -152,7 +178,7 @@ func (s *Sheet) validate() error {
 	}
 	var errs []error
 	for _, data := range []Data{sample, {}} {
-		for _, section := range s.order {
+		for _, section := range slices.Concat(s.order, s.turnOrder) {
 			if _, err := s.Render(section, data); err != nil {
 				errs = append(errs, err)
 			}
@@ -172,10 +198,13 @@ func (s *Sheet) validate() error {
 // Source names where the sheet came from (a directory, or the embedded one).
 func (s *Sheet) Source() string { return s.source }
 
-// Order lists the system prompt's sections in the sheet's order.
+// Order lists the system prompt's sections in output order.
 func (s *Sheet) Order() []string { return slices.Clone(s.order) }
 
-// Render renders one system section, trimmed; "" means leave it out.
+// Fingerprint identifies the sheet's text (a SHA-256 of its files, hex).
+func (s *Sheet) Fingerprint() string { return s.fingerprint }
+
+// Render renders one system or turn section, trimmed; "" means leave it out.
 func (s *Sheet) Render(section string, d Data) (string, error) {
 	return s.execute(section, d)
 }
@@ -215,6 +244,28 @@ func (s *Sheet) System(d Data) ([]Rendered, error) {
 	out := make([]Rendered, 0, len(s.order))
 	data := reflect.ValueOf(d) // boxed once for every section
 	for _, section := range s.order {
+		text, err := s.executeValue(section, data)
+		if err != nil {
+			return nil, err
+		}
+		if text != "" {
+			out = append(out, Rendered{Name: section, Text: text})
+		}
+	}
+	return out, nil
+}
+
+// turnSection renders one turn section, fenced.
+func (s *Sheet) turnSection(section string, d Data) (string, error) {
+	return s.executeValue(section, reflect.ValueOf(fencedTurnData(d)))
+}
+
+// TurnContext renders the turn sections, in the sheet's order and fenced,
+// leaving out empty ones: the user message of what changes every turn.
+func (s *Sheet) TurnContext(d Data) ([]Rendered, error) {
+	data := reflect.ValueOf(fencedTurnData(d))
+	var out []Rendered
+	for _, section := range s.turnOrder {
 		text, err := s.executeValue(section, data)
 		if err != nil {
 			return nil, err

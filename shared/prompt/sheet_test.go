@@ -36,37 +36,51 @@ func copyDefaultSheet(t *testing.T) string {
 
 func TestDefaultSheetRendersSeedWording(t *testing.T) {
 	s := prompt.DefaultSheet()
-	want := []string{"base_role", "jurisdiction", "profile", "disclaimer", "conversation_context", "graph_facts", "concept_capture", "request_context"}
+	want := []string{"base_role", "disclaimer", "concept_capture", "request_context", "jurisdiction", "profile"}
 	if !slices.Equal(s.Order(), want) {
 		t.Fatalf("order = %v", s.Order())
 	}
-	sections, err := s.System(prompt.Data{
+	data := prompt.Data{
 		AgentID: "a1", Jurisdictions: []string{"IE", "UK"},
 		Concepts: []prompt.ConceptLine{{Label: "Value-Added Tax", Jurisdiction: "IE", Definition: "a consumption tax"}},
 		Facts: []prompt.FactGroup{{ConceptID: "TAX:IE:VAT", Concept: "Value-Added Tax", Facts: []prompt.FactLine{{
 			NodeID: "TAX:IE:VAT:RATE:STANDARD", Kind: "Rate", Label: "Irish VAT standard rate", Value: "percent: 23",
 			Sources: []string{"https://www.revenue.ie/en/vat/vat-rates/index.aspx"}, LastVerified: time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC)}}}},
 		CaptureConcepts: true,
-	})
+	}
+	sections, err := s.System(data)
 	if err != nil {
 		t.Fatal(err)
 	}
 	system := prompt.Join(sections)
 	for _, text := range []string{
-		"In this conversation, the following regulatory concepts are already in scope:\n- Value-Added Tax (IE) – a consumption tax\nWhere relevant, prefer grounded explanations that reuse these concepts.",
 		"you must call the `capture_concepts` tool once per turn",
 		"usually 1–5 per turn",
 		"The user's jurisdictions: IE, UK.",
-		"Value-Added Tax:\n- Rate: Irish VAT standard rate (percent: 23); source: https://www.revenue.ie/en/vat/vat-rates/index.aspx; last verified 2026-01-05 [TAX:IE:VAT:RATE:STANDARD]",
 	} {
 		if !strings.Contains(system, text) {
 			t.Errorf("system prompt lacks %q:\n%s", text, system)
 		}
 	}
+	if strings.Contains(system, "Value-Added Tax") || strings.Contains(system, "revenue.ie") {
+		t.Errorf("graph text in the system prompt:\n%s", system)
+	}
 	// Empty sections are left out: no profile, no request_context.
 	for _, r := range sections {
 		if r.Name == "profile" || r.Name == "request_context" {
 			t.Errorf("empty section %s rendered: %q", r.Name, r.Text)
+		}
+	}
+	turn, err := s.TurnContext(data)
+	if err != nil || len(turn) != 2 {
+		t.Fatalf("turn context = %+v, %v", turn, err)
+	}
+	for _, text := range []string{
+		"<conversation_context>\n- Value-Added Tax (IE) – a consumption tax\n</conversation_context>",
+		"<graph_facts>\nValue-Added Tax:\n- Rate: Irish VAT standard rate (percent: 23); source: https://www.revenue.ie/en/vat/vat-rates/index.aspx; last verified 2026-01-05 [TAX:IE:VAT:RATE:STANDARD]\n</graph_facts>",
+	} {
+		if !strings.Contains(prompt.Join(turn), text) {
+			t.Errorf("turn context lacks %q:\n%s", text, prompt.Join(turn))
 		}
 	}
 	if q, err := s.RenderMessage(prompt.SectionQuestion, prompt.MessageData{Role: "user", Text: "What is VAT?"}); err != nil || q != "What is VAT?" {
@@ -77,7 +91,7 @@ func TestDefaultSheetRendersSeedWording(t *testing.T) {
 func TestSheetDirectoryOverridesOrderAndWording(t *testing.T) {
 	dir := copyDefaultSheet(t)
 	// Move the disclaimer first and reword it.
-	if err := os.Remove(filepath.Join(dir, "40_disclaimer.tmpl")); err != nil {
+	if err := os.Remove(filepath.Join(dir, "20_disclaimer.tmpl")); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "05_disclaimer.tmpl"), []byte("Not advice."), 0o644); err != nil {
@@ -94,6 +108,17 @@ func TestSheetDirectoryOverridesOrderAndWording(t *testing.T) {
 	if sections[0].Name != "disclaimer" || sections[0].Text != "Not advice." {
 		t.Fatalf("first section = %+v", sections[0])
 	}
+	// A profile section numbered first still follows the fixed sections:
+	// the instructions' opening is the same for every conversation.
+	if err := os.Rename(filepath.Join(dir, "50_jurisdiction.tmpl"), filepath.Join(dir, "01_jurisdiction.tmpl")); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = prompt.LoadSheet(dir); err != nil {
+		t.Fatal(err)
+	}
+	if order := s.Order(); order[0] != "disclaimer" || order[len(order)-2] != "jurisdiction" {
+		t.Fatalf("order = %v", order)
+	}
 }
 
 func TestBadSheetFailsWithFileAndLine(t *testing.T) {
@@ -103,26 +128,26 @@ func TestBadSheetFailsWithFileAndLine(t *testing.T) {
 		wants []string
 	}{
 		{"parse error", func(dir string) error {
-			return os.WriteFile(filepath.Join(dir, "20_jurisdiction.tmpl"), []byte("line one\nline two {{if .Jurisdictions}\n"), 0o644)
-		}, []string{"20_jurisdiction.tmpl:2:"}},
+			return os.WriteFile(filepath.Join(dir, "50_jurisdiction.tmpl"), []byte("line one\nline two {{if .Jurisdictions}\n"), 0o644)
+		}, []string{"50_jurisdiction.tmpl:2:"}},
 		{"unknown field", func(dir string) error {
-			return os.WriteFile(filepath.Join(dir, "30_profile.tmpl"), []byte("Profile:\n{{.Persona}}\n"), 0o644)
-		}, []string{"30_profile.tmpl:2:", "Persona"}},
+			return os.WriteFile(filepath.Join(dir, "55_profile.tmpl"), []byte("Profile:\n{{.Persona}}\n"), 0o644)
+		}, []string{"55_profile.tmpl:2:", "Persona"}},
 		{"unknown field in a nested range", func(dir string) error {
-			return os.WriteFile(filepath.Join(dir, "55_graph_facts.tmpl"), []byte("Facts:\n{{range .Facts}}\n{{range .Facts}}{{.Sauce}}{{end}}{{end}}\n"), 0o644)
-		}, []string{"55_graph_facts.tmpl:3:", "can't evaluate field Sauce in type prompt.FactLine"}},
+			return os.WriteFile(filepath.Join(dir, "80_graph_facts.tmpl"), []byte("Facts:\n{{range .Facts}}\n{{range .Facts}}{{.Sauce}}{{end}}{{end}}\n"), 0o644)
+		}, []string{"80_graph_facts.tmpl:3:", "can't evaluate field Sauce in type prompt.FactLine"}},
 		{"method that sheets cannot call", func(dir string) error {
-			return os.WriteFile(filepath.Join(dir, "55_graph_facts.tmpl"), []byte("{{range .Facts}}{{range .Facts}}\n{{.LastVerified.Year}}{{end}}{{end}}"), 0o644)
-		}, []string{"55_graph_facts.tmpl:2:", "can't evaluate field Year in type time.Time"}},
+			return os.WriteFile(filepath.Join(dir, "80_graph_facts.tmpl"), []byte("{{range .Facts}}{{range .Facts}}\n{{.LastVerified.Year}}{{end}}{{end}}"), 0o644)
+		}, []string{"80_graph_facts.tmpl:2:", "can't evaluate field Year in type time.Time"}},
 		{"unexported field", func(dir string) error {
-			return os.WriteFile(filepath.Join(dir, "60_supplied_context.tmpl"), []byte("{{range .Items}}{{.id}}{{end}}"), 0o644)
-		}, []string{"60_supplied_context.tmpl:1:", "id is an unexported field"}},
+			return os.WriteFile(filepath.Join(dir, "65_supplied_context.tmpl"), []byte("{{range .Items}}{{.id}}{{end}}"), 0o644)
+		}, []string{"65_supplied_context.tmpl:1:", "id is an unexported field"}},
 		{"unsupported action", func(dir string) error {
-			return os.WriteFile(filepath.Join(dir, "20_jurisdiction.tmpl"), []byte("{{- if .Jurisdictions -}}\nThe user's jurisdictions:\n{{$x := .}}\n{{- end -}}\n"), 0o644)
-		}, []string{`20_jurisdiction.tmpl:3: unsupported action "{{$x := .}}" (prompt sheets support`}},
+			return os.WriteFile(filepath.Join(dir, "50_jurisdiction.tmpl"), []byte("{{- if .Jurisdictions -}}\nThe user's jurisdictions:\n{{$x := .}}\n{{- end -}}\n"), 0o644)
+		}, []string{`50_jurisdiction.tmpl:3: unsupported action "{{$x := .}}" (prompt sheets support`}},
 		{"pipeline", func(dir string) error {
-			return os.WriteFile(filepath.Join(dir, "30_profile.tmpl"), []byte("\n{{.PersonaType | printf \"%q\"}}"), 0o644)
-		}, []string{`30_profile.tmpl:2: unsupported action "{{.PersonaType | printf \"%q\"}}"`}},
+			return os.WriteFile(filepath.Join(dir, "55_profile.tmpl"), []byte("\n{{.PersonaType | printf \"%q\"}}"), 0o644)
+		}, []string{`55_profile.tmpl:2: unsupported action "{{.PersonaType | printf \"%q\"}}"`}},
 		{"template definition", func(dir string) error {
 			return os.WriteFile(filepath.Join(dir, "10_base_role.tmpl"), []byte(`{{define "role"}}x{{end}}`), 0o644)
 		}, []string{`10_base_role.tmpl:1: unsupported action "{{define \"role\"}}"`}},
@@ -134,7 +159,7 @@ func TestBadSheetFailsWithFileAndLine(t *testing.T) {
 		}, []string{"55_suplied_context.tmpl", `unknown section "suplied_context"`}},
 		{"duplicate section", func(dir string) error {
 			return os.WriteFile(filepath.Join(dir, "99_history.tmpl"), []byte("x"), 0o644)
-		}, []string{"90_history.tmpl", "99_history.tmpl"}},
+		}, []string{"75_history.tmpl", "99_history.tmpl"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

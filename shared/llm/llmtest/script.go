@@ -153,8 +153,9 @@ type Script struct {
 	ErrorMessage string
 	// DeltaDelay is waited before every delta event (0: none).
 	DeltaDelay time.Duration
-	// Usage overrides the reported usage; nil derives it from the request
-	// size and the number of deltas.
+	// Usage overrides the reported usage; nil reports the request's own
+	// token count, the part of it cached by the documented rule (cache.go)
+	// and the number of deltas.
 	Usage *Usage
 	// ResponseModel overrides the model echoed in events (default: the
 	// request's model).

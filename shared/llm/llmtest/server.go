@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"regintel/shared/llm"
 )
@@ -49,6 +50,17 @@ type RecordedRequest struct {
 	Stream       bool
 	IncludeUsage bool // Chat: stream_options.include_usage
 	Temperature  *float64
+	// PromptCacheKey and PromptCacheRetention are prompt_cache_key and
+	// prompt_cache_retention as sent.
+	PromptCacheKey       string
+	PromptCacheRetention string
+	// InputTokens is the prompt's length in the model's own tokens, and
+	// CachedTokens the part of it served from cache (cache.go); both are
+	// reported in the usage unless the script overrides it.
+	InputTokens  int
+	CachedTokens int
+	// rawTools are the tools exactly as sent.
+	rawTools []json.RawMessage
 }
 
 // LastUserMessage is the content of the last user message ("" if none).
@@ -79,6 +91,8 @@ type Server struct {
 
 	tb testing.TB // reports script errors; nil outside tests
 
+	cache *promptCache
+
 	mu            sync.Mutex
 	requests      []RecordedRequest
 	queue         []Script
@@ -105,7 +119,7 @@ func NewServer(tb testing.TB) *Server {
 
 // NewUnstartedServer builds a server for use outside tests (call Start, then Close).
 func NewUnstartedServer() *Server {
-	srv := &Server{defaultScript: TextScript(DefaultAnswer)}
+	srv := &Server{defaultScript: TextScript(DefaultAnswer), cache: newPromptCache()}
 	srv.httpServer = httptest.NewUnstartedServer(http.HandlerFunc(srv.serveHTTP))
 	return srv
 }
@@ -156,6 +170,13 @@ func (s *Server) SetToolsRefused(refused bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.toolsRefused = refused
+}
+
+// SetClock replaces the clock the prompt cache ages prompts by.
+func (s *Server) SetClock(now func() time.Time) {
+	s.cache.mu.Lock()
+	defer s.cache.mu.Unlock()
+	s.cache.now = now
 }
 
 // Requests returns a copy of every request received so far, in arrival order.
@@ -215,6 +236,9 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, refusal)
 		return
 	}
+	tokens := promptTokens(rec.Model, rec.rawTools, rec.System, rec.Messages)
+	rec.InputTokens = len(tokens)
+	rec.CachedTokens = s.cache.serve(cacheScope(rec), rec.PromptCacheRetention, tokens)
 	script := s.record(&rec)
 	if err := script.Validate(); err != nil {
 		if s.tb != nil {
@@ -332,11 +356,14 @@ func decodeRequest(protocol Protocol, body []byte) (rec RecordedRequest, loopErr
 		StreamOptions *struct {
 			IncludeUsage bool `json:"include_usage"`
 		} `json:"stream_options"`
+		PromptCacheKey       string `json:"prompt_cache_key"`
+		PromptCacheRetention string `json:"prompt_cache_retention"`
 	}
 	if err := json.Unmarshal(body, &raw); err != nil {
 		return rec, nil, fmt.Errorf("request body is not JSON: %v", err)
 	}
 	rec.Model, rec.Stream, rec.Temperature = raw.Model, raw.Stream, raw.Temperature
+	rec.PromptCacheKey, rec.PromptCacheRetention, rec.rawTools = raw.PromptCacheKey, raw.PromptCacheRetention, raw.Tools
 	if raw.StreamOptions != nil {
 		rec.IncludeUsage = raw.StreamOptions.IncludeUsage
 	}

@@ -111,7 +111,7 @@ func (p *streamPlayer) usage() Usage {
 	if p.script.Usage != nil {
 		return *p.script.Usage
 	}
-	return Usage{InputTokens: len(p.rec.Body)/4 + 1, OutputTokens: p.deltas}
+	return Usage{InputTokens: p.rec.InputTokens, CachedInputTokens: p.rec.CachedTokens, OutputTokens: p.deltas}
 }
 
 // ---- Responses API ----

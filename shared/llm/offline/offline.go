@@ -233,7 +233,7 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) (<-chan llm.Chun
 			}
 			outputTokens = len(concepts) * 20
 		} else {
-			words := strings.SplitAfter(Answer(concepts)+groundedFacts(req.System), " ")
+			words := strings.SplitAfter(Answer(concepts)+groundedFacts(req.Messages), " ")
 			for _, word := range words {
 				if !s.send(llm.Chunk{Type: llm.ChunkText, Delta: word}) {
 					s.cancelled()
@@ -330,18 +330,20 @@ func Answer(concepts []Concept) string {
 const maxQuotedFacts = 6
 
 // groundedFacts repeats the rules graph's facts that the prompt gave the
-// model (the lines of the facts section), so a local run shows what a real
-// model would have been grounded in.
-func groundedFacts(system string) string {
-	_, section, found := strings.Cut(system, "Facts from the rules graph")
-	if !found {
-		return ""
-	}
-	section, _, _ = strings.Cut(section, "\n\n")
+// model (the lines of its fenced <graph_facts> messages, newest first), so
+// a local run shows what a real model would have been grounded in.
+func groundedFacts(messages []llm.Message) string {
 	var facts []string
-	for _, line := range strings.Split(section, "\n") {
-		if strings.HasPrefix(line, "- ") && len(facts) < maxQuotedFacts {
-			facts = append(facts, strings.TrimPrefix(line, "- "))
+	for i := len(messages) - 1; i >= 0 && len(facts) < maxQuotedFacts; i-- {
+		_, section, found := strings.Cut(messages[i].Content, "<graph_facts>\n")
+		if messages[i].Role != llm.RoleUser || !found {
+			continue
+		}
+		section, _, _ = strings.Cut(section, "</graph_facts>")
+		for _, line := range strings.Split(section, "\n") {
+			if strings.HasPrefix(line, "- ") && len(facts) < maxQuotedFacts {
+				facts = append(facts, strings.TrimPrefix(line, "- "))
+			}
 		}
 	}
 	if len(facts) == 0 {

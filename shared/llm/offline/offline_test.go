@@ -214,8 +214,10 @@ func mustStreamCtx(t *testing.T, ctx context.Context, p *Provider, req llm.Reque
 
 // The offline answer repeats the graph's facts that the prompt carried.
 func TestAnswerQuotesTheGraphFactsOfThePrompt(t *testing.T) {
-	system := "You are...\n\nFacts from the rules graph (official sources):\nValue-Added Tax:\n- Rate: Irish VAT standard rate (percent: 23); source: https://www.revenue.ie/ [TAX:IE:VAT:RATE:STANDARD]\n\nIn addition..."
-	chunks, err := New(Config{}).Stream(context.Background(), llm.Request{System: system, Messages: []llm.Message{{Role: llm.RoleUser, Content: "What is the VAT rate?"}}})
+	facts := "Facts from the rules graph for this question...\n<graph_facts>\nValue-Added Tax:\n- Rate: Irish VAT standard rate (percent: 23); source: https://www.revenue.ie/ [TAX:IE:VAT:RATE:STANDARD]\n</graph_facts>"
+	concepts := "<conversation_context>\n- In addition to VAT\n</conversation_context>"
+	chunks, err := New(Config{}).Stream(context.Background(), llm.Request{System: "You are...", Messages: []llm.Message{
+		{Role: llm.RoleUser, Content: facts}, {Role: llm.RoleUser, Content: concepts}, {Role: llm.RoleUser, Content: "What is the VAT rate?"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

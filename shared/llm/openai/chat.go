@@ -61,6 +61,10 @@ func (p *Chat) params(req llm.Request) openaisdk.ChatCompletionNewParams {
 	if req.Temperature >= 0 {
 		params.Temperature = param.NewOpt(req.Temperature)
 	}
+	if req.CacheKey != "" {
+		params.PromptCacheKey = param.NewOpt(req.CacheKey)
+	}
+	params.PromptCacheRetention = openaisdk.ChatCompletionNewParamsPromptCacheRetention(p.cfg.PromptCacheRetention)
 	for _, tool := range req.Tools {
 		def := shared.FunctionDefinitionParam{Name: tool.Name, Parameters: shared.FunctionParameters(tool.Parameters)}
 		if tool.Description != "" {

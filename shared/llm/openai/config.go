@@ -60,6 +60,10 @@ type Config struct {
 	// DisableStreamUsage stops the Chat provider asking for
 	// stream_options.include_usage, for servers that reject it.
 	DisableStreamUsage bool
+	// PromptCacheRetention is sent as prompt_cache_retention: "in_memory"
+	// or "24h" (extended caching, on the models that offer it); "" leaves
+	// the provider's default.
+	PromptCacheRetention string
 	// Logger receives warnings (never prompt text or keys). Default slog.Default().
 	Logger *slog.Logger
 }

@@ -77,6 +77,10 @@ func (p *Responses) params(req llm.Request) responses.ResponseNewParams {
 	if req.Temperature >= 0 {
 		params.Temperature = param.NewOpt(req.Temperature)
 	}
+	if req.CacheKey != "" {
+		params.PromptCacheKey = param.NewOpt(req.CacheKey)
+	}
+	params.PromptCacheRetention = responses.ResponseNewParamsPromptCacheRetention(p.cfg.PromptCacheRetention)
 	params.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: responsesInput(req.Messages)}
 	for _, tool := range req.Tools {
 		// strict=false: the capture_concepts schema has optional properties,
