@@ -51,6 +51,8 @@ type record struct {
 	supplied []conversation.SuppliedItem
 	// lease is the running turn's, nil when none was taken or it was given back.
 	lease *turnLease
+	// stream is the latest recorded turn stream (streams.go), nil until one.
+	stream *recordedStream
 }
 
 type turnLease struct {

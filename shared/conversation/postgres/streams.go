@@ -1,0 +1,197 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"regintel/shared/conversation"
+)
+
+var _ conversation.Streams = (*Store)(nil)
+
+// A running turn writes its stream in one batch per AppendStream: the
+// events, the answer so far and the read of the stop flag. Readers poll
+// with one batch per ReadStream.
+
+// startRecording clears the conversation's earlier recorded events and
+// points its stream row at turn $3, with no stop asked.
+const (
+	clearRecordedEvents = `
+DELETE FROM turn_stream_events WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid` + ofOwnedConversation
+	startRecording = `
+INSERT INTO turn_streams AS s (tenant_id, conversation_id, owner_id, turn_number)
+VALUES ($1::uuid, $2::uuid, '', $3::integer)
+ON CONFLICT (tenant_id, conversation_id) DO UPDATE
+SET turn_number = EXCLUDED.turn_number, stop_requested = false, updated_at = now()`
+)
+
+// appendEvents inserts the events ($4 seqs, $5 names, $6 data) of turn $3
+// if it is the one being recorded.
+const appendEvents = `
+INSERT INTO turn_stream_events (tenant_id, conversation_id, owner_id, turn_number, seq, name, data)
+SELECT s.tenant_id, s.conversation_id, '', s.turn_number, e.seq, e.name, e.data
+FROM turn_streams s, unnest($4::integer[], $5::text[], $6::text[]) AS e(seq, name, data)
+WHERE s.tenant_id = $1::uuid AND s.conversation_id = $2::uuid AND s.turn_number = $3::integer
+  AND s.owner_id = regintel_scope_owner()`
+
+// updateAnswerSoFar stores the streaming turn's answer so far.
+const updateAnswerSoFar = `
+UPDATE conversation_turns SET assistant_text = $4
+WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid AND turn_number = $3::integer
+  AND status = 'streaming'` + ofOwnedConversation
+
+const selectStopRequested = `
+SELECT stop_requested FROM turn_streams
+WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid AND turn_number = $3::integer` + ofOwnedConversation
+
+// AppendStream stores b and reads the stop flag in one batch.
+func (s *Store) AppendStream(ctx context.Context, tenantID, conversationID string, b conversation.StreamBatch) (bool, error) {
+	sc, err := scope(ctx, tenantID, conversationID)
+	if err != nil {
+		return false, err
+	}
+	batch := sc.newBatch()
+	if len(b.Events) > 0 && b.Events[0].Seq == 0 {
+		batch.Queue(clearRecordedEvents, tenantID, conversationID)
+		batch.Queue(startRecording, tenantID, conversationID, b.TurnNumber)
+	}
+	if len(b.Events) > 0 {
+		seqs, names, data := make([]int32, len(b.Events)), make([]string, len(b.Events)), make([]string, len(b.Events))
+		for i, ev := range b.Events {
+			seqs[i], names[i], data[i] = int32(ev.Seq), ev.Name, string(ev.Data)
+		}
+		batch.Queue(appendEvents, tenantID, conversationID, b.TurnNumber, seqs, names, data)
+	}
+	if b.AnswerSoFar != nil {
+		batch.Queue(updateAnswerSoFar, tenantID, conversationID, b.TurnNumber, *b.AnswerSoFar)
+	}
+	batch.Queue(selectStopRequested, tenantID, conversationID, b.TurnNumber)
+	results, err := send(ctx, s.pool, batch)
+	if err != nil {
+		return false, fmt.Errorf("append stream: %w", err)
+	}
+	defer results.Close()
+	return readAppended(results, b)
+}
+
+// readAppended reads what AppendStream queued, in order.
+func readAppended(results pgx.BatchResults, b conversation.StreamBatch) (bool, error) {
+	if len(b.Events) > 0 && b.Events[0].Seq == 0 {
+		if _, err := results.Exec(); err != nil {
+			return false, fmt.Errorf("append stream: clear: %w", err)
+		}
+		if _, err := results.Exec(); err != nil {
+			return false, fmt.Errorf("append stream: start: %w", err)
+		}
+	}
+	if len(b.Events) > 0 {
+		tag, err := results.Exec()
+		if err != nil {
+			return false, fmt.Errorf("append stream: events: %w", err)
+		}
+		if tag.RowsAffected() != int64(len(b.Events)) {
+			return false, fmt.Errorf("append stream: turn %d is not being recorded", b.TurnNumber)
+		}
+	}
+	if b.AnswerSoFar != nil {
+		if _, err := results.Exec(); err != nil {
+			return false, fmt.Errorf("append stream: answer: %w", err)
+		}
+	}
+	var stop bool
+	if err := results.QueryRow().Scan(&stop); err != nil {
+		return false, fmt.Errorf("append stream: stop flag: %w", err)
+	}
+	return stop, results.Close()
+}
+
+// readRecorded reads the recorded turn, whether it runs (still streaming,
+// its conversation's lease held), and whether the conversation is the
+// caller's at all (no row).
+const readRecorded = `
+SELECT coalesce(s.turn_number, 0),
+       coalesce(t.status = 'streaming' AND c.turn_lease_until > now(), false)
+FROM conversations c
+LEFT JOIN turn_streams s ON s.tenant_id = c.tenant_id AND s.conversation_id = c.id
+LEFT JOIN conversation_turns t ON t.tenant_id = c.tenant_id AND t.conversation_id = c.id AND t.turn_number = s.turn_number
+WHERE c.tenant_id = $1::uuid AND c.id = $2::uuid AND ` + ownedConversation
+
+const selectRecordedEvents = `
+SELECT seq, name, data FROM turn_stream_events
+WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid AND seq > $3::integer` + ofOwnedConversation + `
+ORDER BY seq`
+
+// ReadStream reads the recorded turn and then its events, in one batch:
+// events written after the turn was read are read too, never the reverse.
+func (s *Store) ReadStream(ctx context.Context, tenantID, conversationID string, afterSeq int) (conversation.TurnStream, error) {
+	sc, err := scope(ctx, tenantID, conversationID)
+	if err != nil {
+		return conversation.TurnStream{}, err
+	}
+	batch := sc.newBatch()
+	batch.Queue(readRecorded, tenantID, conversationID)
+	batch.Queue(selectRecordedEvents, tenantID, conversationID, afterSeq)
+	results, err := send(ctx, s.pool, batch)
+	if err != nil {
+		return conversation.TurnStream{}, fmt.Errorf("read stream: %w", err)
+	}
+	defer results.Close()
+	var out conversation.TurnStream
+	switch err := results.QueryRow().Scan(&out.TurnNumber, &out.Running); {
+	case errors.Is(err, pgx.ErrNoRows):
+		return conversation.TurnStream{}, conversation.ErrNotFound
+	case err != nil:
+		return conversation.TurnStream{}, fmt.Errorf("read stream: %w", err)
+	}
+	rows, err := results.Query()
+	if err != nil {
+		return conversation.TurnStream{}, fmt.Errorf("read stream events: %w", err)
+	}
+	out.Events, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (conversation.StreamEvent, error) {
+		var ev conversation.StreamEvent
+		var data string
+		err := row.Scan(&ev.Seq, &ev.Name, &data)
+		ev.Data = []byte(data)
+		return ev, err
+	})
+	if err != nil {
+		return conversation.TurnStream{}, fmt.Errorf("read stream events: %w", err)
+	}
+	return out, results.Close()
+}
+
+// stopRunning sets the stop flag of the recorded turn if it runs.
+const stopRunning = `
+UPDATE turn_streams s SET stop_requested = true, updated_at = now()
+FROM conversations c, conversation_turns t
+WHERE s.tenant_id = $1::uuid AND s.conversation_id = $2::uuid AND s.owner_id = regintel_scope_owner()
+  AND c.tenant_id = s.tenant_id AND c.id = s.conversation_id AND c.turn_lease_until > now()
+  AND t.tenant_id = s.tenant_id AND t.conversation_id = s.conversation_id AND t.turn_number = s.turn_number
+  AND t.status = 'streaming'
+RETURNING 1`
+
+// StopStream sets the stop flag; a conversation that is not the caller's
+// costs a second round trip to tell ErrNotFound from no running turn.
+func (s *Store) StopStream(ctx context.Context, tenantID, conversationID string) (bool, error) {
+	sc, err := scope(ctx, tenantID, conversationID)
+	if err != nil {
+		return false, err
+	}
+	var one int
+	switch err := sc.queryRow(ctx, s.pool, stopRunning, tenantID, conversationID).Scan(&one); {
+	case err == nil:
+		return true, nil
+	case !errors.Is(err, pgx.ErrNoRows):
+		return false, fmt.Errorf("stop stream: %w", err)
+	}
+	switch err := sc.queryRow(ctx, s.pool, conversationExists, tenantID, conversationID).Scan(&one); {
+	case errors.Is(err, pgx.ErrNoRows):
+		return false, conversation.ErrNotFound
+	case err != nil:
+		return false, fmt.Errorf("stop stream: %w", err)
+	}
+	return false, nil
+}

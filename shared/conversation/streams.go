@@ -1,0 +1,58 @@
+package conversation
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// A running turn's stream is recorded as it is written: its events go to
+// the store in batches, with the answer so far, so any instance can replay
+// the stream from its first event and follow it to its end. The client of
+// a turn may go away; the turn goes on. A stop is asked through the store,
+// and the running turn reads it back with each batch it writes.
+
+// StreamEvent is one event of a turn's stream: its place (from 0), its
+// name and its JSON data as sent.
+type StreamEvent struct {
+	Seq  int             `json:"seq"`
+	Name string          `json:"name"`
+	Data json.RawMessage `json:"data"`
+}
+
+// StreamBatch is what a running turn writes at once.
+type StreamBatch struct {
+	// TurnNumber is the turn being recorded. A batch whose first event has
+	// Seq 0 starts its recording: the conversation's earlier recorded
+	// events are dropped and no stop is asked any more.
+	TurnNumber int
+	// Events follow the ones written before, with consecutive Seqs.
+	Events []StreamEvent
+	// AnswerSoFar, when set, is stored as the turn's answer while it
+	// streams (as it may be stored).
+	AnswerSoFar *string
+}
+
+// TurnStream is the recorded stream of a conversation's latest turn.
+type TurnStream struct {
+	// TurnNumber is the recorded turn (0: nothing was recorded).
+	TurnNumber int
+	// Running: the turn is still streaming and holds its conversation.
+	Running bool
+	// Events are the ones after the Seq asked for, in order.
+	Events []StreamEvent
+}
+
+// Streams records and replays running turns' streams. Every method is
+// scoped as Store's are: a conversation of another tenant or user is
+// ErrNotFound.
+type Streams interface {
+	// AppendStream stores b and reports whether a stop of the turn was
+	// asked, in one round trip.
+	AppendStream(ctx context.Context, tenantID, conversationID string, b StreamBatch) (stop bool, err error)
+	// ReadStream returns the conversation's latest recorded stream from
+	// after afterSeq (-1: from the first event).
+	ReadStream(ctx context.Context, tenantID, conversationID string, afterSeq int) (TurnStream, error)
+	// StopStream asks the conversation's running turn to stop, and says
+	// whether one was running.
+	StopStream(ctx context.Context, tenantID, conversationID string) (bool, error)
+}
