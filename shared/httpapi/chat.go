@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"regintel/shared/chat"
+	"regintel/shared/conversation"
 )
 
 // chatBody is the POST /chat request body. Identity never comes from it.
@@ -72,14 +73,28 @@ func (a *API) prepareAndStream(w http.ResponseWriter, r *http.Request, req chat.
 		w.Header().Set(HeaderConversationID, id)
 	}
 	sse := newSSEWriter(w)
-	var sink chat.Sink = chatSink{sse}
-	if wantsUIMessageStream(r) {
-		sink = newUIStreamSink(w, sse)
-	}
+	sink := newTurnSink(w, r, sse, turn.Number())
 	sse.start()
 	stop := sse.keepAlive(r.Context(), a.keepAlive)
 	defer stop()
+	if turn.Recordable() {
+		turn.StreamRecorded(r.Context(), sink)
+		return
+	}
 	turn.Stream(r.Context(), sink)
+}
+
+// turnSink is a turn's stream in the protocol the request asked for.
+type turnSink interface {
+	chat.HoldingSink
+	chat.RecordedSink
+}
+
+func newTurnSink(w http.ResponseWriter, r *http.Request, sse *sseWriter, turnNumber int) turnSink {
+	if wantsUIMessageStream(r) {
+		return newUIStreamSink(w, sse)
+	}
+	return chatSink{sse: sse, turn: turnNumber}
 }
 
 // prepareFailed answers a turn that could not start.
@@ -119,8 +134,17 @@ func (a *API) prepareFailed(w http.ResponseWriter, requestID string, err error) 
 // chatSink writes chat events as named SSE frames ("event: NAME\ndata:
 // JSON\n\n"). The start and done events go out at once, with whatever is
 // held; the others are held until the engine flushes (before it waits on
-// the model) or the stream ends, so a turn's end is one write.
-type chatSink struct{ sse *sseWriter }
+// the model) or the stream ends, so a turn's end is one write. A recorded
+// turn's events carry an id ("TURN:SEQ"), for Last-Event-ID.
+type chatSink struct {
+	sse  *sseWriter
+	turn int
+}
+
+// Recorded implements chat.RecordedSink: held until Flush.
+func (s chatSink) Recorded(ev conversation.StreamEvent) error {
+	return s.sse.hold(streamEventID(s.turn, ev.Seq), ev.Name, ev.Data)
+}
 
 // Event implements chat.Sink.
 func (s chatSink) Event(name string, data any) error {

@@ -49,6 +49,8 @@ const (
 	needsGraphChanges
 	// needsSharing: the conversations and their sharing settings.
 	needsSharing
+	// needsStreams: the engine, over a store that records turn streams.
+	needsStreams
 )
 
 // Header names the routes read or expose.
@@ -73,6 +75,10 @@ func Routes() []Route {
 		{Method: http.MethodGet, Pattern: "/openapi.json", Name: "openapi", Handler: (*API).openAPI},
 		{Method: http.MethodPost, Pattern: "/chat", Auth: true, Name: "chat", Handler: (*API).chat, Streams: true,
 			RequestHeaders: streamed, ExposeHeaders: uiStream, needs: needsEngine},
+		{Method: http.MethodGet, Pattern: "/chat/{conversationId}/stream", Auth: true, Name: "resumeChatStream", Handler: (*API).resumeStream,
+			Streams: true, RequestHeaders: []string{HeaderStreamProtocol, HeaderLastEventID}, ExposeHeaders: uiStream, needs: needsStreams},
+		{Method: http.MethodDelete, Pattern: "/chat/{conversationId}/stream", Auth: true, Name: "stopChatStream", Handler: (*API).stopStream,
+			needs: needsStreams},
 		{Method: http.MethodPost, Pattern: "/conversations/{id}/context-requests/{requestId}", Auth: true, Name: "supplyContext",
 			Handler: (*API).supplyContext, Streams: true, RequestHeaders: streamed, ExposeHeaders: uiStream, needs: needsEngine},
 		{Method: http.MethodDelete, Pattern: "/conversations/{id}/context-items/{itemId}", Auth: true, Name: "deleteContextItem",
@@ -218,6 +224,8 @@ func (a *API) provides(d dependency) bool {
 		return a.changes != nil
 	case needsSharing:
 		return a.conversations != nil && a.sharing != nil
+	case needsStreams:
+		return a.engine != nil && a.engine.Streams() != nil
 	}
 	return true
 }

@@ -32,6 +32,7 @@ func uiChunks(t *testing.T, body string) []string {
 type uiChunk struct {
 	Type            string          `json:"type"`
 	ID              string          `json:"id"`
+	MessageID       string          `json:"messageId"`
 	Delta           string          `json:"delta"`
 	Data            json.RawMessage `json:"data"`
 	Transient       bool            `json:"transient"`

@@ -1,0 +1,152 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"regintel/shared/conversation"
+)
+
+// A turn's stream is recorded as it is written (chat.StreamRecorded), so
+// GET /chat/{conversationId}/stream can send a running turn's stream from
+// any instance: from its first event (or after Last-Event-ID), then what
+// the store gains until the turn's done event. DELETE on the same path
+// asks the running turn to stop.
+
+// ResumePollEvery is how often a resumed stream reads the turn's new
+// events from the store.
+var ResumePollEvery = 100 * time.Millisecond
+
+// resumeGrace is how long a resumed stream waits for the done event of a
+// turn that no longer runs, before it ends without one (the turn's
+// process ended mid-answer).
+const resumeGrace = 2 * time.Second
+
+// streamEventID is the SSE id of a recorded event: its turn and place.
+func streamEventID(turn, seq int) string {
+	return strconv.Itoa(turn) + ":" + strconv.Itoa(seq)
+}
+
+// parseStreamEventID reads an id streamEventID wrote.
+func parseStreamEventID(id string) (turn, seq int, ok bool) {
+	t, s, found := strings.Cut(id, ":")
+	if !found {
+		return 0, 0, false
+	}
+	turn, err1 := strconv.Atoi(t)
+	seq, err2 := strconv.Atoi(s)
+	return turn, seq, err1 == nil && err2 == nil && turn > 0 && seq >= 0
+}
+
+// resumeStream serves GET /chat/{conversationId}/stream: 204 when no turn
+// of the conversation is running, else its stream.
+func (a *API) resumeStream(w http.ResponseWriter, r *http.Request) {
+	streams, c, id := a.engine.Streams(), caller(r), r.PathValue("conversationId")
+	turn, after := 0, -1
+	if t, seq, ok := parseStreamEventID(r.Header.Get(HeaderLastEventID)); ok && !wantsUIMessageStream(r) {
+		turn, after = t, seq
+	}
+	ts, err := streams.ReadStream(r.Context(), c.TenantID, id, after)
+	if err == nil && turn != 0 && ts.TurnNumber != turn {
+		// The client's last event is of an earlier turn: this one from its start.
+		after = -1
+		ts, err = streams.ReadStream(r.Context(), c.TenantID, id, after)
+	}
+	if err != nil {
+		a.streamStoreFailed(w, r, err)
+		return
+	}
+	if !ts.Running && (after < 0 || len(ts.Events) == 0) {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	w.Header().Set(HeaderConversationID, id)
+	ctx, cancel := a.streamContext(r.Context())
+	defer cancel()
+	sse := newSSEWriter(w)
+	sink := newTurnSink(w, r, sse, ts.TurnNumber)
+	sse.start()
+	stop := sse.keepAlive(ctx, a.keepAlive)
+	defer stop()
+	a.follow(ctx, streamFollower{streams: streams, tenant: c.TenantID, id: id}, ts, after, sink)
+}
+
+// streamFollower reads one conversation's recorded stream.
+type streamFollower struct {
+	streams conversation.Streams
+	tenant  string
+	id      string
+}
+
+// follow sends ts's events (those after last), then polls for more until
+// the done event, a newer turn, the client's leaving, or a turn that
+// stopped running without one.
+func (a *API) follow(ctx context.Context, f streamFollower, ts conversation.TurnStream, last int, sink turnSink) {
+	quietSince := time.Now()
+	for {
+		for _, ev := range ts.Events {
+			if sink.Recorded(ev) != nil {
+				return
+			}
+			last = ev.Seq
+			if ev.Name == "done" {
+				_ = sink.Flush()
+				return
+			}
+		}
+		if sink.Flush() != nil {
+			return
+		}
+		if ts.Running || len(ts.Events) > 0 {
+			quietSince = time.Now()
+		} else if time.Since(quietSince) > resumeGrace {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(ResumePollEvery):
+		}
+		next, err := f.streams.ReadStream(ctx, f.tenant, f.id, last)
+		if err != nil {
+			a.log.Warn("resumed stream: read failed; ending it", "err", err)
+			return
+		}
+		if next.TurnNumber != ts.TurnNumber {
+			return
+		}
+		ts = next
+	}
+}
+
+// stopStream serves DELETE /chat/{conversationId}/stream: the running turn
+// is asked to stop (202); it notices at its next write, stores its partial
+// answer as interrupted and ends its stream. 204 when none is running.
+func (a *API) stopStream(w http.ResponseWriter, r *http.Request) {
+	c, id := caller(r), r.PathValue("conversationId")
+	stopping, err := a.engine.Streams().StopStream(r.Context(), c.TenantID, id)
+	if err != nil {
+		a.streamStoreFailed(w, r, err)
+		return
+	}
+	if !stopping {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, map[string]any{"conversationId": id, "stopping": true})
+}
+
+// streamStoreFailed answers a failed read or stop: a conversation that is
+// not the caller's is a 404, as one that does not exist.
+func (a *API) streamStoreFailed(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, conversation.ErrNotFound) {
+		writeError(w, http.StatusNotFound, "conversation_not_found", "no such conversation")
+		return
+	}
+	a.log.Error("turn stream store call failed", "request_id", RequestID(r.Context()), "err", err)
+	writeError(w, http.StatusInternalServerError, "internal", "the turn's stream could not be read")
+}
