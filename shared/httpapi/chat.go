@@ -27,7 +27,16 @@ type chatBody struct {
 	// Retry asks the conversation's failed or interrupted last turn again,
 	// in place; it carries no message.
 	Retry bool `json:"retry"`
+	// ID is the AI SDK's chat id: without a conversationId it names the
+	// conversation (chat.Request.ChatID).
+	ID string `json:"id"`
+	// Trigger is the AI SDK's: "regenerate-message" replaces the last
+	// answer in place.
+	Trigger string `json:"trigger"`
 }
+
+// triggerRegenerate is the AI SDK's trigger of regenerate().
+const triggerRegenerate = "regenerate-message"
 
 // chat serves POST /chat: one turn, streamed.
 func (a *API) chat(w http.ResponseWriter, r *http.Request) {
@@ -38,6 +47,10 @@ func (a *API) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	if !a.decodeJSONUpTo(w, r, &body, limit) {
 		return
+	}
+	regenerate := body.Trigger == triggerRegenerate
+	if regenerate {
+		body.Retry = true
 	}
 	if wantsUIMessageStream(r) {
 		fromUIMessages(&body)
@@ -51,6 +64,10 @@ func (a *API) chat(w http.ResponseWriter, r *http.Request) {
 		TenantID: c.TenantID, UserID: c.UserID, ConversationID: strings.TrimSpace(body.ConversationID),
 		Stateless: body.Stateless, Messages: body.Messages,
 		RequestID: RequestID(r.Context()), Supply: body.ContextSupply, ForceRun: body.ForceRun, Retry: body.Retry,
+		Regenerate: regenerate,
+	}
+	if req.ConversationID == "" && !req.Stateless {
+		req.ChatID = strings.TrimSpace(body.ID)
 	}
 	if body.Message != nil {
 		req.Message = *body.Message

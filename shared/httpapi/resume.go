@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"regintel/shared/auth"
+	"regintel/shared/chat"
 	"regintel/shared/conversation"
 )
 
@@ -50,7 +52,11 @@ func (a *API) resumeStream(w http.ResponseWriter, r *http.Request) {
 	if t, seq, ok := parseStreamEventID(r.Header.Get(HeaderLastEventID)); ok && !wantsUIMessageStream(r) {
 		turn, after = t, seq
 	}
-	ts, err := streams.ReadStream(r.Context(), c.TenantID, id, after)
+	var ts conversation.TurnStream
+	id, err := forChatID(c, id, func(conv string) (err error) {
+		ts, err = streams.ReadStream(r.Context(), c.TenantID, conv, after)
+		return err
+	})
 	if err == nil && turn != 0 && ts.TurnNumber != turn {
 		// The client's last event is of an earlier turn: this one from its start.
 		after = -1
@@ -127,8 +133,11 @@ func (a *API) follow(ctx context.Context, f streamFollower, ts conversation.Turn
 // is asked to stop (202); it notices at its next write, stores its partial
 // answer as interrupted and ends its stream. 204 when none is running.
 func (a *API) stopStream(w http.ResponseWriter, r *http.Request) {
-	c, id := caller(r), r.PathValue("conversationId")
-	stopping, err := a.engine.Streams().StopStream(r.Context(), c.TenantID, id)
+	c, stopping := caller(r), false
+	id, err := forChatID(c, r.PathValue("conversationId"), func(conv string) (err error) {
+		stopping, err = a.engine.Streams().StopStream(r.Context(), c.TenantID, conv)
+		return err
+	})
 	if err != nil {
 		a.streamStoreFailed(w, r, err)
 		return
@@ -138,6 +147,19 @@ func (a *API) stopStream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusAccepted, map[string]any{"conversationId": id, "stopping": true})
+}
+
+// forChatID calls call with each conversation id the path's id may name
+// (a conversation's id, or the client's chat id: chat.ChatConversationIDs)
+// until one is the caller's, and returns that one.
+func forChatID(c auth.Caller, id string, call func(conversationID string) error) (string, error) {
+	err := conversation.ErrNotFound
+	for _, conv := range chat.ChatConversationIDs(c.TenantID, c.UserID, id) {
+		if err = call(conv); !errors.Is(err, conversation.ErrNotFound) {
+			return conv, err
+		}
+	}
+	return id, err
 }
 
 // streamStoreFailed answers a failed read or stop: a conversation that is

@@ -19,7 +19,8 @@ type StreamStore interface {
 	conversation.Streams
 }
 
-// RunStreams runs the contract of conversation.Streams.
+// RunStreams runs the contract of conversation.Streams, and of what the
+// AI SDK's defaults need of a store.
 func RunStreams(t *testing.T, newStore func(t *testing.T) StreamStore) {
 	tests := []struct {
 		name string
@@ -30,6 +31,9 @@ func RunStreams(t *testing.T, newStore func(t *testing.T) StreamStore) {
 		{"StopIsAskedOnlyOfARunningTurn", testStreamStop},
 		{"NextTurnReplacesTheRecording", testStreamNextTurn},
 		{"OtherTenantOrUserIsNotFound", testStreamIsolation},
+		// What the AI SDK's defaults need: a chosen id, regenerate.
+		{"StartUnderTakenIDIsErrIDTaken", testStartUnderTakenID},
+		{"RegenerateRestartsTheLastTurn", testRegenerateRestartsTheLastTurn},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
