@@ -18,6 +18,8 @@ CREATE TABLE turn_streams (
     owner_id        text        NOT NULL,
     turn_number     integer     NOT NULL CHECK (turn_number > 0),
     stop_requested  boolean     NOT NULL DEFAULT false,
+    -- The wire format the turn's client asked for (a reconnect's default).
+    format          text        NOT NULL DEFAULT '',
     updated_at      timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (tenant_id, conversation_id),
     FOREIGN KEY (tenant_id, conversation_id)

@@ -24,6 +24,8 @@ const stopPollEvery = time.Second
 type RecordedSink interface {
 	Recorded(ev conversation.StreamEvent) error
 	Flush() error
+	// Format names the sink's wire format, kept with the recording.
+	Format() string
 }
 
 // Recordable reports whether StreamRecorded can record this turn: it is
@@ -185,7 +187,7 @@ func (r *recorder) write(final bool) {
 	}
 	sctx, cancel := r.t.e.storeCtx(r.ctx)
 	defer cancel()
-	b := conversation.StreamBatch{TurnNumber: r.t.number, Events: r.unwritten}
+	b := conversation.StreamBatch{TurnNumber: r.t.number, Events: r.unwritten, Format: r.client.Format()}
 	if hasMessage(r.unwritten) {
 		b.AnswerSoFar = &answer
 	}

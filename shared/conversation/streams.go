@@ -30,6 +30,9 @@ type StreamBatch struct {
 	// AnswerSoFar, when set, is stored as the turn's answer while it
 	// streams (as it may be stored).
 	AnswerSoFar *string
+	// Format is the wire format the turn's client asked for, kept with the
+	// recording's first batch, so a reconnect that names none gets it.
+	Format string
 }
 
 // TurnStream is the recorded stream of a conversation's latest turn.
@@ -38,6 +41,8 @@ type TurnStream struct {
 	TurnNumber int
 	// Running: the turn is still streaming and holds its conversation.
 	Running bool
+	// Format is the recording's StreamBatch.Format.
+	Format string
 	// Events are the ones after the Seq asked for, in order.
 	Events []StreamEvent
 }

@@ -48,6 +48,9 @@ func (a *API) chat(w http.ResponseWriter, r *http.Request) {
 	if !a.decodeJSONUpTo(w, r, &body, limit) {
 		return
 	}
+	if body.Trigger != "" && !protocolAsked(r) {
+		chooseUIMessageStream(r)
+	}
 	regenerate := body.Trigger == triggerRegenerate
 	if regenerate {
 		body.Retry = true
@@ -157,6 +160,9 @@ type chatSink struct {
 	sse  *sseWriter
 	turn int
 }
+
+// Format implements chat.RecordedSink.
+func (chatSink) Format() string { return "sse" }
 
 // Recorded implements chat.RecordedSink: held until Flush.
 func (s chatSink) Recorded(ev conversation.StreamEvent) error {

@@ -159,3 +159,38 @@ func TestSDKRegenerateReplacesTheLastAnswer(t *testing.T) {
 		}
 	})
 }
+
+// useChat with only the API's URL: its body's trigger selects the UI
+// message stream, and its reconnect, naming no protocol either, gets the
+// turn's stream in the format the turn started with, under its chat id.
+func TestSDKDefaultsNeedNoProtocol(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	e.llm.Enqueue(slowScript())
+	chatID := "Qm8dV2kLr4XsNw1p"
+	body, _ := json.Marshal(map[string]any{"id": chatID, "trigger": "submit-message", "messages": []any{sdkMessage("user", "VAT?")}})
+	req, _ := http.NewRequest(http.MethodPost, e.server.URL+"/chat", strings.NewReader(string(body)))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 64)
+	_, _ = resp.Body.Read(buf)
+	resp.Body.Close()
+	if resp.Header.Get("X-Vercel-AI-UI-Message-Stream") != "v1" {
+		t.Fatalf("POST with the SDK's trigger answered %v, want the UI message stream", resp.Header)
+	}
+	resumed := e.get("/chat/"+chatID+"/stream", nil)
+	if resumed.Status != http.StatusOK || resumed.Header.Get("X-Vercel-AI-UI-Message-Stream") != "v1" {
+		t.Fatalf("reconnect: %d %v", resumed.Status, resumed.Header)
+	}
+	var text strings.Builder
+	for _, c := range uiStream(t, resumed.Body) {
+		if c.Type == "text-delta" {
+			text.WriteString(c.Delta)
+		}
+	}
+	if text.String() != slowAnswer {
+		t.Fatalf("resumed text %q", text.String())
+	}
+}

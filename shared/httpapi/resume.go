@@ -66,6 +66,9 @@ func (a *API) resumeStream(w http.ResponseWriter, r *http.Request) {
 		a.streamStoreFailed(w, r, err)
 		return
 	}
+	if !protocolAsked(r) && ts.Format == UIMessageStreamProtocol {
+		chooseUIMessageStream(r)
+	}
 	if !ts.Running && (after < 0 || len(ts.Events) == 0) {
 		w.WriteHeader(http.StatusNoContent)
 		return

@@ -24,6 +24,19 @@ func wantsUIMessageStream(r *http.Request) bool {
 	return r.URL.Query().Get("protocol") == UIMessageStreamProtocol || r.Header.Get("X-Stream-Protocol") == UIMessageStreamProtocol
 }
 
+// protocolAsked reports whether the request names a protocol at all.
+func protocolAsked(r *http.Request) bool {
+	return r.URL.Query().Has("protocol") || r.Header.Get(HeaderStreamProtocol) != ""
+}
+
+// chooseUIMessageStream makes the rest of the request's handling answer
+// with the UI message stream, when the client named no protocol and is
+// the AI SDK: its body carries a trigger, its reconnect finds a turn
+// started with it.
+func chooseUIMessageStream(r *http.Request) {
+	r.Header.Set(HeaderStreamProtocol, UIMessageStreamProtocol)
+}
+
 // uiStreamSink maps the chat events onto UI message stream chunks:
 // start → start (the conversation and turn as messageMetadata); message →
 // text-start/text-delta/text-end; warning → a transient data-warning;
@@ -121,6 +134,9 @@ func (s *uiStreamSink) Event(name string, data any) error {
 		return s.write(map[string]any{"type": "data-" + strings.ReplaceAll(name, "_", "-"), "data": data})
 	}
 }
+
+// Format implements chat.RecordedSink.
+func (*uiStreamSink) Format() string { return UIMessageStreamProtocol }
 
 // Recorded implements chat.RecordedSink: a recorded event is mapped as a
 // live one is; the UI message stream has no event ids.

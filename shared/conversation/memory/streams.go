@@ -14,6 +14,7 @@ var _ conversation.Streams = (*Store)(nil)
 // recordedStream is a conversation's latest recorded turn stream.
 type recordedStream struct {
 	turn   int
+	format string
 	events []conversation.StreamEvent
 	stop   bool
 }
@@ -27,7 +28,7 @@ func (s *Store) AppendStream(ctx context.Context, tenantID, conversationID strin
 		return false, err
 	}
 	if len(b.Events) > 0 && b.Events[0].Seq == 0 {
-		r.stream = &recordedStream{turn: b.TurnNumber}
+		r.stream = &recordedStream{turn: b.TurnNumber, format: b.Format}
 	}
 	if r.stream == nil || r.stream.turn != b.TurnNumber {
 		return false, fmt.Errorf("append stream: turn %d is not being recorded", b.TurnNumber)
@@ -59,7 +60,7 @@ func (s *Store) ReadStream(ctx context.Context, tenantID, conversationID string,
 	if r.stream == nil {
 		return out, nil
 	}
-	out.TurnNumber = r.stream.turn
+	out.TurnNumber, out.Format = r.stream.turn, r.stream.format
 	out.Running = r.running()
 	for _, ev := range r.stream.events[min(max(afterSeq+1, 0), len(r.stream.events)):] {
 		ev.Data = slices.Clone(ev.Data)

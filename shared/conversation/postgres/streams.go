@@ -16,16 +16,16 @@ var _ conversation.Streams = (*Store)(nil)
 // events, the answer so far and the read of the stop flag. Readers poll
 // with one batch per ReadStream.
 
-// startRecording clears the conversation's earlier recorded events and
+// clearRecordedEvents and startRecording clear the conversation's earlier recorded events and
 // points its stream row at turn $3, with no stop asked.
 const (
 	clearRecordedEvents = `
 DELETE FROM turn_stream_events WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid` + ofOwnedConversation
 	startRecording = `
-INSERT INTO turn_streams AS s (tenant_id, conversation_id, owner_id, turn_number)
-VALUES ($1::uuid, $2::uuid, '', $3::integer)
+INSERT INTO turn_streams AS s (tenant_id, conversation_id, owner_id, turn_number, format)
+VALUES ($1::uuid, $2::uuid, '', $3::integer, $4)
 ON CONFLICT (tenant_id, conversation_id) DO UPDATE
-SET turn_number = EXCLUDED.turn_number, stop_requested = false, updated_at = now()`
+SET turn_number = EXCLUDED.turn_number, format = EXCLUDED.format, stop_requested = false, updated_at = now()`
 )
 
 // appendEvents inserts the events ($4 seqs, $5 names, $6 data) of turn $3
@@ -56,7 +56,7 @@ func (s *Store) AppendStream(ctx context.Context, tenantID, conversationID strin
 	batch := sc.newBatch()
 	if len(b.Events) > 0 && b.Events[0].Seq == 0 {
 		batch.Queue(clearRecordedEvents, tenantID, conversationID)
-		batch.Queue(startRecording, tenantID, conversationID, b.TurnNumber)
+		batch.Queue(startRecording, tenantID, conversationID, b.TurnNumber, b.Format)
 	}
 	if len(b.Events) > 0 {
 		seqs, names, data := make([]int32, len(b.Events)), make([]string, len(b.Events)), make([]string, len(b.Events))
@@ -113,7 +113,8 @@ func readAppended(results pgx.BatchResults, b conversation.StreamBatch) (bool, e
 // caller's at all (no row).
 const readRecorded = `
 SELECT coalesce(s.turn_number, 0),
-       coalesce(t.status = 'streaming' AND c.turn_lease_until > now(), false)
+       coalesce(t.status = 'streaming' AND c.turn_lease_until > now(), false),
+       coalesce(s.format, '')
 FROM conversations c
 LEFT JOIN turn_streams s ON s.tenant_id = c.tenant_id AND s.conversation_id = c.id
 LEFT JOIN conversation_turns t ON t.tenant_id = c.tenant_id AND t.conversation_id = c.id AND t.turn_number = s.turn_number
@@ -140,7 +141,7 @@ func (s *Store) ReadStream(ctx context.Context, tenantID, conversationID string,
 	}
 	defer results.Close()
 	var out conversation.TurnStream
-	switch err := results.QueryRow().Scan(&out.TurnNumber, &out.Running); {
+	switch err := results.QueryRow().Scan(&out.TurnNumber, &out.Running, &out.Format); {
 	case errors.Is(err, pgx.ErrNoRows):
 		return conversation.TurnStream{}, conversation.ErrNotFound
 	case err != nil:

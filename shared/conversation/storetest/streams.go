@@ -95,9 +95,12 @@ func testStreamReplay(t *testing.T, s StreamStore) {
 		t.Fatalf("nothing recorded: %+v", ts)
 	}
 	st, id := startStreaming(t, s, tenant)
-	mustAppendStream(t, s, tenant, id, conversation.StreamBatch{TurnNumber: 1, Events: events(0, "start")})
+	mustAppendStream(t, s, tenant, id, conversation.StreamBatch{TurnNumber: 1, Events: events(0, "start"), Format: "ui"})
 	mustAppendStream(t, s, tenant, id, conversation.StreamBatch{TurnNumber: 1, Events: events(1, "message", "message")})
 	ts := mustReadStream(t, s, tenant, id, -1)
+	if ts.Format != "ui" {
+		t.Errorf("format %q, want the first batch's %q", ts.Format, "ui")
+	}
 	if want := `0:start:{"n":0} 1:message:{"n":1} 2:message:{"n":2} `; ts.TurnNumber != 1 || !ts.Running || seqsAndData(ts.Events) != want {
 		t.Fatalf("ReadStream(-1) = turn %d running %v %q, want turn 1 running %q", ts.TurnNumber, ts.Running, seqsAndData(ts.Events), want)
 	}
