@@ -37,9 +37,11 @@ type StreamBatch struct {
 
 // TurnStream is the recorded stream of a conversation's latest turn.
 type TurnStream struct {
-	// TurnNumber is the recorded turn (0: nothing was recorded).
+	// TurnNumber is the running turn, else the recorded one (0: none).
 	TurnNumber int
-	// Running: the turn is still streaming and holds its conversation.
+	// Running: the conversation's last turn is streaming and holds the
+	// conversation. Its events may not be recorded yet: Events is then
+	// empty, never an earlier turn's.
 	Running bool
 	// Format is the recording's StreamBatch.Format.
 	Format string

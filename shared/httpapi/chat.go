@@ -92,6 +92,10 @@ func (a *API) prepareAndStream(w http.ResponseWriter, r *http.Request, req chat.
 	if id := turn.ConversationID(); id != "" {
 		w.Header().Set(HeaderConversationID, id)
 	}
+	if turn.Recordable() {
+		// The AI SDK's WorkflowChatTransport reconnects to /chat/{it}/stream.
+		w.Header().Set(HeaderWorkflowRunID, turn.ConversationID())
+	}
 	sse := newSSEWriter(w)
 	sink := newTurnSink(w, r, sse, turn.Number())
 	sse.start()

@@ -48,6 +48,11 @@ func parseStreamEventID(id string) (turn, seq int, ok bool) {
 // of the conversation is running, else its stream.
 func (a *API) resumeStream(w http.ResponseWriter, r *http.Request) {
 	streams, c, id := a.engine.Streams(), caller(r), r.PathValue("conversationId")
+	startIndex, ok := parseStartIndex(r)
+	if !ok {
+		writeError(w, http.StatusBadRequest, "invalid_request", "startIndex must be a whole number of chunks, 0 or more")
+		return
+	}
 	turn, after := 0, -1
 	if t, seq, ok := parseStreamEventID(r.Header.Get(HeaderLastEventID)); ok && !wantsUIMessageStream(r) {
 		turn, after = t, seq
@@ -61,6 +66,9 @@ func (a *API) resumeStream(w http.ResponseWriter, r *http.Request) {
 		// The client's last event is of an earlier turn: this one from its start.
 		after = -1
 		ts, err = streams.ReadStream(r.Context(), c.TenantID, id, after)
+	}
+	if err == nil && ts.Running && ts.Format == "" {
+		ts, err = waitRecorded(r.Context(), streams, c.TenantID, id, after)
 	}
 	if err != nil {
 		a.streamStoreFailed(w, r, err)
@@ -78,10 +86,43 @@ func (a *API) resumeStream(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	sse := newSSEWriter(w)
 	sink := newTurnSink(w, r, sse, ts.TurnNumber)
+	if ui, ok := sink.(*uiStreamSink); ok {
+		ui.skip = startIndex
+	}
 	sse.start()
 	stop := sse.keepAlive(ctx, a.keepAlive)
 	defer stop()
 	a.follow(ctx, streamFollower{streams: streams, tenant: c.TenantID, id: id}, ts, after, sink)
+}
+
+// waitRecorded waits, a few polls at most, for a running turn's first
+// write, which names the format its client asked for: a reconnect right
+// after the turn started gets the same format.
+func waitRecorded(ctx context.Context, streams conversation.Streams, tenant, id string, after int) (conversation.TurnStream, error) {
+	var ts conversation.TurnStream
+	for range 10 {
+		select {
+		case <-ctx.Done():
+			return ts, ctx.Err()
+		case <-time.After(ResumePollEvery / 4):
+		}
+		var err error
+		if ts, err = streams.ReadStream(ctx, tenant, id, after); err != nil || !ts.Running || ts.Format != "" {
+			return ts, err
+		}
+	}
+	return ts, nil
+}
+
+// parseStartIndex reads the WorkflowChatTransport's startIndex: how many
+// chunks of the UI message stream the client already has (0: none).
+func parseStartIndex(r *http.Request) (int, bool) {
+	raw := r.URL.Query().Get("startIndex")
+	if raw == "" {
+		return 0, true
+	}
+	n, err := strconv.Atoi(raw)
+	return n, err == nil && n >= 0
 }
 
 // streamFollower reads one conversation's recorded stream.

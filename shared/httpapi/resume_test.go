@@ -246,3 +246,49 @@ func TestResumeOfAnotherCallersConversationIsNotFound(t *testing.T) {
 	}
 	waitStored(t, e, id)
 }
+
+// The WorkflowChatTransport's resume: POST names the run (the
+// conversation) in X-Workflow-Run-Id, and a reconnect with startIndex N
+// goes on from the stream's chunk N, so the chunks read before and after
+// are the whole stream once.
+func TestWorkflowTransportResumesAtItsChunkIndex(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	e.llm.Enqueue(slowScript())
+	req, _ := http.NewRequest(http.MethodPost, e.server.URL+"/chat?protocol=ui-message-stream", strings.NewReader(`{"message":"VAT?"}`))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runID := resp.Header.Get("X-Workflow-Run-Id")
+	var before []string
+	lines := bufio.NewScanner(resp.Body)
+	for lines.Scan() && len(before) < 4 {
+		if data, ok := strings.CutPrefix(lines.Text(), "data: "); ok {
+			before = append(before, "data: "+data)
+		}
+	}
+	resp.Body.Close()
+	if runID == "" || runID != resp.Header.Get("X-Conversation-Id") {
+		t.Fatalf("X-Workflow-Run-Id %q, conversation %q", runID, resp.Header.Get("X-Conversation-Id"))
+	}
+	if bad := e.get("/chat/"+runID+"/stream?protocol=ui-message-stream&startIndex=-1", nil); bad.Status != http.StatusBadRequest {
+		t.Fatalf("startIndex=-1: %d, want 400", bad.Status)
+	}
+	resumed := e.get("/chat/"+runID+"/stream?protocol=ui-message-stream&startIndex=4", nil)
+	if resumed.Status != http.StatusOK {
+		t.Fatalf("resume: %d %s", resumed.Status, resumed.Body)
+	}
+	whole := strings.Join(before, "\n\n") + "\n\n" + resumed.Body
+	chunks := uiStream(t, whole)
+	var text strings.Builder
+	for _, c := range chunks {
+		if c.Type == "text-delta" {
+			text.WriteString(c.Delta)
+		}
+	}
+	types := chunkTypes(chunks)
+	if types[0] != "start" || strings.Count(strings.Join(types, " "), "text-start") != 1 || text.String() != slowAnswer {
+		t.Fatalf("chunks before and after: %v, text %q", types, text.String())
+	}
+}

@@ -60,6 +60,9 @@ const (
 	HeaderUIMessageStream = "X-Vercel-AI-UI-Message-Stream"
 	// HeaderConversationID names the conversation of a streamed turn.
 	HeaderConversationID = "X-Conversation-Id"
+	// HeaderWorkflowRunID names it too, for the AI SDK's
+	// WorkflowChatTransport, which reconnects to /chat/{it}/stream.
+	HeaderWorkflowRunID = "X-Workflow-Run-Id"
 	// HeaderUserAuthorization carries the user's bearer token behind a
 	// Function URL with IAM auth (JWT_HEADER), where SigV4 owns Authorization.
 	HeaderUserAuthorization = "X-User-Authorization"
@@ -68,7 +71,7 @@ const (
 // Routes is the routes table: every route of the API.
 func Routes() []Route {
 	streamed := []string{HeaderStreamProtocol}
-	uiStream := []string{HeaderUIMessageStream, HeaderConversationID}
+	uiStream := []string{HeaderUIMessageStream, HeaderConversationID, HeaderWorkflowRunID}
 	return []Route{
 		{Method: http.MethodGet, Pattern: "/healthz", Name: "health", Handler: (*API).health},
 		{Method: http.MethodGet, Pattern: "/readyz", Name: "ready", Handler: (*API).ready},

@@ -47,6 +47,7 @@ func chooseUIMessageStream(r *http.Request) {
 type uiStreamSink struct {
 	mu       sync.Mutex
 	sse      *sseWriter
+	skip     int // chunks not to send: a reconnect's startIndex
 	started  bool
 	textOpen bool
 	meta     any
@@ -81,6 +82,10 @@ var finishReasons = map[string]string{
 // write holds one chunk as a data-only frame until the engine flushes or
 // the stream starts or ends.
 func (s *uiStreamSink) write(chunk any) error {
+	if s.skip > 0 {
+		s.skip--
+		return nil
+	}
 	raw, err := json.Marshal(chunk)
 	if err != nil {
 		return err

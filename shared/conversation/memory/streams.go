@@ -57,11 +57,13 @@ func (s *Store) ReadStream(ctx context.Context, tenantID, conversationID string,
 		return conversation.TurnStream{}, err
 	}
 	out := conversation.TurnStream{Events: []conversation.StreamEvent{}}
-	if r.stream == nil {
+	if running := r.lastTurnRunning(); running > 0 {
+		out.TurnNumber, out.Running = running, true
+	}
+	if r.stream == nil || (out.Running && r.stream.turn != out.TurnNumber) {
 		return out, nil
 	}
 	out.TurnNumber, out.Format = r.stream.turn, r.stream.format
-	out.Running = r.running()
 	for _, ev := range r.stream.events[min(max(afterSeq+1, 0), len(r.stream.events)):] {
 		ev.Data = slices.Clone(ev.Data)
 		out.Events = append(out.Events, ev)
@@ -77,21 +79,23 @@ func (s *Store) StopStream(ctx context.Context, tenantID, conversationID string)
 	if err != nil {
 		return false, err
 	}
-	if r.stream == nil || !r.running() {
+	if r.stream == nil || r.lastTurnRunning() != r.stream.turn {
 		return false, nil
 	}
 	r.stream.stop = true
 	return true, nil
 }
 
-// running: the recorded turn still streams and holds the conversation.
-// The caller holds s.mu.
-func (r *record) running() bool {
-	i := r.turnIndex(r.stream.turn)
-	if i < 0 || r.turns[i].Status != conversation.TurnStreaming {
-		return false
+// lastTurnRunning is the number of the last turn if it streams and holds
+// the conversation, else 0. The caller holds s.mu.
+func (r *record) lastTurnRunning() int {
+	if len(r.turns) == 0 || r.turns[len(r.turns)-1].Status != conversation.TurnStreaming {
+		return 0
 	}
-	return r.lease != nil && time.Now().Before(r.lease.until)
+	if r.lease == nil || !time.Now().Before(r.lease.until) {
+		return 0
+	}
+	return r.turns[len(r.turns)-1].Number
 }
 
 // turnIndex is the index of turn number in r.turns, -1 if none.

@@ -108,16 +108,16 @@ func readAppended(results pgx.BatchResults, b conversation.StreamBatch) (bool, e
 	return stop, results.Close()
 }
 
-// readRecorded reads the recorded turn, whether it runs (still streaming,
-// its conversation's lease held), and whether the conversation is the
-// caller's at all (no row).
+// readRecorded reads the recorded turn, the conversation's last turn and
+// whether that one runs (streaming, the lease held), and whether the
+// conversation is the caller's at all (no row).
 const readRecorded = `
-SELECT coalesce(s.turn_number, 0),
+SELECT coalesce(s.turn_number, 0), c.last_turn_number,
        coalesce(t.status = 'streaming' AND c.turn_lease_until > now(), false),
        coalesce(s.format, '')
 FROM conversations c
 LEFT JOIN turn_streams s ON s.tenant_id = c.tenant_id AND s.conversation_id = c.id
-LEFT JOIN conversation_turns t ON t.tenant_id = c.tenant_id AND t.conversation_id = c.id AND t.turn_number = s.turn_number
+LEFT JOIN conversation_turns t ON t.tenant_id = c.tenant_id AND t.conversation_id = c.id AND t.turn_number = c.last_turn_number
 WHERE c.tenant_id = $1::uuid AND c.id = $2::uuid AND ` + ownedConversation
 
 const selectRecordedEvents = `
@@ -141,7 +141,8 @@ func (s *Store) ReadStream(ctx context.Context, tenantID, conversationID string,
 	}
 	defer results.Close()
 	var out conversation.TurnStream
-	switch err := results.QueryRow().Scan(&out.TurnNumber, &out.Running, &out.Format); {
+	var last int
+	switch err := results.QueryRow().Scan(&out.TurnNumber, &last, &out.Running, &out.Format); {
 	case errors.Is(err, pgx.ErrNoRows):
 		return conversation.TurnStream{}, conversation.ErrNotFound
 	case err != nil:
@@ -161,6 +162,10 @@ func (s *Store) ReadStream(ctx context.Context, tenantID, conversationID string,
 	if err != nil {
 		return conversation.TurnStream{}, fmt.Errorf("read stream events: %w", err)
 	}
+	if out.Running && out.TurnNumber != last {
+		// The running turn has recorded nothing yet; the events are an earlier turn's.
+		out = conversation.TurnStream{TurnNumber: last, Running: true, Events: []conversation.StreamEvent{}}
+	}
 	return out, results.Close()
 }
 
@@ -170,6 +175,7 @@ UPDATE turn_streams s SET stop_requested = true, updated_at = now()
 FROM conversations c, conversation_turns t
 WHERE s.tenant_id = $1::uuid AND s.conversation_id = $2::uuid AND s.owner_id = regintel_scope_owner()
   AND c.tenant_id = s.tenant_id AND c.id = s.conversation_id AND c.turn_lease_until > now()
+  AND c.last_turn_number = s.turn_number
   AND t.tenant_id = s.tenant_id AND t.conversation_id = s.conversation_id AND t.turn_number = s.turn_number
   AND t.status = 'streaming'
 RETURNING 1`

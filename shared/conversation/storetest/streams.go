@@ -168,6 +168,10 @@ func testStreamNextTurn(t *testing.T, s StreamStore) {
 	if err != nil || next.Reserved == nil || next.Reserved.Number != 2 {
 		t.Fatalf("StartTurn = %+v, %v", next, err)
 	}
+	// Before turn 2 records anything it runs, and turn 1's events are not its.
+	if ts := mustReadStream(t, s, tenant, id, -1); ts.TurnNumber != 2 || !ts.Running || len(ts.Events) != 0 {
+		t.Fatalf("turn 2 before its first write: turn %d running %v %q", ts.TurnNumber, ts.Running, seqsAndData(ts.Events))
+	}
 	if mustAppendStream(t, s, tenant, id, conversation.StreamBatch{TurnNumber: 2, Events: events(0, "start")}) {
 		t.Fatal("turn 2 inherited turn 1's stop")
 	}
