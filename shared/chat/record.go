@@ -187,7 +187,7 @@ func (r *recorder) write(final bool) {
 	}
 	sctx, cancel := r.t.e.storeCtx(r.ctx)
 	defer cancel()
-	b := conversation.StreamBatch{TurnNumber: r.t.number, Events: r.unwritten, Format: r.client.Format()}
+	b := conversation.StreamBatch{TurnNumber: r.t.number, Events: r.unwritten, Format: r.client.Format(), Final: hasDone(r.unwritten)}
 	if hasMessage(r.unwritten) {
 		b.AnswerSoFar = &answer
 	}
@@ -226,6 +226,10 @@ func (r *recorder) send(batch []recordedEvent) {
 func (r *recorder) goneAway(err error) {
 	r.clientGone = true
 	r.log.Info("the client went away mid-answer; the turn goes on", "err", err)
+}
+
+func hasDone(evs []conversation.StreamEvent) bool {
+	return len(evs) > 0 && evs[len(evs)-1].Name == EventDone
 }
 
 func hasMessage(evs []conversation.StreamEvent) bool {

@@ -23,8 +23,12 @@ type StreamEvent struct {
 type StreamBatch struct {
 	// TurnNumber is the turn being recorded. A batch whose first event has
 	// Seq 0 starts its recording: the conversation's earlier recorded
-	// events are dropped and no stop is asked any more.
+	// events are dropped, and a stop asked of another turn is forgotten
+	// (one asked of this turn before its first write is kept).
 	TurnNumber int
+	// Final marks the turn's last batch: a stop asked is spent, so a retry
+	// of the turn starts with none.
+	Final bool
 	// Events follow the ones written before, with consecutive Seqs.
 	Events []StreamEvent
 	// AnswerSoFar, when set, is stored as the turn's answer while it
@@ -60,6 +64,7 @@ type Streams interface {
 	// after afterSeq (-1: from the first event).
 	ReadStream(ctx context.Context, tenantID, conversationID string, afterSeq int) (TurnStream, error)
 	// StopStream asks the conversation's running turn to stop, and says
-	// whether one was running.
+	// whether one was running; a turn that has written nothing yet reads
+	// the stop with its first write.
 	StopStream(ctx context.Context, tenantID, conversationID string) (bool, error)
 }

@@ -28,7 +28,8 @@ func (s *Store) AppendStream(ctx context.Context, tenantID, conversationID strin
 		return false, err
 	}
 	if len(b.Events) > 0 && b.Events[0].Seq == 0 {
-		r.stream = &recordedStream{turn: b.TurnNumber, format: b.Format}
+		asked := r.stream != nil && r.stream.turn == b.TurnNumber && r.stream.stop
+		r.stream = &recordedStream{turn: b.TurnNumber, format: b.Format, stop: asked}
 	}
 	if r.stream == nil || r.stream.turn != b.TurnNumber {
 		return false, fmt.Errorf("append stream: turn %d is not being recorded", b.TurnNumber)
@@ -45,7 +46,11 @@ func (s *Store) AppendStream(ctx context.Context, tenantID, conversationID strin
 			r.turns[i].AssistantText = *b.AnswerSoFar
 		}
 	}
-	return r.stream.stop, nil
+	stop := r.stream.stop
+	if b.Final {
+		r.stream.stop = false
+	}
+	return stop, nil
 }
 
 // ReadStream returns the recorded events after afterSeq.
@@ -79,10 +84,16 @@ func (s *Store) StopStream(ctx context.Context, tenantID, conversationID string)
 	if err != nil {
 		return false, err
 	}
-	if r.stream == nil || r.lastTurnRunning() != r.stream.turn {
+	running := r.lastTurnRunning()
+	switch {
+	case running == 0:
 		return false, nil
+	case r.stream == nil || r.stream.turn != running:
+		// Nothing recorded yet: the first write reads the stop.
+		r.stream = &recordedStream{turn: running, stop: true}
+	default:
+		r.stream.stop = true
 	}
-	r.stream.stop = true
 	return true, nil
 }
 

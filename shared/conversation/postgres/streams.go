@@ -25,7 +25,8 @@ DELETE FROM turn_stream_events WHERE tenant_id = $1::uuid AND conversation_id = 
 INSERT INTO turn_streams AS s (tenant_id, conversation_id, owner_id, turn_number, format)
 VALUES ($1::uuid, $2::uuid, '', $3::integer, $4)
 ON CONFLICT (tenant_id, conversation_id) DO UPDATE
-SET turn_number = EXCLUDED.turn_number, format = EXCLUDED.format, stop_requested = false, updated_at = now()`
+SET turn_number = EXCLUDED.turn_number, format = EXCLUDED.format, updated_at = now(),
+    stop_requested = s.stop_requested AND s.turn_number = EXCLUDED.turn_number`
 )
 
 // appendEvents inserts the events ($4 seqs, $5 names, $6 data) of turn $3
@@ -46,6 +47,11 @@ WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid AND turn_number = $3::
 const selectStopRequested = `
 SELECT stop_requested FROM turn_streams
 WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid AND turn_number = $3::integer` + ofOwnedConversation
+
+// spendStop clears the stop flag after a turn's last batch has read it.
+const spendStop = `
+UPDATE turn_streams SET stop_requested = false
+WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid AND turn_number = $3::integer AND stop_requested` + ofOwnedConversation
 
 // AppendStream stores b and reads the stop flag in one batch.
 func (s *Store) AppendStream(ctx context.Context, tenantID, conversationID string, b conversation.StreamBatch) (bool, error) {
@@ -69,6 +75,9 @@ func (s *Store) AppendStream(ctx context.Context, tenantID, conversationID strin
 		batch.Queue(updateAnswerSoFar, tenantID, conversationID, b.TurnNumber, *b.AnswerSoFar)
 	}
 	batch.Queue(selectStopRequested, tenantID, conversationID, b.TurnNumber)
+	if b.Final {
+		batch.Queue(spendStop, tenantID, conversationID, b.TurnNumber)
+	}
 	results, err := send(ctx, s.pool, batch)
 	if err != nil {
 		return false, fmt.Errorf("append stream: %w", err)
@@ -105,6 +114,11 @@ func readAppended(results pgx.BatchResults, b conversation.StreamBatch) (bool, e
 	if err := results.QueryRow().Scan(&stop); err != nil {
 		return false, fmt.Errorf("append stream: stop flag: %w", err)
 	}
+	if b.Final {
+		if _, err := results.Exec(); err != nil {
+			return false, fmt.Errorf("append stream: spend the stop: %w", err)
+		}
+	}
 	return stop, results.Close()
 }
 
@@ -121,7 +135,7 @@ LEFT JOIN conversation_turns t ON t.tenant_id = c.tenant_id AND t.conversation_i
 WHERE c.tenant_id = $1::uuid AND c.id = $2::uuid AND ` + ownedConversation
 
 const selectRecordedEvents = `
-SELECT seq, name, data FROM turn_stream_events
+SELECT seq, name, data, turn_number FROM turn_stream_events
 WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid AND seq > $3::integer` + ofOwnedConversation + `
 ORDER BY seq`
 
@@ -152,15 +166,27 @@ func (s *Store) ReadStream(ctx context.Context, tenantID, conversationID string,
 	if err != nil {
 		return conversation.TurnStream{}, fmt.Errorf("read stream events: %w", err)
 	}
-	out.Events, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (conversation.StreamEvent, error) {
-		var ev conversation.StreamEvent
+	type recorded struct {
+		conversation.StreamEvent
+		turn int
+	}
+	all, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (recorded, error) {
+		var ev recorded
 		var data string
-		err := row.Scan(&ev.Seq, &ev.Name, &data)
+		err := row.Scan(&ev.Seq, &ev.Name, &data, &ev.turn)
 		ev.Data = []byte(data)
 		return ev, err
 	})
 	if err != nil {
 		return conversation.TurnStream{}, fmt.Errorf("read stream events: %w", err)
+	}
+	// A stop asked before the running turn's first write points the row
+	// at it while the earlier turn's events are still there.
+	out.Events = []conversation.StreamEvent{}
+	for _, ev := range all {
+		if ev.turn == out.TurnNumber {
+			out.Events = append(out.Events, ev.StreamEvent)
+		}
 	}
 	if out.Running && out.TurnNumber != last {
 		// The running turn has recorded nothing yet; the events are an earlier turn's.
@@ -169,15 +195,19 @@ func (s *Store) ReadStream(ctx context.Context, tenantID, conversationID string,
 	return out, results.Close()
 }
 
-// stopRunning sets the stop flag of the recorded turn if it runs.
+// stopRunning sets the stop flag of the conversation's last turn if it
+// runs (streaming, the lease held), recorded or not yet.
 const stopRunning = `
-UPDATE turn_streams s SET stop_requested = true, updated_at = now()
-FROM conversations c, conversation_turns t
-WHERE s.tenant_id = $1::uuid AND s.conversation_id = $2::uuid AND s.owner_id = regintel_scope_owner()
-  AND c.tenant_id = s.tenant_id AND c.id = s.conversation_id AND c.turn_lease_until > now()
-  AND c.last_turn_number = s.turn_number
-  AND t.tenant_id = s.tenant_id AND t.conversation_id = s.conversation_id AND t.turn_number = s.turn_number
-  AND t.status = 'streaming'
+INSERT INTO turn_streams AS s (tenant_id, conversation_id, owner_id, turn_number, stop_requested)
+SELECT c.tenant_id, c.id, '', c.last_turn_number, true
+FROM conversations c
+JOIN conversation_turns t ON t.tenant_id = c.tenant_id AND t.conversation_id = c.id AND t.turn_number = c.last_turn_number
+WHERE c.tenant_id = $1::uuid AND c.id = $2::uuid AND ` + ownedConversation + `
+  AND c.turn_lease_until > now() AND t.status = 'streaming'
+ON CONFLICT (tenant_id, conversation_id) DO UPDATE
+SET stop_requested = true, updated_at = now(),
+    -- Another turn's recording stays until the running turn's first write.
+    turn_number = EXCLUDED.turn_number
 RETURNING 1`
 
 // StopStream sets the stop flag; a conversation that is not the caller's

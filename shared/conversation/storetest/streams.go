@@ -30,6 +30,7 @@ func RunStreams(t *testing.T, newStore func(t *testing.T) StreamStore) {
 		{"AnswerSoFarIsStoredWhileStreaming", testStreamAnswerSoFar},
 		{"StopIsAskedOnlyOfARunningTurn", testStreamStop},
 		{"NextTurnReplacesTheRecording", testStreamNextTurn},
+		{"StopBeforeTheFirstWriteIsKept", testStreamStopBeforeFirstWrite},
 		{"OtherTenantOrUserIsNotFound", testStreamIsolation},
 		// What the AI SDK's defaults need: a chosen id, regenerate.
 		{"StartUnderTakenIDIsErrIDTaken", testStartUnderTakenID},
@@ -207,5 +208,42 @@ func testStreamIsolation(t *testing.T, s StreamStore) {
 	}
 	if ts := mustReadStream(t, s, tenant, id, -1); len(ts.Events) != 1 || !ts.Running {
 		t.Fatalf("the owner's stream after the others tried: %+v", ts)
+	}
+}
+
+// A stop asked of a running turn before its first write is read by that
+// write; once the turn's last batch has read it, a retry starts with none.
+func testStreamStopBeforeFirstWrite(t *testing.T, s StreamStore) {
+	tenant := newTenant()
+	st, id := startStreaming(t, s, tenant)
+	mustAppendStream(t, s, tenant, id, conversation.StreamBatch{TurnNumber: 1, Events: events(0, "start", "done"), Final: true})
+	if err := s.FinishTurn(userCtx, tenant, id, conversation.Turn{Number: 1, Status: conversation.TurnOK, LeaseID: st.LeaseID}, conversation.TurnFinish{}); err != nil {
+		t.Fatal(err)
+	}
+	next, err := s.StartTurn(userCtx, tenant, id, conversation.TurnStart{LeaseFor: time.Minute, Reserve: &conversation.Turn{UserText: "q2"}})
+	if err != nil || next.Reserved == nil {
+		t.Fatalf("StartTurn = %+v, %v", next, err)
+	}
+	if ok, err := s.StopStream(userCtx, tenant, id); !ok || err != nil {
+		t.Fatalf("StopStream before turn 2's first write = %v, %v; want true", ok, err)
+	}
+	if ts := mustReadStream(t, s, tenant, id, -1); ts.TurnNumber != 2 || !ts.Running || len(ts.Events) != 0 {
+		t.Fatalf("after the early stop: turn %d running %v %q", ts.TurnNumber, ts.Running, seqsAndData(ts.Events))
+	}
+	if !mustAppendStream(t, s, tenant, id, conversation.StreamBatch{TurnNumber: 2, Events: events(0, "start")}) {
+		t.Fatal("turn 2's first write did not read the stop asked before it")
+	}
+	if !mustAppendStream(t, s, tenant, id, conversation.StreamBatch{TurnNumber: 2, Events: events(1, "done"), Final: true}) {
+		t.Fatal("the last batch did not read the stop")
+	}
+	if err := s.FinishTurn(userCtx, tenant, id, conversation.Turn{Number: 2, Status: conversation.TurnInterrupted, LeaseID: next.LeaseID}, conversation.TurnFinish{}); err != nil {
+		t.Fatal(err)
+	}
+	retry, err := s.StartTurn(userCtx, tenant, id, conversation.TurnStart{LeaseFor: time.Minute, Retry: true})
+	if err != nil || retry.Reserved == nil || retry.Reserved.Number != 2 {
+		t.Fatalf("retry = %+v, %v", retry.Reserved, err)
+	}
+	if mustAppendStream(t, s, tenant, id, conversation.StreamBatch{TurnNumber: 2, Events: events(0, "start")}) {
+		t.Fatal("the retry inherited the spent stop")
 	}
 }
