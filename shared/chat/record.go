@@ -65,7 +65,7 @@ type recorder struct {
 	mu      sync.Mutex
 	answer  strings.Builder // the answer as the model wrote it
 	settled int             // bytes of answer in message events so far
-	idle    bool            // the model has nothing more waiting
+	quiet   time.Time       // when the model last wrote
 	pending []recordedEvent
 	next    int
 
@@ -89,7 +89,7 @@ func (r *recorder) Event(name string, data any) error {
 	if name == EventMessage {
 		delta, _ := data.(TextDelta)
 		r.answer.WriteString(delta.Text)
-		r.idle = false
+		r.quiet = time.Now()
 		r.mu.Unlock()
 		return nil
 	}
@@ -111,24 +111,18 @@ func (r *recorder) Event(name string, data any) error {
 	return nil
 }
 
-// Flush implements HoldingSink: the engine calls it when the model has
-// nothing more waiting, so the next write takes the whole answer so far.
-func (r *recorder) Flush() error {
-	r.mu.Lock()
-	r.idle = true
-	r.mu.Unlock()
-	return nil
-}
+// Flush implements HoldingSink: the recorder keeps its own pace.
+func (r *recorder) Flush() error { return nil }
 
 // settleAnswer turns the answer written since the last message event into
-// one. Under store redaction, while the model is still writing, its last
-// (maybe unfinished) word waits, so a word is redacted whole. The caller
-// holds r.mu.
+// one. Under store redaction, while the model is writing, what could still
+// grow into a PII item waits for the words after it or a pause of
+// RecordEvery (safeEnd), so an item is redacted whole. The caller holds r.mu.
 func (r *recorder) settleAnswer(whole bool) {
 	text := r.answer.String()
 	end := len(text)
-	if r.t.e.redact.store && !whole && !r.idle {
-		end = r.settled + strings.LastIndexAny(text[r.settled:], " \n\t") + 1
+	if r.t.e.redact.store && !whole && time.Since(r.quiet) < RecordEvery {
+		end = r.settled + safeEnd(text[r.settled:])
 	}
 	if end <= r.settled {
 		return
@@ -139,6 +133,31 @@ func (r *recorder) settleAnswer(whole bool) {
 	recorded, _ := json.Marshal(TextDelta{Text: r.t.e.storedText(span)})
 	r.pending = append(r.pending, recordedEvent{StreamEvent: conversation.StreamEvent{Seq: r.next, Name: EventMessage, Data: recorded}, live: live})
 	r.next++
+}
+
+// safeEnd is where text may be cut with nothing before it that the words
+// after could still make part of a PII item: before its last word, which
+// may be unfinished, and before the groups that run up to it (a phone
+// number or an IBAN written in groups).
+func safeEnd(text string) int {
+	end := strings.LastIndexAny(text, " \n\t") + 1
+	for end > 0 {
+		before := strings.TrimRight(text[:end], " \n\t")
+		start := strings.LastIndexAny(before, " \n\t") + 1
+		if !mayBeGroup(before[start:]) {
+			break
+		}
+		end = start
+	}
+	return end
+}
+
+// mayBeGroup: a word with a digit, or of at most four capitals and digits.
+func mayBeGroup(word string) bool {
+	if strings.ContainsAny(word, "0123456789") {
+		return true
+	}
+	return len(word) <= 4 && strings.TrimLeft(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") == ""
 }
 
 // answerSoFar is the settled answer as it may be stored. The caller holds r.mu.

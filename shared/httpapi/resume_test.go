@@ -292,3 +292,25 @@ func TestWorkflowTransportResumesAtItsChunkIndex(t *testing.T) {
 		t.Fatalf("chunks before and after: %v, text %q", types, text.String())
 	}
 }
+
+// The live stream is the model's own text; what is recorded, and so what
+// a reconnect replays, is redacted as the stored answer is.
+func TestRecordedStreamIsRedactedForStorage(t *testing.T) {
+	forEachStore(t, func(t *testing.T, postgres bool) {
+		e := newEnv(t, envOptions{postgres: postgres})
+		// Word by word at a model's pace: the number spans several writes.
+		e.llm.Enqueue(llmtest.Script{Steps: llmtest.Words("Call the office on 087 123 4567 to check."), DeltaDelay: 40 * time.Millisecond})
+		live := e.chat(map[string]any{"message": "Who do I call?"}, nil)
+		id := live.Header.Get("X-Conversation-Id")
+		if live.text() != "Call the office on 087 123 4567 to check." {
+			t.Fatalf("live text %q, want the model's own", live.text())
+		}
+		replayed := e.get("/chat/"+id+"/stream", map[string]string{"Last-Event-ID": "1:0"})
+		if replayed.Status != http.StatusOK || replayed.text() != "Call the office on [REDACTED:PHONE] to check." {
+			t.Fatalf("replayed %d %q, want the redacted answer", replayed.Status, replayed.text())
+		}
+		if stored := e.export(id).Turns[0].AssistantText; stored != replayed.text() {
+			t.Fatalf("stored %q, replayed %q", stored, replayed.text())
+		}
+	})
+}
