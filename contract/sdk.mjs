@@ -17,11 +17,11 @@ function userMessage(text) {
 // useChat knows before any text), the start and finish chunks as the SDK
 // parsed them, the errors the stream reported, and how many snapshots
 // arrived (text arrives in several).
-async function turn({ api = base + "/chat" + uiStream, messages, body, abortAfter, trigger = "submit-message" }) {
+async function turn({ api = base + "/chat" + uiStream, messages, body, abortAfter, trigger = "submit-message", chatId = crypto.randomUUID() }) {
   const transport = new DefaultChatTransport({ api, body, headers: { "X-Request-Id": "contract-" + Date.now() } });
   const abort = new AbortController();
   const parsed = await transport.sendMessages({
-    trigger, chatId: "contract", messageId: undefined, messages, abortSignal: abort.signal,
+    trigger, chatId, messageId: undefined, messages, abortSignal: abort.signal,
   });
   const chunks = {};
   const stream = parsed.pipeThrough(new TransformStream({
@@ -103,14 +103,25 @@ await check("failure mid-stream", async () => {
   if (!stored.turns[0].assistantText.includes("starts well")) throw new Error("stored partial answer: " + stored.turns[0].assistantText);
 });
 
-await check("stop mid-stream", async () => {
+await check("stop mid-stream (DELETE /chat/{id}/stream)", async () => {
   const started = Date.now();
   const r = await turn({ messages: [userMessage("[slow] Explain the pension rules.")], abortAfter: 5 });
-  if (!r.aborted || Date.now() - started > 10000) throw new Error("the stop did not end the stream");
+  if (!r.aborted || Date.now() - started > 10000) throw new Error("leaving did not end the stream");
   if (text(r.message).length >= "A long and careful answer. ".length * 100) throw new Error("the whole answer arrived");
+  // Leaving the stream does not stop the answer; this does.
+  const stop = await fetch(base + "/chat/" + conversationOf(r) + "/stream", { method: "DELETE" });
+  if (stop.status !== 202) throw new Error("DELETE answered " + stop.status);
   const health = await fetch(base + "/healthz");
   if (!health.ok) throw new Error("server unhealthy after a stop");
-  await expectStatus(conversationOf(r), 1, "interrupted");
+  const stored = await expectStatus(conversationOf(r), 1, "interrupted");
+  if (!stored.turns[0].assistantText.startsWith(text(r.message))) throw new Error("partial answer not kept: " + stored.turns[0].assistantText);
+});
+
+await check("a dropped connection does not stop the answer", async () => {
+  const r = await turn({ messages: [userMessage("[resume] Tell me about VAT.")], abortAfter: 3 });
+  if (!r.aborted) throw new Error("the stream was not left");
+  const stored = await expectStatus(conversationOf(r), 1, "ok");
+  if (stored.turns[0].assistantText !== "The resumed answer goes on. ".repeat(12)) throw new Error("stored: " + stored.turns[0].assistantText);
 });
 
 await check("retry in place (regenerate with retry: true)", async () => {

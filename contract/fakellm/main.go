@@ -7,6 +7,7 @@
 //	[fail-once] the same failure the first time the question is asked;
 //	           asked again (a retry), the short answer
 //	[slow]     a long answer, slowly (to be stopped mid-stream)
+//	[resume]   ResumeAnswer, over about three seconds (to reload mid-answer)
 //	[context]  asks for context (request_context) until the conversation
 //	           holds the supplied marker "52000"
 //	otherwise  a short answer that quotes the question, word by word
@@ -23,6 +24,13 @@ import (
 
 	"regintel/shared/llm/llmtest"
 )
+
+// ResumeAnswer is the answer to a [resume] question; the contract test
+// expects it on the page once, whole.
+const ResumeAnswer = "The resumed answer goes on. The resumed answer goes on. The resumed answer goes on. " +
+	"The resumed answer goes on. The resumed answer goes on. The resumed answer goes on. " +
+	"The resumed answer goes on. The resumed answer goes on. The resumed answer goes on. " +
+	"The resumed answer goes on. The resumed answer goes on. The resumed answer goes on. "
 
 func main() {
 	srv := llmtest.NewUnstartedServer()
@@ -62,6 +70,8 @@ func respond(req llmtest.RecordedRequest) llmtest.Script {
 			llmtest.Words("This answer starts well but "), llmtest.StreamError("server_error", "the model failed"))}
 	case strings.Contains(question, "[slow]"):
 		return llmtest.Script{DeltaDelay: 100 * time.Millisecond, Steps: llmtest.Words(strings.Repeat("A long and careful answer. ", 100))}
+	case strings.Contains(question, "[resume]"):
+		return llmtest.Script{DeltaDelay: 40 * time.Millisecond, Steps: llmtest.Words(ResumeAnswer)}
 	case strings.Contains(question, "[context]") && !mentions(req, "52000"):
 		return llmtest.Script{Steps: llmtest.Steps(llmtest.Words("I need your income first. "),
 			llmtest.ToolCallJSON("request_context", map[string]any{"items": []map[string]any{

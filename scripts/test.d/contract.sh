@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Contract tests with the real clients, for `make test`: the Vercel AI SDK
-# (contract/sdk.mjs) and headless Chromium loading the demo page from
-# another origin (contract/browser.mjs), both against the built chat binary
+# (contract/sdk.mjs), headless Chromium loading the demo page from another
+# origin (contract/browser.mjs), and the AI SDK in Chromium reloading
+# mid-answer (contract/resume.mjs), all against the built chat binary
 # with the scripted fake model (contract/fakellm). Installs what is missing:
 # Debian's chromium, and the pinned npm packages under .testenv/contract.
 set -euo pipefail
@@ -53,6 +54,7 @@ export CONTRACT_RESULTS="$results"
 node "$STATE/sdk.mjs" "$api" || true
 CHROMIUM="$(command -v chromium)" SCREENSHOT="$STATE/demo-page.png" \
   node "$STATE/browser.mjs" "$api" "$page_port" || true
+CHROMIUM="$(command -v chromium)" node "$STATE/resume.mjs" "$api" "$page_port" || true
 
 read -r passed failed < <(awk '{p+=$1; f+=$2} END {print p+0, f+0}' "$results")
 [ -s "$results" ] || failed=1

@@ -197,6 +197,13 @@ type Request struct {
 	// Retry asks the conversation's last turn again, in place, when it
 	// failed or was interrupted. It carries no message.
 	Retry bool
+	// Regenerate, with Retry, replaces the last answer whatever it ended
+	// with (the AI SDK's regenerate()).
+	Regenerate bool
+	// ChatID is the client's own id for the conversation (the AI SDK's
+	// chat id), used when ConversationID is empty: it continues the
+	// caller's conversation it names, or starts one under it (chatid.go).
+	ChatID string
 }
 
 func validUUID(s string) error {
@@ -225,6 +232,9 @@ func (r Request) Validate() error {
 		if err := r.Supply.validate(); err != nil {
 			return err
 		}
+	}
+	if err := validateChatID(r.ChatID); err != nil {
+		return err
 	}
 	if r.Retry {
 		return r.validateRetry()
@@ -268,9 +278,9 @@ func (r Request) Validate() error {
 // nothing new, since the question is the failed turn's.
 func (r Request) validateRetry() error {
 	switch {
-	case r.ConversationID == "" || r.Stateless:
+	case (r.ConversationID == "" && r.ChatID == "") || r.Stateless:
 		return fmt.Errorf("%w: retry needs the conversationId of a stored conversation", ErrInvalid)
-	case validUUID(r.ConversationID) != nil:
+	case r.ConversationID != "" && validUUID(r.ConversationID) != nil:
 		return fmt.Errorf("%w: conversationId must be a UUID", ErrInvalid)
 	case r.Message != "" || len(r.Messages) > 0:
 		return fmt.Errorf("%w: a retry asks the last turn's question again; send no message", ErrInvalid)

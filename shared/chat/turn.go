@@ -145,6 +145,8 @@ func (e *Engine) Prepare(ctx context.Context, req Request) (*Turn, error) {
 	switch {
 	case req.Stateless:
 		return t, nil
+	case req.ConversationID == "" && req.ChatID != "":
+		err = t.loadOrCreate(ctx, log)
 	case req.ConversationID == "":
 		err = t.create(ctx, log)
 	default:
@@ -170,7 +172,7 @@ func (t *Turn) turnStart() conversation.TurnStart {
 	switch {
 	case t.req.Supply != nil:
 	case t.req.Retry:
-		start.Retry = true
+		start.Retry, start.Regenerate = true, t.req.Regenerate
 	default:
 		start.Reserve = &conversation.Turn{UserText: e.storedText(t.question), Profile: t.sentProfile()}
 	}
@@ -269,10 +271,16 @@ func (t *Turn) start() Start {
 // its lease and (see turnStart) its first turn reserved in one round trip.
 // A storage outage does not fail the turn: it answers without saving.
 func (t *Turn) create(ctx context.Context, log *slog.Logger) error {
+	return t.createAs(ctx, "", log)
+}
+
+// createAs is create under the chosen id ("": a new one); an id in use is
+// conversation.ErrIDTaken.
+func (t *Turn) createAs(ctx context.Context, id string, log *slog.Logger) error {
 	e, req := t.e, t.req
 	sctx, cancel := e.storeCtx(ctx)
 	defer cancel()
-	c := conversation.Conversation{TenantID: req.TenantID, OwnerID: req.UserID,
+	c := conversation.Conversation{ID: id, TenantID: req.TenantID, OwnerID: req.UserID,
 		Title: titleFrom(e.storedText(req.Message)), Jurisdictions: req.Profile.Jurisdictions}
 	if t.profileSent() {
 		c.Profile = &req.Profile
@@ -284,6 +292,9 @@ func (t *Turn) create(ctx context.Context, log *slog.Logger) error {
 	state, err := e.store.StartConversation(sctx, c, start)
 	if err == nil && state.Conversation.ID == "" {
 		err = errors.New("start conversation: nothing was created")
+	}
+	if errors.Is(err, conversation.ErrIDTaken) {
+		return err
 	}
 	if err != nil {
 		log.Error("create conversation failed; answering without saving", "err", err)

@@ -22,6 +22,10 @@ import (
 // caller's tenant (whether or not it exists in another).
 var ErrNotFound = errors.New("conversation not found")
 
+// ErrIDTaken is returned when a conversation is created under an id that
+// is already in use, in whatever tenant.
+var ErrIDTaken = errors.New("conversation id already in use")
+
 // DefaultMaxActiveNodes caps ConversationContext.ActiveNodeIDs.
 const DefaultMaxActiveNodes = 50
 

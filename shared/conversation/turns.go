@@ -46,6 +46,9 @@ type TurnStart struct {
 	// settled what the turn is.
 	Reserve *Turn
 	Retry   bool
+	// Regenerate, with Retry, restarts the last turn whatever it ended
+	// with: the client asked for another answer in its place.
+	Regenerate bool
 }
 
 // TurnFinish is what FinishTurn stores with the turn's outcome.

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"regintel/shared/chat"
+	"regintel/shared/conversation"
 )
 
 // chatBody is the POST /chat request body. Identity never comes from it.
@@ -26,7 +27,16 @@ type chatBody struct {
 	// Retry asks the conversation's failed or interrupted last turn again,
 	// in place; it carries no message.
 	Retry bool `json:"retry"`
+	// ID is the AI SDK's chat id: without a conversationId it names the
+	// conversation (chat.Request.ChatID).
+	ID string `json:"id"`
+	// Trigger is the AI SDK's: "regenerate-message" replaces the last
+	// answer in place.
+	Trigger string `json:"trigger"`
 }
+
+// triggerRegenerate is the AI SDK's trigger of regenerate().
+const triggerRegenerate = "regenerate-message"
 
 // chat serves POST /chat: one turn, streamed.
 func (a *API) chat(w http.ResponseWriter, r *http.Request) {
@@ -37,6 +47,13 @@ func (a *API) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	if !a.decodeJSONUpTo(w, r, &body, limit) {
 		return
+	}
+	if body.Trigger != "" && !protocolAsked(r) {
+		chooseUIMessageStream(r)
+	}
+	regenerate := body.Trigger == triggerRegenerate
+	if regenerate {
+		body.Retry = true
 	}
 	if wantsUIMessageStream(r) {
 		fromUIMessages(&body)
@@ -50,6 +67,10 @@ func (a *API) chat(w http.ResponseWriter, r *http.Request) {
 		TenantID: c.TenantID, UserID: c.UserID, ConversationID: strings.TrimSpace(body.ConversationID),
 		Stateless: body.Stateless, Messages: body.Messages,
 		RequestID: RequestID(r.Context()), Supply: body.ContextSupply, ForceRun: body.ForceRun, Retry: body.Retry,
+		Regenerate: regenerate,
+	}
+	if req.ConversationID == "" && !req.Stateless {
+		req.ChatID = strings.TrimSpace(body.ID)
 	}
 	if body.Message != nil {
 		req.Message = *body.Message
@@ -71,15 +92,33 @@ func (a *API) prepareAndStream(w http.ResponseWriter, r *http.Request, req chat.
 	if id := turn.ConversationID(); id != "" {
 		w.Header().Set(HeaderConversationID, id)
 	}
-	sse := newSSEWriter(w)
-	var sink chat.Sink = chatSink{sse}
-	if wantsUIMessageStream(r) {
-		sink = newUIStreamSink(w, sse)
+	if turn.Recordable() {
+		// The AI SDK's WorkflowChatTransport reconnects to /chat/{it}/stream.
+		w.Header().Set(HeaderWorkflowRunID, turn.ConversationID())
 	}
+	sse := newSSEWriter(w)
+	sink := newTurnSink(w, r, sse, turn.Number())
 	sse.start()
 	stop := sse.keepAlive(r.Context(), a.keepAlive)
 	defer stop()
+	if turn.Recordable() {
+		turn.StreamRecorded(r.Context(), sink)
+		return
+	}
 	turn.Stream(r.Context(), sink)
+}
+
+// turnSink is a turn's stream in the protocol the request asked for.
+type turnSink interface {
+	chat.HoldingSink
+	chat.RecordedSink
+}
+
+func newTurnSink(w http.ResponseWriter, r *http.Request, sse *sseWriter, turnNumber int) turnSink {
+	if wantsUIMessageStream(r) {
+		return newUIStreamSink(w, sse)
+	}
+	return chatSink{sse: sse, turn: turnNumber}
 }
 
 // prepareFailed answers a turn that could not start.
@@ -126,8 +165,20 @@ func (a *API) prepareFailed(w http.ResponseWriter, requestID string, err error) 
 // chatSink writes chat events as named SSE frames ("event: NAME\ndata:
 // JSON\n\n"). The start and done events go out at once, with whatever is
 // held; the others are held until the engine flushes (before it waits on
-// the model) or the stream ends, so a turn's end is one write.
-type chatSink struct{ sse *sseWriter }
+// the model) or the stream ends, so a turn's end is one write. A recorded
+// turn's events carry an id ("TURN:SEQ"), for Last-Event-ID.
+type chatSink struct {
+	sse  *sseWriter
+	turn int
+}
+
+// Format implements chat.RecordedSink.
+func (chatSink) Format() string { return "sse" }
+
+// Recorded implements chat.RecordedSink: held until Flush.
+func (s chatSink) Recorded(ev conversation.StreamEvent) error {
+	return s.sse.hold(streamEventID(s.turn, ev.Seq), ev.Name, ev.Data)
+}
 
 // Event implements chat.Sink.
 func (s chatSink) Event(name string, data any) error {

@@ -49,6 +49,8 @@ var browserCalls = []browserCall{
 	{"GET", "/readyz", nil, nil},
 	{"GET", "/openapi.json", nil, nil},
 	{"POST", "/chat", []string{"Authorization", "Content-Type", "X-Stream-Protocol"}, []string{"X-Request-Id", "X-Vercel-AI-UI-Message-Stream", "X-Conversation-Id"}},
+	{"GET", "/chat/{conversationId}/stream", []string{"Authorization", "X-Stream-Protocol", "Last-Event-ID"}, []string{"X-Request-Id", "X-Vercel-AI-UI-Message-Stream", "X-Conversation-Id"}},
+	{"DELETE", "/chat/{conversationId}/stream", []string{"Authorization"}, []string{"X-Request-Id"}},
 	{"POST", "/conversations/{id}/context-requests/{requestId}", []string{"Authorization", "Content-Type", "X-Stream-Protocol"}, []string{"X-Request-Id", "X-Conversation-Id"}},
 	{"DELETE", "/conversations/{id}/context-items/{itemId}", []string{"Authorization"}, []string{"X-Request-Id"}},
 	{"GET", "/conversations", []string{"Authorization"}, []string{"X-Request-Id"}},

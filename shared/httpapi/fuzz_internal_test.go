@@ -200,7 +200,7 @@ func FuzzSSEEncoder(f *testing.F) {
 		}
 		names, data := fuzzEvents(kinds, splitTexts(joined))
 		w := httptest.NewRecorder()
-		sink := chatSink{newSSEWriter(w)}
+		sink := chatSink{sse: newSSEWriter(w)}
 		for i := range names {
 			if err := sink.Event(names[i], data[i]); err != nil {
 				t.Fatal(err)

@@ -69,6 +69,7 @@ type env struct {
 	pool   *pgxpool.Pool // the owner's pool; nil on the memory store
 	graph  *graphmem.Store
 	queue  *resolvingPublisher
+	store  conversation.Store // shared by a second instance (envOptions.store)
 }
 
 // conversationStore is what both stores implement: the turn's storage and
@@ -122,6 +123,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 		mem := convmem.New()
 		store, admin = mem, mem
 	}
+	e.store = store
 	var reader testGraph = mem
 	if o.graph != nil {
 		reader = o.graph

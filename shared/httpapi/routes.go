@@ -49,6 +49,8 @@ const (
 	needsGraphChanges
 	// needsSharing: the conversations and their sharing settings.
 	needsSharing
+	// needsStreams: the engine, over a store that records turn streams.
+	needsStreams
 )
 
 // Header names the routes read or expose.
@@ -58,6 +60,9 @@ const (
 	HeaderUIMessageStream = "X-Vercel-AI-UI-Message-Stream"
 	// HeaderConversationID names the conversation of a streamed turn.
 	HeaderConversationID = "X-Conversation-Id"
+	// HeaderWorkflowRunID names it too, for the AI SDK's
+	// WorkflowChatTransport, which reconnects to /chat/{it}/stream.
+	HeaderWorkflowRunID = "X-Workflow-Run-Id"
 	// HeaderUserAuthorization carries the user's bearer token behind a
 	// Function URL with IAM auth (JWT_HEADER), where SigV4 owns Authorization.
 	HeaderUserAuthorization = "X-User-Authorization"
@@ -66,13 +71,17 @@ const (
 // Routes is the routes table: every route of the API.
 func Routes() []Route {
 	streamed := []string{HeaderStreamProtocol}
-	uiStream := []string{HeaderUIMessageStream, HeaderConversationID}
+	uiStream := []string{HeaderUIMessageStream, HeaderConversationID, HeaderWorkflowRunID}
 	return []Route{
 		{Method: http.MethodGet, Pattern: "/healthz", Name: "health", Handler: (*API).health},
 		{Method: http.MethodGet, Pattern: "/readyz", Name: "ready", Handler: (*API).ready},
 		{Method: http.MethodGet, Pattern: "/openapi.json", Name: "openapi", Handler: (*API).openAPI},
 		{Method: http.MethodPost, Pattern: "/chat", Auth: true, Name: "chat", Handler: (*API).chat, Streams: true,
 			RequestHeaders: streamed, ExposeHeaders: uiStream, needs: needsEngine},
+		{Method: http.MethodGet, Pattern: "/chat/{conversationId}/stream", Auth: true, Name: "resumeChatStream", Handler: (*API).resumeStream,
+			Streams: true, RequestHeaders: []string{HeaderStreamProtocol, HeaderLastEventID}, ExposeHeaders: uiStream, needs: needsStreams},
+		{Method: http.MethodDelete, Pattern: "/chat/{conversationId}/stream", Auth: true, Name: "stopChatStream", Handler: (*API).stopStream,
+			needs: needsStreams},
 		{Method: http.MethodPost, Pattern: "/conversations/{id}/context-requests/{requestId}", Auth: true, Name: "supplyContext",
 			Handler: (*API).supplyContext, Streams: true, RequestHeaders: streamed, ExposeHeaders: uiStream, needs: needsEngine},
 		{Method: http.MethodDelete, Pattern: "/conversations/{id}/context-items/{itemId}", Auth: true, Name: "deleteContextItem",
@@ -218,6 +227,8 @@ func (a *API) provides(d dependency) bool {
 		return a.changes != nil
 	case needsSharing:
 		return a.conversations != nil && a.sharing != nil
+	case needsStreams:
+		return a.engine != nil && a.engine.Streams() != nil
 	}
 	return true
 }

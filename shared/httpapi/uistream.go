@@ -4,12 +4,14 @@ import (
 	"cmp"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/google/uuid"
 
 	"regintel/shared/chat"
+	"regintel/shared/conversation"
 	"regintel/shared/llm"
 )
 
@@ -22,6 +24,19 @@ func wantsUIMessageStream(r *http.Request) bool {
 	return r.URL.Query().Get("protocol") == UIMessageStreamProtocol || r.Header.Get("X-Stream-Protocol") == UIMessageStreamProtocol
 }
 
+// protocolAsked reports whether the request names a protocol at all.
+func protocolAsked(r *http.Request) bool {
+	return r.URL.Query().Has("protocol") || r.Header.Get(HeaderStreamProtocol) != ""
+}
+
+// chooseUIMessageStream makes the rest of the request's handling answer
+// with the UI message stream, when the client named no protocol and is
+// the AI SDK: its body carries a trigger, its reconnect finds a turn
+// started with it.
+func chooseUIMessageStream(r *http.Request) {
+	r.Header.Set(HeaderStreamProtocol, UIMessageStreamProtocol)
+}
+
 // uiStreamSink maps the chat events onto UI message stream chunks:
 // start → start (the conversation and turn as messageMetadata); message →
 // text-start/text-delta/text-end; warning → a transient data-warning;
@@ -32,6 +47,7 @@ func wantsUIMessageStream(r *http.Request) bool {
 type uiStreamSink struct {
 	mu       sync.Mutex
 	sse      *sseWriter
+	skip     int // chunks not to send: a reconnect's startIndex
 	started  bool
 	textOpen bool
 	meta     any
@@ -66,6 +82,10 @@ var finishReasons = map[string]string{
 // write holds one chunk as a data-only frame until the engine flushes or
 // the stream starts or ends.
 func (s *uiStreamSink) write(chunk any) error {
+	if s.skip > 0 {
+		s.skip--
+		return nil
+	}
 	raw, err := json.Marshal(chunk)
 	if err != nil {
 		return err
@@ -78,7 +98,7 @@ func (s *uiStreamSink) Event(name string, data any) error {
 	defer s.mu.Unlock()
 	if !s.started {
 		s.started = true
-		start := map[string]any{"type": "start", "messageId": uuid.NewString()}
+		start := map[string]any{"type": "start", "messageId": uiMessageID(name, data)}
 		if name == chat.EventStart {
 			start["messageMetadata"] = data
 		}
@@ -98,10 +118,10 @@ func (s *uiStreamSink) Event(name string, data any) error {
 				return err
 			}
 		}
-		delta, _ := data.(chat.TextDelta)
+		delta := eventData[chat.TextDelta](data)
 		return s.write(uiTextDelta{Type: "text-delta", ID: uiTextID, Delta: delta.Text})
 	case chat.EventError:
-		msg, _ := data.(map[string]string)
+		msg := eventData[map[string]string](data)
 		return s.write(map[string]string{"type": "error", "errorText": msg["message"]})
 	case chat.EventMetadata:
 		s.meta = data
@@ -112,12 +132,54 @@ func (s *uiStreamSink) Event(name string, data any) error {
 	case chat.EventContextRequest:
 		return s.write(map[string]any{"type": "data-context-request", "id": contextRequestID(data), "data": data})
 	case chat.EventDone:
-		done, _ := data.(map[string]string)
+		done := eventData[map[string]string](data)
 		return s.finish(done["status"])
 	default:
 		// disclaimer: a data part kept with the answer.
 		return s.write(map[string]any{"type": "data-" + strings.ReplaceAll(name, "_", "-"), "data": data})
 	}
+}
+
+// Format implements chat.RecordedSink.
+func (*uiStreamSink) Format() string { return UIMessageStreamProtocol }
+
+// Recorded implements chat.RecordedSink: a recorded event is mapped as a
+// live one is; the UI message stream has no event ids.
+func (s *uiStreamSink) Recorded(ev conversation.StreamEvent) error {
+	return s.Event(ev.Name, ev.Data)
+}
+
+// eventData is an event's data as T: as the engine sent it, or decoded
+// from its recorded JSON.
+func eventData[T any](data any) T {
+	if v, ok := data.(T); ok {
+		return v
+	}
+	var v T
+	if raw, ok := data.(json.RawMessage); ok {
+		_ = json.Unmarshal(raw, &v)
+	}
+	return v
+}
+
+// uiMessageNamespace derives a turn's UI message id.
+var uiMessageNamespace = uuid.MustParse("6f1d6a52-1f0e-4c55-9a43-3c0d2b8e7a10")
+
+// uiMessageID is the assistant message's id: the same for every replay of
+// a stored turn (derived from its conversation and number), so a resumed
+// stream continues the message the client knows; random otherwise.
+func uiMessageID(name string, data any) string {
+	if name == chat.EventStart {
+		if st := eventData[chat.Start](data); st.ConversationID != nil && st.TurnNumber != nil {
+			return TurnMessageID(*st.ConversationID, *st.TurnNumber)
+		}
+	}
+	return uuid.NewString()
+}
+
+// TurnMessageID is the UI message id of a stored turn's answer.
+func TurnMessageID(conversationID string, turnNumber int) string {
+	return uuid.NewSHA1(uiMessageNamespace, []byte(conversationID+"/"+strconv.Itoa(turnNumber))).String()
 }
 
 // Flush implements chat.HoldingSink: the held chunks go out.

@@ -53,6 +53,8 @@ type record struct {
 	supplied []conversation.SuppliedItem
 	// lease is the running turn's, nil when none was taken or it was given back.
 	lease *turnLease
+	// stream is the latest recorded turn stream (streams.go), nil until one.
+	stream *recordedStream
 }
 
 type turnLease struct {
@@ -124,7 +126,7 @@ func (s *Store) CreateConversation(_ context.Context, c conversation.Conversatio
 	// Ids are unique across tenants, as the primary key is in Postgres.
 	for k := range s.conversations {
 		if k.conversationID == id {
-			return conversation.Conversation{}, fmt.Errorf("create conversation: id %s already exists", id)
+			return conversation.Conversation{}, fmt.Errorf("create conversation %s: %w", id, conversation.ErrIDTaken)
 		}
 	}
 	s.conversations[key{tenant, c.OwnerID, id}] = &record{conversation: stored}
@@ -198,7 +200,7 @@ func (s *Store) reserveStarted(tenant string, r *record, start conversation.Turn
 	}
 	switch {
 	case start.Retry:
-		if restarted, ok := r.restartLast(now); ok {
+		if restarted, ok := r.restartLast(now, start.Regenerate); ok {
 			state.Reserved = &restarted
 		}
 	case start.Reserve != nil:
@@ -445,17 +447,20 @@ func (s *Store) RetryTurn(ctx context.Context, tenantID, conversationID string) 
 	if err != nil {
 		return conversation.Turn{}, err
 	}
-	restarted, ok := r.restartLast(time.Now())
+	restarted, ok := r.restartLast(time.Now(), false)
 	if !ok {
 		return conversation.Turn{}, conversation.ErrNotRetryable
 	}
 	return restarted, nil
 }
 
-// restartLast puts the last turn back to streaming if it is retryable; the
-// caller holds s.mu.
-func (r *record) restartLast(now time.Time) (conversation.Turn, bool) {
-	if len(r.turns) == 0 || !r.turns[len(r.turns)-1].Status.Retryable() {
+// restartLast puts the last turn back to streaming if it is retryable
+// (or, regenerating, finished at all); the caller holds s.mu.
+func (r *record) restartLast(now time.Time, regenerate bool) (conversation.Turn, bool) {
+	if len(r.turns) == 0 {
+		return conversation.Turn{}, false
+	}
+	if status := r.turns[len(r.turns)-1].Status; !status.Retryable() && (!regenerate || status == conversation.TurnStreaming) {
 		return conversation.Turn{}, false
 	}
 	last := &r.turns[len(r.turns)-1]

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"regintel/shared/conversation"
 )
@@ -66,6 +67,19 @@ SET status = 'streaming', assistant_text = ''
 WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid
   AND turn_number = (SELECT c.last_turn_number FROM conversations c WHERE ` + mayReserve + `)
   AND status IN ('error', 'interrupted')
+RETURNING ` + turnColumns
+
+// uniqueViolation is Postgres's SQLSTATE for a duplicate key.
+const uniqueViolation = "23505"
+
+// restartFinishedTurn is restartFailedTurn for a regeneration: the last
+// turn is restarted whatever it ended with.
+const restartFinishedTurn = `
+UPDATE conversation_turns
+SET status = 'streaming', assistant_text = ''
+WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid
+  AND turn_number = (SELECT c.last_turn_number FROM conversations c WHERE ` + mayReserve + `)
+  AND status <> 'streaming'
 RETURNING ` + turnColumns
 
 // StartTurn loads the turn's state, takes the lease, reads the tenant's
@@ -176,6 +190,8 @@ func queueStart(batch *pgx.Batch, tenantID, conversationID string, start convers
 	}
 	limit := limitParam(start.DailyTokenLimit)
 	switch {
+	case start.Retry && start.Regenerate:
+		batch.Queue(restartFinishedTurn, tenantID, conversationID, leaseID, limit)
 	case start.Retry:
 		batch.Queue(restartFailedTurn, tenantID, conversationID, leaseID, limit)
 	case start.Reserve != nil:
@@ -257,6 +273,9 @@ func (s *Store) StartConversation(ctx context.Context, c conversation.Conversati
 		_ = results.QueryRow().Scan(&state.TenantTokensToday)
 	}
 	state.Conversation, err = scanConversation(results.QueryRow(), c.TenantID)
+	if pgErr := (*pgconn.PgError)(nil); errors.As(err, &pgErr) && pgErr.Code == uniqueViolation {
+		return conversation.TurnState{}, fmt.Errorf("start conversation: %w", conversation.ErrIDTaken)
+	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		return conversation.TurnState{TenantTokensToday: state.TenantTokensToday}, nil
 	}

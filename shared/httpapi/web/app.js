@@ -207,7 +207,11 @@ function initAsk() {
     if (state.conversationId) body.conversationId = state.conversationId;
     await streamTurn("/chat", body, message);
   });
-  $("#stop").addEventListener("click", () => state.abort && state.abort.abort());
+  $("#stop").addEventListener("click", () => {
+    // Leaving the stream no longer stops the answer: the stop is asked for.
+    if (state.conversationId) json("/chat/" + state.conversationId + "/stream", { method: "DELETE" }).catch(() => {});
+    if (state.abort) state.abort.abort();
+  });
   $("#new-conversation").addEventListener("click", () => {
     state.conversationId = null;
     $("#turns").replaceChildren();

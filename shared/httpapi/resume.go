@@ -1,0 +1,218 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"regintel/shared/auth"
+	"regintel/shared/chat"
+	"regintel/shared/conversation"
+)
+
+// A turn's stream is recorded as it is written (chat.StreamRecorded), so
+// GET /chat/{conversationId}/stream can send a running turn's stream from
+// any instance: from its first event (or after Last-Event-ID), then what
+// the store gains until the turn's done event. DELETE on the same path
+// asks the running turn to stop.
+
+// ResumePollEvery is how often a resumed stream reads the turn's new
+// events from the store.
+var ResumePollEvery = 100 * time.Millisecond
+
+// resumeGrace is how long a resumed stream waits for the done event of a
+// turn that no longer runs, before it ends without one (the turn's
+// process ended mid-answer).
+const resumeGrace = 2 * time.Second
+
+// streamEventID is the SSE id of a recorded event: its turn and place.
+func streamEventID(turn, seq int) string {
+	return strconv.Itoa(turn) + ":" + strconv.Itoa(seq)
+}
+
+// parseStreamEventID reads an id streamEventID wrote.
+func parseStreamEventID(id string) (turn, seq int, ok bool) {
+	t, s, found := strings.Cut(id, ":")
+	if !found {
+		return 0, 0, false
+	}
+	turn, err1 := strconv.Atoi(t)
+	seq, err2 := strconv.Atoi(s)
+	return turn, seq, err1 == nil && err2 == nil && turn > 0 && seq >= 0
+}
+
+// resumeStream serves GET /chat/{conversationId}/stream: 204 when no turn
+// of the conversation is running, else its stream.
+func (a *API) resumeStream(w http.ResponseWriter, r *http.Request) {
+	streams, c, id := a.engine.Streams(), caller(r), r.PathValue("conversationId")
+	startIndex, ok := parseStartIndex(r)
+	if !ok {
+		writeError(w, http.StatusBadRequest, "invalid_request", "startIndex must be a whole number of chunks, 0 or more")
+		return
+	}
+	turn, after := 0, -1
+	if t, seq, ok := parseStreamEventID(r.Header.Get(HeaderLastEventID)); ok && !wantsUIMessageStream(r) {
+		turn, after = t, seq
+	}
+	var ts conversation.TurnStream
+	id, err := forChatID(c, id, func(conv string) (err error) {
+		ts, err = streams.ReadStream(r.Context(), c.TenantID, conv, after)
+		return err
+	})
+	if err == nil && turn != 0 && ts.TurnNumber != turn {
+		// The client's last event is of an earlier turn: this one from its start.
+		after = -1
+		ts, err = streams.ReadStream(r.Context(), c.TenantID, id, after)
+	}
+	if err == nil && ts.Running && ts.Format == "" {
+		ts, err = waitRecorded(r.Context(), streams, c.TenantID, id, after)
+	}
+	if err != nil {
+		a.streamStoreFailed(w, r, err)
+		return
+	}
+	if !protocolAsked(r) && ts.Format == UIMessageStreamProtocol {
+		chooseUIMessageStream(r)
+	}
+	if !ts.Running && (after < 0 || len(ts.Events) == 0) {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	w.Header().Set(HeaderConversationID, id)
+	ctx, cancel := a.streamContext(r.Context())
+	defer cancel()
+	sse := newSSEWriter(w)
+	sink := newTurnSink(w, r, sse, ts.TurnNumber)
+	if ui, ok := sink.(*uiStreamSink); ok {
+		ui.skip = startIndex
+	}
+	sse.start()
+	stop := sse.keepAlive(ctx, a.keepAlive)
+	defer stop()
+	a.follow(ctx, streamFollower{streams: streams, tenant: c.TenantID, id: id}, ts, after, sink)
+}
+
+// waitRecorded waits, a few polls at most, for a running turn's first
+// write, which names the format its client asked for: a reconnect right
+// after the turn started gets the same format.
+func waitRecorded(ctx context.Context, streams conversation.Streams, tenant, id string, after int) (conversation.TurnStream, error) {
+	var ts conversation.TurnStream
+	for range 10 {
+		select {
+		case <-ctx.Done():
+			return ts, ctx.Err()
+		case <-time.After(ResumePollEvery / 4):
+		}
+		var err error
+		if ts, err = streams.ReadStream(ctx, tenant, id, after); err != nil || !ts.Running || ts.Format != "" {
+			return ts, err
+		}
+	}
+	return ts, nil
+}
+
+// parseStartIndex reads the WorkflowChatTransport's startIndex: how many
+// chunks of the UI message stream the client already has (0: none).
+func parseStartIndex(r *http.Request) (int, bool) {
+	raw := r.URL.Query().Get("startIndex")
+	if raw == "" {
+		return 0, true
+	}
+	n, err := strconv.Atoi(raw)
+	return n, err == nil && n >= 0
+}
+
+// streamFollower reads one conversation's recorded stream.
+type streamFollower struct {
+	streams conversation.Streams
+	tenant  string
+	id      string
+}
+
+// follow sends ts's events (those after last), then polls for more until
+// the done event, a newer turn, the client's leaving, or a turn that
+// stopped running without one.
+func (a *API) follow(ctx context.Context, f streamFollower, ts conversation.TurnStream, last int, sink turnSink) {
+	quietSince := time.Now()
+	for {
+		for _, ev := range ts.Events {
+			if sink.Recorded(ev) != nil {
+				return
+			}
+			last = ev.Seq
+			if ev.Name == "done" {
+				_ = sink.Flush()
+				return
+			}
+		}
+		if sink.Flush() != nil {
+			return
+		}
+		if ts.Running || len(ts.Events) > 0 {
+			quietSince = time.Now()
+		} else if time.Since(quietSince) > resumeGrace {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(ResumePollEvery):
+		}
+		next, err := f.streams.ReadStream(ctx, f.tenant, f.id, last)
+		if err != nil {
+			a.log.Warn("resumed stream: read failed; ending it", "err", err)
+			return
+		}
+		if next.TurnNumber != ts.TurnNumber {
+			return
+		}
+		ts = next
+	}
+}
+
+// stopStream serves DELETE /chat/{conversationId}/stream: the running turn
+// is asked to stop (202); it notices at its next write, stores its partial
+// answer as interrupted and ends its stream. 204 when none is running.
+func (a *API) stopStream(w http.ResponseWriter, r *http.Request) {
+	c, stopping := caller(r), false
+	id, err := forChatID(c, r.PathValue("conversationId"), func(conv string) (err error) {
+		stopping, err = a.engine.Streams().StopStream(r.Context(), c.TenantID, conv)
+		return err
+	})
+	if err != nil {
+		a.streamStoreFailed(w, r, err)
+		return
+	}
+	if !stopping {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, map[string]any{"conversationId": id, "stopping": true})
+}
+
+// forChatID calls call with each conversation id the path's id may name
+// (a conversation's id, or the client's chat id: chat.ChatConversationIDs)
+// until one is the caller's, and returns that one.
+func forChatID(c auth.Caller, id string, call func(conversationID string) error) (string, error) {
+	err := conversation.ErrNotFound
+	for _, conv := range chat.ChatConversationIDs(c.TenantID, c.UserID, id) {
+		if err = call(conv); !errors.Is(err, conversation.ErrNotFound) {
+			return conv, err
+		}
+	}
+	return id, err
+}
+
+// streamStoreFailed answers a failed read or stop: a conversation that is
+// not the caller's is a 404, as one that does not exist.
+func (a *API) streamStoreFailed(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, conversation.ErrNotFound) {
+		writeError(w, http.StatusNotFound, "conversation_not_found", "no such conversation")
+		return
+	}
+	a.log.Error("turn stream store call failed", "request_id", RequestID(r.Context()), "err", err)
+	writeError(w, http.StatusInternalServerError, "internal", "the turn's stream could not be read")
+}

@@ -1,0 +1,316 @@
+package httpapi_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"regintel/shared/conversation"
+	"regintel/shared/httpapi"
+	"regintel/shared/llm/llmtest"
+)
+
+// slowAnswer is long enough, at its pace, to reconnect in the middle.
+var slowAnswer = strings.Repeat("The rate is 23 percent. ", 12)
+
+func slowScript() llmtest.Script {
+	return llmtest.Script{Steps: llmtest.Words(slowAnswer), DeltaDelay: 15 * time.Millisecond}
+}
+
+// idFrame is one SSE frame with its id.
+type idFrame struct {
+	ID, Name string
+	Data     json.RawMessage
+}
+
+// startAndDrop posts a question on e, reads the stream until it has
+// carried some answer, and goes away. It returns the conversation and the
+// frames read.
+func startAndDrop(t *testing.T, e *env, path string) (string, []idFrame) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, e.server.URL+path, strings.NewReader(`{"message":"What is the VAT rate?"}`))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	id := resp.Header.Get("X-Conversation-Id")
+	var frames []idFrame
+	var cur idFrame
+	lines := bufio.NewScanner(resp.Body)
+	for lines.Scan() {
+		line := lines.Text()
+		switch {
+		case strings.HasPrefix(line, "id: "):
+			cur.ID = strings.TrimPrefix(line, "id: ")
+		case strings.HasPrefix(line, "event: "):
+			cur.Name = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: "):
+			cur.Data = json.RawMessage(strings.TrimPrefix(line, "data: "))
+		case line == "" && cur.Name != "":
+			frames = append(frames, cur)
+			if cur.Name == "message" {
+				return id, frames
+			}
+			cur = idFrame{}
+		}
+	}
+	t.Fatalf("the stream ended before any answer: %+v", frames)
+	return "", nil
+}
+
+func framesText(frames []idFrame) string {
+	var b strings.Builder
+	for _, f := range frames {
+		if f.Name == "message" {
+			var m struct{ Text string }
+			_ = json.Unmarshal(f.Data, &m)
+			b.WriteString(m.Text)
+		}
+	}
+	return b.String()
+}
+
+// get sends a GET with headers to e.
+func (e *env) get(path string, headers map[string]string) chatResponse {
+	e.t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, e.server.URL+path, nil)
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	return e.send(req)
+}
+
+// waitStored waits until the conversation's turn is no longer streaming.
+func waitStored(t *testing.T, e *env, id string) conversation.Turn {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if turns := e.export(id).Turns; len(turns) == 1 && turns[0].Status != conversation.TurnStreaming {
+			return turns[0]
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("the turn of %s was never stored", id)
+	return conversation.Turn{}
+}
+
+// secondInstance is another handler over e's store, as another Lambda
+// instance is over the same database.
+func secondInstance(t *testing.T, e *env) *env {
+	return newEnv(t, envOptions{store: e.store})
+}
+
+// A client that goes away mid-answer does not stop the turn; another
+// instance sends the whole stream from its first event, live to its end,
+// and the turn is stored once, whole, ok.
+func TestReloadMidAnswerResumesOnAnotherInstance(t *testing.T) {
+	forEachStore(t, func(t *testing.T, postgres bool) {
+		a := newEnv(t, envOptions{postgres: postgres})
+		b := secondInstance(t, a)
+		a.llm.Enqueue(slowScript())
+		id, _ := startAndDrop(t, a, "/chat")
+
+		resumed := b.get("/chat/"+id+"/stream", nil)
+		if resumed.Status != http.StatusOK || resumed.Header.Get("X-Conversation-Id") != id {
+			t.Fatalf("resume: %d %s", resumed.Status, resumed.Body)
+		}
+		names := resumed.names()
+		if names[0] != "start" || names[len(names)-1] != "done" || resumed.doneStatus(t) != "ok" {
+			t.Fatalf("resumed events %v", names)
+		}
+		if resumed.text() != slowAnswer {
+			t.Fatalf("resumed text = %q, want the whole answer", resumed.text())
+		}
+		if turn := waitStored(t, a, id); turn.Status != conversation.TurnOK || turn.AssistantText != slowAnswer {
+			t.Fatalf("stored %s %q, want ok and the whole answer", turn.Status, turn.AssistantText)
+		}
+		if got := len(a.export(id).Turns); got != 1 {
+			t.Fatalf("%d turns stored, want 1", got)
+		}
+		if again := b.get("/chat/"+id+"/stream", nil); again.Status != http.StatusNoContent || again.Body != "" {
+			t.Fatalf("resume after the end: %d %q, want 204", again.Status, again.Body)
+		}
+	})
+}
+
+// While the answer streams, the conversation shows it so far.
+func TestStreamingTurnShowsItsTextSoFar(t *testing.T) {
+	forEachStore(t, func(t *testing.T, postgres bool) {
+		e := newEnv(t, envOptions{postgres: postgres})
+		e.llm.Enqueue(slowScript())
+		id, _ := startAndDrop(t, e, "/chat")
+		deadline := time.Now().Add(5 * time.Second)
+		for time.Now().Before(deadline) {
+			turns := e.export(id).Turns
+			if len(turns) == 1 && turns[0].Status == conversation.TurnStreaming && turns[0].AssistantText != "" {
+				if !strings.HasPrefix(slowAnswer, turns[0].AssistantText) {
+					t.Fatalf("text so far %q is not the start of the answer", turns[0].AssistantText)
+				}
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Fatal("the streaming turn never showed any text")
+	})
+}
+
+// The SSE stream's events carry ids; a reconnect with Last-Event-ID gets
+// exactly the events after it.
+func TestLastEventIDResumesAfterIt(t *testing.T) {
+	forEachStore(t, func(t *testing.T, postgres bool) {
+		a := newEnv(t, envOptions{postgres: postgres})
+		a.llm.Enqueue(slowScript())
+		id, seen := startAndDrop(t, a, "/chat")
+		last := seen[len(seen)-1].ID
+		if seen[0].ID != "1:0" || last == "" {
+			t.Fatalf("frames without ids: %+v", seen)
+		}
+		resumed := secondInstance(t, a).get("/chat/"+id+"/stream", map[string]string{"Last-Event-ID": last})
+		if resumed.Status != http.StatusOK || resumed.named("start") != nil {
+			t.Fatalf("resume after %s: %d %v", last, resumed.Status, resumed.names())
+		}
+		if got := framesText(seen) + resumed.text(); got != slowAnswer {
+			t.Fatalf("text before and after the reconnect = %q, want the answer once", got)
+		}
+	})
+}
+
+// The UI message stream resumes too, under the same message id as the
+// turn's first stream.
+func TestUIMessageStreamResumes(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	e.llm.Enqueue(slowScript())
+	id, _ := startAndDrop(t, e, "/chat")
+	resumed := e.get("/chat/"+id+"/stream?protocol=ui-message-stream", nil)
+	if resumed.Status != http.StatusOK || resumed.Header.Get("X-Vercel-AI-UI-Message-Stream") != "v1" {
+		t.Fatalf("resume: %d %v", resumed.Status, resumed.Header)
+	}
+	chunks := uiStream(t, resumed.Body)
+	var text strings.Builder
+	for _, c := range chunks {
+		if c.Type == "text-delta" {
+			text.WriteString(c.Delta)
+		}
+	}
+	if chunks[0].Type != "start" || chunks[0].MessageID != httpapi.TurnMessageID(id, 1) || chunks[len(chunks)-1].FinishReason != "stop" {
+		t.Fatalf("chunks %v, start %+v", chunkTypes(chunks), chunks[0])
+	}
+	if text.String() != slowAnswer {
+		t.Fatalf("text = %q", text.String())
+	}
+}
+
+// DELETE stops the running turn from any instance; it is stored
+// interrupted with its partial answer. Another caller gets a 404.
+func TestDeleteStopsTheTurn(t *testing.T) {
+	forEachStore(t, func(t *testing.T, postgres bool) {
+		a := newEnv(t, envOptions{postgres: postgres})
+		b := secondInstance(t, a)
+		a.llm.Enqueue(slowScript())
+		id, _ := startAndDrop(t, a, "/chat")
+		if other := b.doWithTenant(http.MethodDelete, "/chat/"+id+"/stream", "tenant-b"); other != http.StatusNotFound {
+			t.Fatalf("DELETE by another tenant: %d, want 404", other)
+		}
+		stop := b.do(http.MethodDelete, "/chat/"+id+"/stream", nil)
+		if stop.Status != http.StatusAccepted {
+			t.Fatalf("DELETE: %d %s", stop.Status, stop.Body)
+		}
+		turn := waitStored(t, a, id)
+		if turn.Status != conversation.TurnInterrupted || turn.AssistantText == "" || len(turn.AssistantText) >= len(slowAnswer) ||
+			!strings.HasPrefix(slowAnswer, turn.AssistantText) {
+			t.Fatalf("stored %s %q, want interrupted with part of the answer", turn.Status, turn.AssistantText)
+		}
+		if again := b.do(http.MethodDelete, "/chat/"+id+"/stream", nil); again.Status != http.StatusNoContent {
+			t.Fatalf("DELETE with nothing running: %d, want 204", again.Status)
+		}
+	})
+}
+
+// A conversation of another tenant, or none, is a 404 alike.
+func TestResumeOfAnotherCallersConversationIsNotFound(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	e.llm.Enqueue(slowScript())
+	id, _ := startAndDrop(t, e, "/chat")
+	if got := e.doWithTenant(http.MethodGet, "/chat/"+id+"/stream", "tenant-b"); got != http.StatusNotFound {
+		t.Fatalf("another tenant: %d, want 404", got)
+	}
+	for _, path := range []string{"/chat/6f0e1a4c-1111-4c4c-8888-123456789abc/stream", "/chat/not-a-uuid/stream"} {
+		if got := e.get(path, nil); got.Status != http.StatusNotFound {
+			t.Fatalf("GET %s: %d, want 404", path, got.Status)
+		}
+	}
+	waitStored(t, e, id)
+}
+
+// The WorkflowChatTransport's resume: POST names the run (the
+// conversation) in X-Workflow-Run-Id, and a reconnect with startIndex N
+// goes on from the stream's chunk N, so the chunks read before and after
+// are the whole stream once.
+func TestWorkflowTransportResumesAtItsChunkIndex(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	e.llm.Enqueue(slowScript())
+	req, _ := http.NewRequest(http.MethodPost, e.server.URL+"/chat?protocol=ui-message-stream", strings.NewReader(`{"message":"VAT?"}`))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runID := resp.Header.Get("X-Workflow-Run-Id")
+	var before []string
+	lines := bufio.NewScanner(resp.Body)
+	for lines.Scan() && len(before) < 4 {
+		if data, ok := strings.CutPrefix(lines.Text(), "data: "); ok {
+			before = append(before, "data: "+data)
+		}
+	}
+	resp.Body.Close()
+	if runID == "" || runID != resp.Header.Get("X-Conversation-Id") {
+		t.Fatalf("X-Workflow-Run-Id %q, conversation %q", runID, resp.Header.Get("X-Conversation-Id"))
+	}
+	if bad := e.get("/chat/"+runID+"/stream?protocol=ui-message-stream&startIndex=-1", nil); bad.Status != http.StatusBadRequest {
+		t.Fatalf("startIndex=-1: %d, want 400", bad.Status)
+	}
+	resumed := e.get("/chat/"+runID+"/stream?protocol=ui-message-stream&startIndex=4", nil)
+	if resumed.Status != http.StatusOK {
+		t.Fatalf("resume: %d %s", resumed.Status, resumed.Body)
+	}
+	whole := strings.Join(before, "\n\n") + "\n\n" + resumed.Body
+	chunks := uiStream(t, whole)
+	var text strings.Builder
+	for _, c := range chunks {
+		if c.Type == "text-delta" {
+			text.WriteString(c.Delta)
+		}
+	}
+	types := chunkTypes(chunks)
+	if types[0] != "start" || strings.Count(strings.Join(types, " "), "text-start") != 1 || text.String() != slowAnswer {
+		t.Fatalf("chunks before and after: %v, text %q", types, text.String())
+	}
+}
+
+// The live stream is the model's own text; what is recorded, and so what
+// a reconnect replays, is redacted as the stored answer is.
+func TestRecordedStreamIsRedactedForStorage(t *testing.T) {
+	forEachStore(t, func(t *testing.T, postgres bool) {
+		e := newEnv(t, envOptions{postgres: postgres})
+		// Word by word at a model's pace: the number spans several writes.
+		e.llm.Enqueue(llmtest.Script{Steps: llmtest.Words("Call the office on 087 123 4567 to check."), DeltaDelay: 40 * time.Millisecond})
+		live := e.chat(map[string]any{"message": "Who do I call?"}, nil)
+		id := live.Header.Get("X-Conversation-Id")
+		if live.text() != "Call the office on 087 123 4567 to check." {
+			t.Fatalf("live text %q, want the model's own", live.text())
+		}
+		replayed := e.get("/chat/"+id+"/stream", map[string]string{"Last-Event-ID": "1:0"})
+		if replayed.Status != http.StatusOK || replayed.text() != "Call the office on [REDACTED:PHONE] to check." {
+			t.Fatalf("replayed %d %q, want the redacted answer", replayed.Status, replayed.text())
+		}
+		if stored := e.export(id).Turns[0].AssistantText; stored != replayed.text() {
+			t.Fatalf("stored %q, replayed %q", stored, replayed.text())
+		}
+	})
+}
