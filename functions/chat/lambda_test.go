@@ -85,8 +85,14 @@ func TestLambdaPathThroughRuntimeEmulator(t *testing.T) {
 		ReferencedNodes []string `json:"referencedNodes"`
 	}
 	for _, frame := range strings.Split(strings.TrimSpace(string(stream)), "\n\n") {
-		name, data, _ := strings.Cut(frame, "\n")
-		name, data = strings.TrimPrefix(name, "event: "), strings.TrimPrefix(data, "data: ")
+		var name, data string // a frame's lines come in any order
+		for _, line := range strings.Split(frame, "\n") {
+			if v, ok := strings.CutPrefix(line, "event: "); ok {
+				name = v
+			} else if v, ok := strings.CutPrefix(line, "data: "); ok {
+				data = v
+			}
+		}
 		names = append(names, name)
 		switch name {
 		case "message":

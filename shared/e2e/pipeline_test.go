@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -96,10 +97,15 @@ func TestChatToSQSToResolverToBoltAndBackIntoThePrompt(t *testing.T) {
 	}
 	var convID string
 	for _, frame := range strings.Split(first, "\n\n") {
-		if strings.HasPrefix(frame, "event: metadata\n") {
-			var m struct{ ConversationID string }
-			_ = json.Unmarshal([]byte(strings.TrimPrefix(frame, "event: metadata\ndata: ")), &m)
-			convID = m.ConversationID
+		// A frame's lines come in any order (a recorded turn's carry an id).
+		if lines := strings.Split(frame, "\n"); slices.Contains(lines, "event: metadata") {
+			for _, line := range lines {
+				if data, ok := strings.CutPrefix(line, "data: "); ok {
+					var m struct{ ConversationID string }
+					_ = json.Unmarshal([]byte(data), &m)
+					convID = m.ConversationID
+				}
+			}
 		}
 	}
 
