@@ -80,7 +80,7 @@ func (t *Turn) converse(ctx context.Context, sink Sink, fitted prompt.Fitted, to
 		}
 	}()
 	req := llm.Request{Model: e.cfg.Model, System: fitted.System, Messages: fitted.Messages, Tools: tools, Temperature: -1,
-		CacheKey: promptCacheKey(t.req.TenantID, e.sheet)}
+		CacheKey: promptCacheKey(t.req.TenantID, e.sheet), MaxOutputTokens: e.cfg.OutputAllowance}
 	for out.calls < e.cfg.MaxModelCalls && !out.interrupted {
 		out.calls++
 		text, calls, err := t.call(ctx, sink, req, out, log)

@@ -64,6 +64,9 @@ type Request struct {
 	// them to the same prompt cache (OpenAI's prompt_cache_key). It must
 	// name no tenant or user in clear; "" sends none.
 	CacheKey string
+	// MaxOutputTokens bounds the answer of one call (0: the provider's
+	// default). The daily cap's worst case counts on it.
+	MaxOutputTokens int
 }
 
 // ChunkType tags a Chunk.

@@ -2,6 +2,7 @@ package openai_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -32,6 +33,44 @@ func TestPromptCacheKeyAndRetentionAreSent(t *testing.T) {
 				}
 				if tc.key == "" && strings.Contains(string(got.Body), "prompt_cache") {
 					t.Errorf("unset cache fields were sent: %s", got.Body)
+				}
+			}
+		})
+	}
+}
+
+// A request's output bound reaches the provider under each protocol's own
+// name (Responses: max_output_tokens; Chat Completions:
+// max_completion_tokens); unset, none is sent.
+func TestMaxOutputTokensIsSent(t *testing.T) {
+	names := map[string]string{"responses": "max_output_tokens", "chat": "max_completion_tokens"}
+	for _, pc := range providerCases() {
+		t.Run(pc.name, func(t *testing.T) {
+			field := names[pc.name]
+			if field == "" {
+				t.Fatalf("no field name for provider case %q", pc.name)
+			}
+			srv := llmtest.NewServer(t)
+			p := pc.build(srv, openai.Config{APIKey: "k"})
+			for _, limit := range []int{4096, 0} {
+				req := llm.Request{Model: "gpt-4.1", Messages: []llm.Message{{Role: llm.RoleUser, Content: "q"}}, Temperature: -1, MaxOutputTokens: limit}
+				chunks, err := p.Stream(context.Background(), req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for range chunks {
+				}
+				got, _ := srv.LastRequest()
+				var body map[string]any
+				if err := json.Unmarshal(got.Body, &body); err != nil {
+					t.Fatal(err)
+				}
+				sent, ok := body[field].(float64)
+				if limit > 0 && (!ok || int(sent) != limit) {
+					t.Errorf("%s = %v, want %d", field, body[field], limit)
+				}
+				if limit == 0 && (ok || body["max_tokens"] != nil) {
+					t.Errorf("an unset bound was sent: %s", got.Body)
 				}
 			}
 		})

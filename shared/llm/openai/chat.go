@@ -64,6 +64,9 @@ func (p *Chat) params(req llm.Request) openaisdk.ChatCompletionNewParams {
 	if req.CacheKey != "" {
 		params.PromptCacheKey = param.NewOpt(req.CacheKey)
 	}
+	if req.MaxOutputTokens > 0 {
+		params.MaxCompletionTokens = param.NewOpt(int64(req.MaxOutputTokens))
+	}
 	params.PromptCacheRetention = openaisdk.ChatCompletionNewParamsPromptCacheRetention(p.cfg.PromptCacheRetention)
 	for _, tool := range req.Tools {
 		def := shared.FunctionDefinitionParam{Name: tool.Name, Parameters: shared.FunctionParameters(tool.Parameters)}

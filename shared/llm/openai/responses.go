@@ -80,6 +80,9 @@ func (p *Responses) params(req llm.Request) responses.ResponseNewParams {
 	if req.CacheKey != "" {
 		params.PromptCacheKey = param.NewOpt(req.CacheKey)
 	}
+	if req.MaxOutputTokens > 0 {
+		params.MaxOutputTokens = param.NewOpt(int64(req.MaxOutputTokens))
+	}
 	params.PromptCacheRetention = responses.ResponseNewParamsPromptCacheRetention(p.cfg.PromptCacheRetention)
 	params.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: responsesInput(req.Messages)}
 	for _, tool := range req.Tools {
