@@ -175,6 +175,9 @@ type Request struct {
 	// Retry asks the conversation's last turn again, in place, when it
 	// failed or was interrupted. It carries no message.
 	Retry bool
+	// AsOf is the date the client asks about (zero: taken from the
+	// question, else today).
+	AsOf time.Time
 }
 
 func validUUID(s string) error {

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"regintel/shared/asof"
 	"regintel/shared/conversation"
+	"regintel/shared/graph"
 	"regintel/shared/llm"
 )
 
@@ -82,6 +84,10 @@ type Turn struct {
 	number  int
 	retried bool
 	counts  turnCounts // for the observer
+	// chosenAsOf is the date the answer is about (see asOf), and
+	// groundedFacts the facts grounding read, by node id, for citations.
+	chosenAsOf    *asof.AsOf
+	groundedFacts map[string]graph.Fact
 }
 
 // Start is the first event of every stream: the conversation and turn the

@@ -26,6 +26,8 @@ type chatBody struct {
 	// Retry asks the conversation's failed or interrupted last turn again,
 	// in place; it carries no message.
 	Retry bool `json:"retry"`
+	// AsOf is the date the question is about (YYYY-MM-DD).
+	AsOf *string `json:"asOf"`
 }
 
 // chat serves POST /chat: one turn, streamed.
@@ -45,8 +47,12 @@ func (a *API) chat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request", "message is required")
 		return
 	}
+	asOf, ok := requestedAsOf(w, body.AsOf)
+	if !ok {
+		return
+	}
 	c := caller(r)
-	req := chat.Request{
+	req := chat.Request{AsOf: asOf,
 		TenantID: c.TenantID, UserID: c.UserID, ConversationID: strings.TrimSpace(body.ConversationID),
 		Stateless: body.Stateless, Messages: body.Messages,
 		RequestID: RequestID(r.Context()), Supply: body.ContextSupply, ForceRun: body.ForceRun, Retry: body.Retry,

@@ -119,6 +119,11 @@ type FactLine struct {
 	Value        string // its values, rendered ("percent: 23; band: standard")
 	Sources      []string
 	LastVerified time.Time // zero when unknown
+	// Valid time: ISO dates ("" for an undated fact, ValidTo "" while in
+	// force) and the fact's status.
+	ValidFrom, ValidTo, Status string
+	// NotYetInForce marks an announced value that starts after today.
+	NotYetInForce bool
 }
 
 // Text is the fact as one prompt line; its length is what the budget counts.
