@@ -1,7 +1,8 @@
-// Package seeddata holds a small, real IE/UK/EU regulatory dataset (concepts,
-// rate and threshold nodes, and the edges between them) used to seed the
-// in-memory graph locally and the Bolt graph through `make graph-seed`.
-// The data lives in seed.json so it can be reviewed and edited as data.
+// Package seeddata holds the curated IE/UK/EU regulatory dataset: concepts,
+// and dated, sourced rate, threshold, relief and benefit values with the
+// edges between them. It seeds the in-memory graph locally and the Bolt
+// graph through `make graph-seed`. The data lives in seed.json, described
+// by dataset.schema.json, so it can be reviewed and edited as data.
 package seeddata
 
 import (
@@ -9,6 +10,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"regintel/shared/concept"
 	"regintel/shared/graph"
@@ -17,13 +19,36 @@ import (
 //go:embed seed.json
 var seedJSON []byte
 
-// DetailNode is a non-concept node such as a Rate or Threshold.
+// DetailNode is a non-concept node such as a Rate or Threshold. A fact node
+// (one of graph.FactKinds) is one dated value of a series: a change point is
+// a new node of the same series, never an edit of the old one's value.
 type DetailNode struct {
-	ID           string         `json:"id"`
-	Label        string         `json:"label"`
-	PrefLabel    string         `json:"prefLabel"`
-	Jurisdiction string         `json:"jurisdiction"`
-	Properties   map[string]any `json:"properties"`
+	// ID is <Series>:<ValidFrom>, or <Series>:UNDATED when the source states
+	// no effective date. Load fills it in when the record leaves it out.
+	ID           string `json:"id,omitempty"`
+	Label        string `json:"label"`
+	PrefLabel    string `json:"prefLabel"`
+	Jurisdiction string `json:"jurisdiction"`
+	// Series is shared by every dated value of one rate or threshold:
+	// <concept id>:<LABEL>:<NAME>, e.g. TAX:IE:USC:RATE:BAND3.
+	Series string `json:"series,omitempty"`
+	// ValidFrom and ValidTo are ISO dates (inclusive). ValidTo is empty
+	// while the value is in force; Load derives it from the next value of
+	// the series when the record leaves it out.
+	ValidFrom string `json:"validFrom,omitempty"`
+	ValidTo   string `json:"validTo,omitempty"`
+	// Status is one of graph.FactStatuses; Load derives it from the dates
+	// and LastVerifiedAt when the record leaves it out.
+	Status string `json:"status,omitempty"`
+	// GapReason explains, in our own words, why this value does not start
+	// the day after the previous one ended.
+	GapReason string `json:"gapReason,omitempty"`
+	SourceURL string `json:"sourceUrl,omitempty"`
+	// OfficialID is an Irish Statute Book ELI, a legislation.gov.uk URI or
+	// a Revenue eBrief number.
+	OfficialID     string         `json:"officialId,omitempty"`
+	LastVerifiedAt string         `json:"lastVerifiedAt,omitempty"`
+	Properties     map[string]any `json:"properties"`
 }
 
 // Edge links two nodes of the dataset by id.
@@ -40,67 +65,45 @@ type Dataset struct {
 	Edges    []Edge            `json:"edges"`
 }
 
-// Load decodes the embedded dataset and checks it: concept ids are canonical,
-// ids are unique, labels and relationship types are whitelisted, and every
-// edge joins two nodes of the dataset.
-func Load() (Dataset, error) {
+// Load decodes the embedded dataset, completes it (ids, closing dates,
+// statuses, the edges from each concept to its values) and validates it.
+func Load() (Dataset, error) { return Parse(seedJSON) }
+
+// Validate reports whether data is a valid dataset document.
+func Validate(data []byte) error {
+	_, err := Parse(data)
+	return err
+}
+
+// Parse checks data against the JSON schema, decodes it, completes it as
+// Load does and checks the rules the schema cannot express.
+func Parse(data []byte) (Dataset, error) {
+	if err := checkSchema(data); err != nil {
+		return Dataset{}, fmt.Errorf("seeddata: %w", err)
+	}
 	var ds Dataset
-	dec := json.NewDecoder(bytes.NewReader(seedJSON))
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&ds); err != nil {
 		return Dataset{}, fmt.Errorf("seeddata: decode: %w", err)
 	}
+	ds.complete()
 	if err := ds.validate(); err != nil {
 		return Dataset{}, fmt.Errorf("seeddata: %w", err)
 	}
 	return ds, nil
 }
 
-func (ds Dataset) validate() error {
-	seen := map[string]bool{}
-	for _, c := range ds.Concepts {
-		want := concept.CanonicalID(c.Domain, c.Jurisdiction, c.Kind)
-		if c.ID != want {
-			return fmt.Errorf("concept %q: id is not canonical (want %q)", c.ID, want)
-		}
-		if c.PrefLabel == "" || c.Definition == "" || len(c.SourceURLs) == 0 {
-			return fmt.Errorf("concept %q: prefLabel, definition and sourceUrls are required", c.ID)
-		}
-		if seen[c.ID] {
-			return fmt.Errorf("duplicate id %q", c.ID)
-		}
-		seen[c.ID] = true
-	}
-	for _, n := range ds.Nodes {
-		if !graph.IsNodeLabel(n.Label) || n.Label == "Concept" || n.Label == "Label" {
-			return fmt.Errorf("node %q: label %q is not a detail label", n.ID, n.Label)
-		}
-		if n.ID == "" || seen[n.ID] {
-			return fmt.Errorf("node %q: empty or duplicate id", n.ID)
-		}
-		seen[n.ID] = true
-	}
-	for _, e := range ds.Edges {
-		if !graph.IsRelationshipType(e.Type) {
-			return fmt.Errorf("edge %s-%s->%s: relationship type not whitelisted", e.From, e.Type, e.To)
-		}
-		if !seen[e.From] || !seen[e.To] {
-			return fmt.Errorf("edge %s-%s->%s: unknown endpoint", e.From, e.Type, e.To)
-		}
-	}
-	return nil
-}
+// Provenance is the provenance every node of this dataset is written with:
+// each value was taken from an official source.
+const Provenance = "official"
 
 // Writes returns the detail nodes and edges as generic graph writes, to be
 // written after the concepts themselves.
 func (ds Dataset) Writes() ([]graph.NodeWrite, []graph.EdgeWrite) {
 	nodes := make([]graph.NodeWrite, 0, len(ds.Nodes))
 	for _, n := range ds.Nodes {
-		props := map[string]any{"pref_label": n.PrefLabel, "jurisdiction": n.Jurisdiction}
-		for k, v := range n.Properties {
-			props[k] = v
-		}
-		nodes = append(nodes, graph.NodeWrite{Label: n.Label, ID: n.ID, Props: props})
+		nodes = append(nodes, graph.NodeWrite{Label: n.Label, ID: n.ID, Props: n.props()})
 	}
 	edges := make([]graph.EdgeWrite, 0, len(ds.Edges))
 	for _, e := range ds.Edges {
@@ -108,3 +111,43 @@ func (ds Dataset) Writes() ([]graph.NodeWrite, []graph.EdgeWrite) {
 	}
 	return nodes, edges
 }
+
+// props are the stored properties: snake_case keys, dates as ISO strings
+// and the verification time as epoch milliseconds like every timestamp.
+func (n DetailNode) props() map[string]any {
+	props := map[string]any{"pref_label": n.PrefLabel, "jurisdiction": n.Jurisdiction, "provenance": Provenance}
+	for k, v := range n.Properties {
+		props[snakeCase(k)] = v
+	}
+	optional := map[string]string{
+		"series": n.Series, "valid_from": n.ValidFrom, "valid_to": n.ValidTo, "status": n.Status,
+		"source_url": n.SourceURL, "official_id": n.OfficialID,
+	}
+	for k, v := range optional {
+		if v != "" {
+			props[k] = v
+		}
+	}
+	if verified, err := parseDate(n.LastVerifiedAt); err == nil {
+		props["last_verified_at"] = graph.Timestamp(verified)
+	}
+	return props
+}
+
+func snakeCase(s string) string {
+	var b []byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			b = append(b, '_', c+'a'-'A')
+			continue
+		}
+		b = append(b, c)
+	}
+	return string(b)
+}
+
+// dateLayout is the ISO calendar date every date in the dataset uses.
+const dateLayout = "2006-01-02"
+
+func parseDate(s string) (time.Time, error) { return time.Parse(dateLayout, s) }

@@ -80,6 +80,9 @@ var commonNodeProperties = []string{
 	// Provenance of enriched facts: the official page and the short quote
 	// the fact was checked against.
 	"source_url", "quote",
+	// Valid time of a dated fact and where it came from: the series its
+	// values share, ISO dates, status, the source's own identifier.
+	"provenance", "series", "valid_from", "valid_to", "status", "official_id",
 }
 
 // NodeProperties is the per-label property whitelist (in addition to
@@ -89,8 +92,8 @@ var NodeProperties = map[string][]string{
 	"Label":        {"text"},
 	"Section":      {"act", "section_number", "url", "summary", "excerpt", "effective_from", "effective_to"},
 	"Benefit":      {"amount", "currency", "period", "eligibility", "effective_from", "effective_to"},
-	"Relief":       {"amount", "currency", "percent", "eligibility", "effective_from", "effective_to"},
-	"Rate":         {"value", "percent", "unit", "currency", "band", "applies_to", "effective_from", "effective_to"},
+	"Relief":       {"amount", "currency", "percent", "period", "eligibility", "effective_from", "effective_to"},
+	"Rate":         {"value", "percent", "amount", "period", "lower_amount", "upper_amount", "unit", "currency", "band", "applies_to", "effective_from", "effective_to"},
 	"Threshold":    {"value", "amount", "unit", "currency", "period", "applies_to", "effective_from", "effective_to"},
 	"Timeline":     {"window", "unit", "window_days", "window_months", "window_years", "deadline", "recurrence", "applies_to", "effective_from", "effective_to"},
 	"Guidance":     {"url", "publisher", "summary", "published_at"},

@@ -1,0 +1,67 @@
+package seeddata
+
+import "testing"
+
+// valueOn returns the value (percent or amount) of the series' node valid
+// on date, and how many nodes were valid then.
+func valueOn(ds Dataset, series, date string) (float64, int) {
+	var value float64
+	found := 0
+	for _, n := range ds.Nodes {
+		if n.Series != series || (n.ValidFrom != "" && n.ValidFrom > date) || (n.ValidTo != "" && n.ValidTo < date) {
+			continue
+		}
+		found++
+		if v, ok := n.Properties["percent"].(float64); ok {
+			value = v
+		} else {
+			value, _ = n.Properties["amount"].(float64)
+		}
+	}
+	return value, found
+}
+
+// The change points the dataset exists for: each date gets the value its
+// source gives for it, and exactly one.
+func TestValuesOnChangeDates(t *testing.T) {
+	ds, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const (
+		hospitality = "TAX:IE:VAT:RATE:HOSPITALITY"
+		prsi        = "SOCIAL_WELFARE:IE:PRSI:RATE:CLASS_A_EMPLOYEE"
+		ni          = "TAX:UK:NATIONAL_INSURANCE:RATE:CLASS1_EMPLOYEE_MAIN"
+		nlw         = "EMPLOYMENT:UK:NATIONAL_LIVING_WAGE:THRESHOLD:HOURLY"
+		srcop       = "TAX:IE:INCOME_TAX:THRESHOLD:STANDARD_RATE_CUT_OFF_SINGLE"
+		usc2        = "TAX:IE:USC:RATE:BAND2"
+	)
+	cases := []struct {
+		series, date string
+		want         float64
+	}{
+		{hospitality, "2023-08-31", 9},
+		{hospitality, "2023-09-01", 13.5},
+		{prsi, "2024-09-30", 4},
+		{prsi, "2024-10-01", 4.1},
+		{prsi, "2025-09-30", 4.1},
+		{prsi, "2025-10-01", 4.2},
+		{prsi, "2026-10-01", 4.35},
+		{ni, "2024-01-05", 12},
+		{ni, "2024-01-06", 10},
+		{ni, "2024-04-06", 8},
+		{nlw, "2024-03-31", 10.42},
+		{nlw, "2024-04-01", 11.44},
+		{srcop, "2023-06-30", 40000},
+		{srcop, "2025-06-30", 44000},
+		{usc2, "2024-12-31", 2},
+		{"TAX:IE:INCOME_TAX:RELIEF:EMPLOYEE_CREDIT", "2023-12-31", 1775},
+		{"TAX:IE:INCOME_TAX:RELIEF:EMPLOYEE_CREDIT", "2025-01-01", 2000},
+	}
+	for _, c := range cases {
+		got, n := valueOn(ds, c.series, c.date)
+		if n != 1 || got != c.want {
+			t.Errorf("%s on %s: %v (%d values valid), want %v", c.series, c.date, got, n, c.want)
+		}
+	}
+}
