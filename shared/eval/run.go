@@ -51,9 +51,6 @@ func (c Client) score(ctx context.Context, it Item, o Options) Result {
 		detected := r.AsOf == date
 		r.Detected = &detected
 	}
-	if it.Answerable() {
-		scoreFacts(&r, it, t, date)
-	}
 	ids := make([]string, 0, len(t.Citations))
 	for _, cit := range t.Citations {
 		ids = append(ids, cit.NodeID)
@@ -63,6 +60,9 @@ func (c Client) score(ctx context.Context, it Item, o Options) Result {
 	if err != nil {
 		r.Error = err.Error()
 		return r
+	}
+	if it.Answerable() {
+		scoreFacts(&r, it, t, date, nodes)
 	}
 	scoreCitations(&r, t, nodes)
 	if o.Model {

@@ -54,10 +54,11 @@ func validOn(c Citation, date string) bool {
 func sameNumber(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 
 // scoreFacts sets recall and as-of accuracy: the expected series among the
-// first K citations, and the cited value of that series valid on the
+// first K citations, and the value of that series' fact valid on the
 // expected date equal to the expected value (a neighbour, or no value
-// covering the date, is wrong).
-func scoreFacts(r *Result, it Item, t Turn, date string) {
+// covering the date, is wrong). A citation without a value is read by its
+// node's.
+func scoreFacts(r *Result, it Item, t Turn, date string, nodes map[string]Node) {
 	recalled := false
 	for i, c := range t.Citations {
 		if i < K && inSeries(c.NodeID, it.Series) {
@@ -74,6 +75,9 @@ func scoreFacts(r *Result, it Item, t Turn, date string) {
 			continue
 		}
 		v := c.Value
+		if v == nil {
+			v = nodeValue(nodes[c.NodeID])
+		}
 		r.Given = v
 		accurate = v != nil && sameNumber(*v, *it.Value)
 		if !accurate {
@@ -104,8 +108,21 @@ func scoreCitations(r *Result, t Turn, nodes map[string]Node) {
 
 func quote(s string) string { return "\"" + s + "\"" }
 
+// valueKeys are the properties that hold a fact's number, in the order
+// citations read them.
+var valueKeys = []string{"percent", "amount", "value"}
+
+func nodeValue(n Node) *float64 {
+	for _, key := range valueKeys {
+		if v, ok := n.Properties[key].(float64); ok {
+			return &v
+		}
+	}
+	return nil
+}
+
 func nodeHasValue(n Node, v float64) bool {
-	for _, key := range []string{"percent", "amount", "value"} {
+	for _, key := range valueKeys {
 		if got, ok := n.Properties[key].(float64); ok && sameNumber(got, v) {
 			return true
 		}
