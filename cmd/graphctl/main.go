@@ -18,6 +18,7 @@ import (
 
 	"regintel/shared/app"
 	"regintel/shared/config"
+	"regintel/shared/graph"
 	"regintel/shared/graph/bolt"
 	"regintel/shared/graph/seeddata"
 	"regintel/shared/graph/write"
@@ -81,7 +82,7 @@ func run(ctx context.Context, command string, cfg config.Graph, log *slog.Logger
 // ResolveConcepts call, then detail nodes and edges in one Write. The seed is
 // curated, so any rejection is an error. Re-running is harmless (MERGE by id).
 func seed(ctx context.Context, svc *write.Service, ds seeddata.Dataset) (int, error) {
-	res, err := svc.ResolveConcepts(ctx, ds.Concepts)
+	res, err := svc.ResolveConcepts(ctx, ds.Concepts, graph.ProvenanceOfficial)
 	if err != nil {
 		return 0, fmt.Errorf("seed concepts: %w", err)
 	}
@@ -90,7 +91,7 @@ func seed(ctx context.Context, svc *write.Service, ds seeddata.Dataset) (int, er
 	}
 	written := len(res.Written)
 	nodes, edges := ds.Writes()
-	res, err = svc.Write(ctx, nodes, edges)
+	res, err = svc.Write(ctx, graph.MarkOfficial(nodes), edges)
 	if err != nil {
 		return written, fmt.Errorf("seed detail nodes: %w", err)
 	}

@@ -65,7 +65,9 @@ func (t *Turn) conceptLines(active []string, found []graph.GroundedConcept) []pr
 	var lines []prompt.ConceptLine
 	for _, id := range active {
 		if n, ok := byID[id]; ok {
-			lines = append(lines, prompt.ConceptLine{ID: n.ID, Label: cmp(n.PrefLabel, n.ID), Jurisdiction: n.Jurisdiction, Definition: n.Definition})
+			// A captured concept is a bare node until an official source
+			// confirms it; this conversation still names it by its capture.
+			lines = append(lines, prompt.ConceptLine{ID: n.ID, Label: cmp(n.PrefLabel, cmp(captured[id], n.ID)), Jurisdiction: n.Jurisdiction, Definition: n.Definition})
 			continue
 		}
 		if label, ok := captured[id]; ok {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"regintel/shared/graph"
 	"testing"
 	"time"
 
@@ -57,7 +58,7 @@ func benchmarkJobs(b *testing.B, s store) {
 		concepts[i] = concept.Normalize(concept.Concept{Domain: "TAX", Jurisdiction: jur, Kind: fmt.Sprintf("BENCH_%d", i), PrefLabel: fmt.Sprintf("Bench %d", i)})
 		jobs[i] = queue.EnrichmentRequested{ConceptID: concepts[i].ID, Domain: "TAX", Kind: concepts[i].Kind, Jurisdiction: jur}
 	}
-	if _, err := writes.ResolveConcepts(ctx, concepts); err != nil {
+	if _, err := writes.ResolveConcepts(ctx, concepts, graph.ProvenanceOfficial); err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()

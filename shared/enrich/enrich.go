@@ -469,7 +469,7 @@ func (h *Handler) writePlan(ctx context.Context, res *Result, job queue.Enrichme
 	res.Timings.timed(PhaseGraphWrite, func() {
 		if len(p.related) > 0 {
 			var r write.Result
-			r, err = h.d.Writes.ResolveConcepts(ctx, p.related)
+			r, err = h.d.Writes.ResolveConcepts(ctx, p.related, graph.ProvenanceCapture)
 			if err != nil {
 				return
 			}

@@ -72,7 +72,7 @@ func newHarness(t *testing.T, s store) *harness {
 	}
 	vat := concept.Normalize(concept.Concept{Domain: "TAX", Jurisdiction: h.jur, Kind: "VAT", PrefLabel: "Value-Added Tax"})
 	benefit := concept.Normalize(concept.Concept{Domain: "SOCIAL_WELFARE", Jurisdiction: h.jur, Kind: "JOBSEEKERS_BENEFIT", PrefLabel: "Jobseeker's Benefit"})
-	if _, err := h.writes.ResolveConcepts(context.Background(), []concept.Concept{vat, benefit}); err != nil {
+	if _, err := h.writes.ResolveConcepts(context.Background(), []concept.Concept{vat, benefit}, graph.ProvenanceOfficial); err != nil {
 		t.Fatal(err)
 	}
 	h.vat = queue.EnrichmentRequested{ConceptID: vat.ID, Domain: vat.Domain, Kind: vat.Kind, Jurisdiction: vat.Jurisdiction}
@@ -306,7 +306,7 @@ func TestNoToolCallFails(t *testing.T) {
 func TestNoSources(t *testing.T) {
 	h := newHarness(t, graphmem.New())
 	pensions := concept.Normalize(concept.Concept{Domain: "PENSIONS", Jurisdiction: h.jur, Kind: "STATE_PENSION", PrefLabel: "State Pension"})
-	if _, err := h.writes.ResolveConcepts(context.Background(), []concept.Concept{pensions}); err != nil {
+	if _, err := h.writes.ResolveConcepts(context.Background(), []concept.Concept{pensions}, graph.ProvenanceOfficial); err != nil {
 		t.Fatal(err)
 	}
 	res, err := h.newHandler(enrich.Config{}).Enrich(context.Background(), queue.EnrichmentRequested{ConceptID: pensions.ID, Domain: "PENSIONS", Kind: "STATE_PENSION", Jurisdiction: h.jur})

@@ -118,9 +118,12 @@ type planBuilder struct {
 	cited    map[string]bool
 }
 
-// baseProps are the properties every fact node carries.
+// baseProps are the properties every fact node carries. A fact is written
+// only with its quote found in a page fetched from the official-source
+// catalog, so it is official.
 func (b *planBuilder) baseProps(name string, ev Evidence) map[string]any {
-	props := map[string]any{"source_url": ev.SourceURL, "quote": strings.TrimSpace(ev.Quote), "jurisdiction": b.job.Jurisdiction, "domain": b.job.Domain}
+	props := map[string]any{"source_url": ev.SourceURL, "quote": strings.TrimSpace(ev.Quote), "jurisdiction": b.job.Jurisdiction, "domain": b.job.Domain,
+		graph.ProvenanceKey: string(graph.ProvenanceOfficial)}
 	if name != "" {
 		props["pref_label"] = strings.TrimSpace(name)
 	}
@@ -220,7 +223,8 @@ func (b *planBuilder) addGuidance() {
 		if parsed, err := url.Parse(u); err == nil {
 			host = parsed.Hostname()
 		}
-		b.p.nodes = append(b.p.nodes, graph.NodeWrite{Label: "Guidance", ID: id, Props: map[string]any{"url": u, "publisher": host, "jurisdiction": b.job.Jurisdiction}})
+		b.p.nodes = append(b.p.nodes, graph.NodeWrite{Label: "Guidance", ID: id, Props: map[string]any{"url": u, "publisher": host, "jurisdiction": b.job.Jurisdiction,
+			graph.ProvenanceKey: string(graph.ProvenanceOfficial)}})
 		b.p.edges = append(b.p.edges, graph.EdgeWrite{FromID: b.job.ConceptID, Type: "HAS_GUIDANCE", ToID: id, Props: map[string]any{"source_urls": []string{u}}})
 	}
 }

@@ -32,10 +32,14 @@ type Reader interface {
 // reach it only through the write service (graph/write), which guards them.
 type ConceptStore interface {
 	Reader
-	// UpsertConcepts MERGEs all concepts by id in one transaction: created_at
-	// set once, updated_at = now, alt labels and source urls merged as sets,
-	// a :Label node per alt label linked by HAS_ALT_LABEL.
-	UpsertConcepts(ctx context.Context, concepts []concept.Concept, now time.Time) error
+	// UpsertConcepts MERGEs all concepts by id in one transaction. Official
+	// ones: created_at set once, updated_at = now, alt labels and source
+	// urls merged as sets, a :Label node per alt label linked by
+	// HAS_ALT_LABEL, node, label and edge marked official. Captured ones
+	// (any other provenance) only create a bare node (id, domain, kind,
+	// jurisdiction, provenance capture) where none exists: no text, no
+	// alias, and an existing node is left as it is.
+	UpsertConcepts(ctx context.Context, concepts []concept.Concept, prov Provenance, now time.Time) error
 	// HasUsefulDetail is true when the concept has edges to detail nodes
 	// (sections, rates, thresholds, benefits, reliefs, timelines) or was
 	// verified at or after freshSince.

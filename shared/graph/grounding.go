@@ -78,6 +78,13 @@ type GroundingReader interface {
 	Ground(ctx context.Context, q GroundingQuery) ([]GroundedConcept, error)
 }
 
+// SeriesReader reads every stored value of the given fact series (nodes
+// whose series property is one of them), in one round trip, so a new value
+// can close the old one instead of overwriting it.
+type SeriesReader interface {
+	FactSeries(ctx context.Context, series []string) ([]Node, error)
+}
+
 // ConceptResolver resolves captured concepts read-only, ONE round trip for
 // the batch. Rules in order: an existing node with the same (domain, kind,
 // jurisdiction); else one whose normalised pref_label or alias equals the
@@ -113,6 +120,7 @@ type Store interface {
 	ChangeReader
 	ConceptStore
 	Writer
+	SeriesReader
 	SchemaApplier
 }
 
@@ -134,6 +142,7 @@ func FactKind(labels []string) string {
 var bookkeepingProps = []string{
 	"id", "pref_label", "created_at", "updated_at", "last_verified_at",
 	"enrichment_requested_at", "source_urls", "source_url", "source_content_hashes",
+	"valid_from", "valid_to", "status", "series", "official_id", ProvenanceKey,
 }
 
 // NewFact builds a fact from a detail node's stored properties (timestamps
@@ -164,6 +173,11 @@ func NewFact(id, kind, relationship string, props map[string]any, conceptProps m
 	if ts, ok := props["updated_at"].(int64); ok {
 		f.UpdatedAt = TimeFromTimestamp(ts)
 	}
+	f.ValidFrom, _ = props["valid_from"].(string)
+	f.ValidTo, _ = props["valid_to"].(string)
+	f.Status, _ = props["status"].(string)
+	f.Series, _ = props["series"].(string)
+	f.OfficialID, _ = props["official_id"].(string)
 	return f
 }
 

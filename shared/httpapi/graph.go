@@ -294,18 +294,21 @@ func buildPatch(changes []graph.Change, after graph.ChangeCursor, snapshot, hasM
 	}
 	cursor := after
 	for _, c := range changes {
+		cursor = c.Cursor
+		if c.Edge != nil && c.Edge.Type == "HAS_ALT_LABEL" && !graph.IsOfficial(c.Edge.Properties) {
+			continue // an alias no official source gave is not shown
+		}
 		added := snapshot || after.Before(c.CreatedAt, c.Cursor.Key)
 		switch {
 		case c.Node != nil && added:
-			p.Nodes.Added = append(p.Nodes.Added, *c.Node)
+			p.Nodes.Added = append(p.Nodes.Added, graph.ShownNode(*c.Node))
 		case c.Node != nil:
-			p.Nodes.Updated = append(p.Nodes.Updated, *c.Node)
+			p.Nodes.Updated = append(p.Nodes.Updated, graph.ShownNode(*c.Node))
 		case c.Edge != nil && added:
 			p.Edges.Added = append(p.Edges.Added, EdgeView{ID: strings.TrimPrefix(c.Cursor.Key, "e:"), Edge: *c.Edge})
 		case c.Edge != nil:
 			p.Edges.Updated = append(p.Edges.Updated, EdgeView{ID: strings.TrimPrefix(c.Cursor.Key, "e:"), Edge: *c.Edge})
 		}
-		cursor = c.Cursor
 	}
 	if !cursor.IsZero() {
 		p.Meta.Cursor = EncodeCursor(cursor)
@@ -342,10 +345,13 @@ func (a *API) graphNodes(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, "graph_unavailable", "the graph could not be read")
 		return
 	}
-	if nodes == nil {
-		nodes = []graph.Node{}
+	// Every tenant reads the same graph: a node no official source gave
+	// shows bare, whichever reader served it.
+	shown := make([]graph.Node, len(nodes))
+	for i, n := range nodes {
+		shown[i] = graph.ShownNode(n)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"nodes": nodes})
+	writeJSON(w, http.StatusOK, map[string]any{"nodes": shown})
 }
 
 // splitList splits a comma-separated parameter, trimmed, without empties or

@@ -26,7 +26,7 @@ func TestFeedPolledAsJSONPages(t *testing.T) {
 	ctx := context.Background()
 	jur := uniqueJurisdiction()
 	vat := concept.Normalize(concept.Concept{Domain: "TAX", Jurisdiction: jur, Kind: "VAT", PrefLabel: "Value-Added Tax"})
-	if _, err := writes.ResolveConcepts(ctx, []concept.Concept{vat}); err != nil {
+	if _, err := writes.ResolveConcepts(ctx, []concept.Concept{vat}, graph.ProvenanceOfficial); err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(checkedByContract(t, httpapi.New(httpapi.Options{
@@ -61,7 +61,7 @@ func TestFeedPolledAsJSONPages(t *testing.T) {
 	}
 
 	vrt := concept.Normalize(concept.Concept{Domain: "TAX", Jurisdiction: jur, Kind: "VRT", PrefLabel: "Vehicle Registration Tax"})
-	if _, err := writes.ResolveConcepts(ctx, []concept.Concept{vrt}); err != nil {
+	if _, err := writes.ResolveConcepts(ctx, []concept.Concept{vrt}, graph.ProvenanceOfficial); err != nil {
 		t.Fatal(err)
 	}
 	next := poll(idle.NextCursor)

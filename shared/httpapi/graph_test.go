@@ -184,7 +184,7 @@ func runFeedScenario(t *testing.T, s graphStore) {
 	writes := write.NewService(s)
 	vat := concept.Normalize(concept.Concept{Domain: "TAX", Jurisdiction: jur, Kind: "VAT", PrefLabel: "Value-Added Tax"})
 	benefit := concept.Normalize(concept.Concept{Domain: "SOCIAL_WELFARE", Jurisdiction: jur, Kind: "JOBSEEKERS_BENEFIT", PrefLabel: "Jobseeker's Benefit"})
-	if _, err := writes.ResolveConcepts(ctx, []concept.Concept{vat, benefit}); err != nil {
+	if _, err := writes.ResolveConcepts(ctx, []concept.Concept{vat, benefit}, graph.ProvenanceOfficial); err != nil {
 		t.Fatal(err)
 	}
 

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"regintel/shared/graph"
 	"strings"
 	"sync"
 	"testing"
@@ -54,7 +55,7 @@ func (p *resolvingPublisher) Publish(ctx context.Context, msgs ...queue.Envelope
 		if err := json.Unmarshal(m.Payload, &payload); err != nil {
 			return err
 		}
-		if err := p.graph.UpsertConcepts(ctx, payload.Concepts, time.Now()); err != nil {
+		if err := p.graph.UpsertConcepts(ctx, payload.Concepts, graph.ProvenanceCapture, time.Now()); err != nil {
 			return err
 		}
 	}

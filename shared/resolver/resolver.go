@@ -23,6 +23,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"regintel/shared/concept"
+	"regintel/shared/graph"
 	"regintel/shared/graph/write"
 	"regintel/shared/metrics"
 	"regintel/shared/queue"
@@ -181,7 +182,7 @@ func (h *Handler) resolve(ctx context.Context, items []*item) *batchStats {
 		return st
 	}
 	written := map[string]string{} // canonical id -> id of the node written
-	res, err := h.writes.ResolveConcepts(ctx, all)
+	res, err := h.writes.ResolveConcepts(ctx, all, graph.ProvenanceCapture)
 	if err == nil {
 		maps.Copy(written, res.Resolved)
 		st.rejected = len(res.Rejected)
@@ -191,7 +192,7 @@ func (h *Handler) resolve(ctx context.Context, items []*item) *batchStats {
 	} else {
 		h.log.WarnContext(ctx, "batched concept write failed; retrying per message", "records", len(pending), "err", err.Error())
 		for _, it := range pending {
-			r, err := h.writes.ResolveConcepts(ctx, it.concepts)
+			r, err := h.writes.ResolveConcepts(ctx, it.concepts, graph.ProvenanceCapture)
 			if err != nil {
 				it.err = err
 				h.log.ErrorContext(ctx, "concept write failed", "event", "resolver_write_failed", "message_id", it.ref, "err", err.Error())

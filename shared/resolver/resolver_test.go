@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"regintel/shared/graph"
 	"slices"
 	"strings"
 	"sync"
@@ -32,7 +33,7 @@ type countingStore struct {
 	failDetailOf string
 }
 
-func (s *countingStore) UpsertConcepts(ctx context.Context, cs []concept.Concept, now time.Time) error {
+func (s *countingStore) UpsertConcepts(ctx context.Context, cs []concept.Concept, prov graph.Provenance, now time.Time) error {
 	s.mu.Lock()
 	s.upserts++
 	s.mu.Unlock()
@@ -44,7 +45,7 @@ func (s *countingStore) UpsertConcepts(ctx context.Context, cs []concept.Concept
 			return errors.New("write conflict")
 		}
 	}
-	return s.Store.UpsertConcepts(ctx, cs, now)
+	return s.Store.UpsertConcepts(ctx, cs, prov, now)
 }
 
 func (s *countingStore) HasUsefulDetail(ctx context.Context, id string, since time.Time) (bool, error) {
@@ -131,7 +132,7 @@ func TestBatchWritesOnceAndEnrichesOnlySparseConcepts(t *testing.T) {
 	f := newFixture(t)
 	vat, vrt, cgt := mk("tax", "IE", "VAT", "Value-Added Tax"), mk("vehicles", "IE", "VRT", "Vehicle Registration Tax"), mk("tax", "IE", "CGT", "Capital Gains Tax")
 	// VAT already has a rate: useful detail, no enrichment.
-	if err := f.store.Store.UpsertConcepts(context.Background(), []concept.Concept{vat}, f.now); err != nil {
+	if err := f.store.Store.UpsertConcepts(context.Background(), []concept.Concept{vat}, graph.ProvenanceOfficial, f.now); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.store.UpsertNode("Rate", "RATE:IE:VAT_STANDARD", map[string]any{"percent": 23.0}, f.now); err != nil {

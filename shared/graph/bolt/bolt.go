@@ -265,24 +265,29 @@ func (s *Store) GetNodesByIDs(ctx context.Context, ids []string) ([]graph.Node, 
 	return out, nil
 }
 
-// upsertConceptsQuery MERGEs a batch of concepts in one statement. The first
-// SET takes the node's write lock (Neo4j) or marks a write conflict
-// (Memgraph, which then aborts and the driver retries), so the list merges
-// that follow read the latest committed lists and concurrent writers lose no
-// alias. The first pref_label, definition and id parts stick; a different
-// name arriving later is kept as an alias.
+// upsertConceptsQuery MERGEs a batch of official concepts in one
+// statement. The first SET takes the node's write lock (Neo4j) or marks a
+// write conflict (Memgraph, which then aborts and the driver retries), so
+// the reads that follow see the latest committed node and concurrent
+// writers lose no alias. On an official node the first pref_label,
+// definition and id parts stick, and a different name arriving later is
+// kept as an alias; text a node held before it was official is replaced.
 const upsertConceptsQuery = `
 UNWIND $rows AS row
 MERGE (c:Concept {id: row.id})
 ON CREATE SET c.created_at = $now
-SET c.updated_at = $now,
-    c.pref_label = coalesce(c.pref_label, row.pref_label),
+SET c.updated_at = $now
+WITH c, row, coalesce(c.provenance, '') = 'official' AS was_official
+SET c.provenance = 'official',
+    c.pref_label = CASE WHEN was_official THEN coalesce(c.pref_label, row.pref_label) ELSE row.pref_label END,
     c.domain = coalesce(c.domain, row.domain),
     c.kind = coalesce(c.kind, row.kind),
-    c.jurisdiction = coalesce(c.jurisdiction, row.jurisdiction)
+    c.jurisdiction = coalesce(c.jurisdiction, row.jurisdiction),
+    c.definition = CASE WHEN was_official AND coalesce(c.definition, '') <> '' THEN c.definition ELSE row.definition END,
+    c.alt_labels = CASE WHEN was_official THEN c.alt_labels ELSE [] END,
+    c.source_urls = CASE WHEN was_official THEN c.source_urls ELSE [] END
 WITH c, row
-SET c.definition = CASE WHEN coalesce(c.definition, '') = '' THEN row.definition ELSE c.definition END,
-    c.alt_labels = reduce(acc = coalesce(c.alt_labels, []), name IN row.names |
+SET c.alt_labels = reduce(acc = coalesce(c.alt_labels, []), name IN row.names |
         CASE WHEN toLower(name) = toLower(c.pref_label) OR any(x IN acc WHERE toLower(x) = toLower(name))
              THEN acc ELSE acc + name END),
     c.source_urls = reduce(acc = coalesce(c.source_urls, []), url IN row.source_urls |
@@ -291,13 +296,24 @@ WITH c, row
 UNWIND row.aliases AS alias
 MERGE (l:Label {id: alias.id})
 ON CREATE SET l.created_at = $now, l.text = alias.text
-SET l.updated_at = $now
+SET l.updated_at = $now, l.provenance = 'official'
 MERGE (c)-[r:HAS_ALT_LABEL]->(l)
 ON CREATE SET r.created_at = $now, r.updated_at = $now
+SET r.updated_at = CASE WHEN coalesce(r.provenance, '') = 'official' THEN r.updated_at ELSE $now END,
+    r.provenance = 'official'
 RETURN count(DISTINCT c) AS concepts`
 
+// captureConceptsQuery creates the bare node of each captured concept
+// where none exists; an existing node is not touched.
+const captureConceptsQuery = `
+UNWIND $rows AS row
+MERGE (c:Concept {id: row.id})
+ON CREATE SET c.created_at = $now, c.updated_at = $now, c.provenance = 'capture',
+    c.domain = row.domain, c.kind = row.kind, c.jurisdiction = row.jurisdiction
+RETURN count(c) AS concepts`
+
 // UpsertConcepts writes every concept in one write transaction.
-func (s *Store) UpsertConcepts(ctx context.Context, concepts []concept.Concept, now time.Time) error {
+func (s *Store) UpsertConcepts(ctx context.Context, concepts []concept.Concept, prov graph.Provenance, now time.Time) error {
 	if len(concepts) == 0 {
 		return nil
 	}
@@ -306,11 +322,20 @@ func (s *Store) UpsertConcepts(ctx context.Context, concepts []concept.Concept, 
 		if c.ID == "" {
 			return errors.New("bolt graph: concept without id")
 		}
-		rows = append(rows, conceptRow(c))
+		if prov == graph.ProvenanceOfficial {
+			rows = append(rows, conceptRow(c))
+		} else {
+			// A capture sends no text to the graph at all.
+			rows = append(rows, map[string]any{"id": c.ID, "domain": c.Domain, "kind": c.Kind, "jurisdiction": c.Jurisdiction})
+		}
 	}
 	// A stable lock order across concurrent batches avoids deadlocks.
 	sort.Slice(rows, func(i, j int) bool { return rows[i]["id"].(string) < rows[j]["id"].(string) })
-	_, err := s.write(ctx, upsertConceptsQuery, map[string]any{"rows": rows, "now": graph.Timestamp(now)})
+	query := upsertConceptsQuery
+	if prov != graph.ProvenanceOfficial {
+		query = captureConceptsQuery
+	}
+	_, err := s.write(ctx, query, map[string]any{"rows": rows, "now": graph.Timestamp(now)})
 	if err != nil {
 		return fmt.Errorf("bolt graph: upsert %d concepts: %w", len(concepts), err)
 	}
@@ -424,7 +449,7 @@ func toGraphNode(n neo4j.Node) graph.Node {
 		out.UpdatedAt = graph.TimeFromTimestamp(ts)
 	}
 	delete(props, "id")
-	return out
+	return graph.ShownNode(out)
 }
 
 // normalizeValue turns a list of strings from the driver ([]any) into

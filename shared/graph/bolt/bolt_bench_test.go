@@ -3,6 +3,7 @@ package bolt
 import (
 	"context"
 	"fmt"
+	"regintel/shared/graph"
 	"testing"
 	"time"
 
@@ -42,7 +43,7 @@ func BenchmarkUpsertConceptsBatchOf10(b *testing.B) {
 	start := time.Now()
 	batches := 0
 	for b.Loop() {
-		if err := s.UpsertConcepts(ctx, makeBatch(batches), time.Now()); err != nil {
+		if err := s.UpsertConcepts(ctx, makeBatch(batches), graph.ProvenanceOfficial, time.Now()); err != nil {
 			b.Fatal(err)
 		}
 		batches++

@@ -85,7 +85,7 @@ func TestIntegrationAliasEdgesAndOneTransactionPerBatch(t *testing.T) {
 	ctx := context.Background()
 	jur := uniqueJurisdiction()
 	a := testConcept(jur, "VAT", "Value-Added Tax", "VAT "+jur)
-	if err := s.UpsertConcepts(ctx, []concept.Concept{a}, t0); err != nil {
+	if err := s.UpsertConcepts(ctx, []concept.Concept{a}, graph.ProvenanceOfficial, t0); err != nil {
 		t.Fatal(err)
 	}
 	aliases := count(t, s, "MATCH (:Concept {id: $id})-[:HAS_ALT_LABEL]->(l:Label) RETURN count(l) AS n", map[string]any{"id": a.ID})
@@ -97,7 +97,7 @@ func TestIntegrationAliasEdgesAndOneTransactionPerBatch(t *testing.T) {
 		batch[i] = testConcept(jur, fmt.Sprintf("K%02d", i), fmt.Sprintf("Concept %d", i), fmt.Sprintf("alias %d", i))
 	}
 	before := s.Stats().WriteTransactions
-	if err := s.UpsertConcepts(ctx, batch, t0); err != nil {
+	if err := s.UpsertConcepts(ctx, batch, graph.ProvenanceOfficial, t0); err != nil {
 		t.Fatal(err)
 	}
 	if tx := s.Stats().WriteTransactions - before; tx != 1 {
@@ -117,7 +117,7 @@ func TestIntegrationConcurrentUpsertsMakeOneNode(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			c := testConcept(jur, "PRSI", "Pay Related Social Insurance", fmt.Sprintf("alias %d %s", i, jur))
-			errs <- s.UpsertConcepts(ctx, []concept.Concept{c}, t0.Add(time.Duration(i)*time.Second))
+			errs <- s.UpsertConcepts(ctx, []concept.Concept{c}, graph.ProvenanceOfficial, t0.Add(time.Duration(i)*time.Second))
 		}()
 	}
 	wg.Wait()
@@ -140,7 +140,7 @@ func TestIntegrationMarkEnrichmentLeavesNoLock(t *testing.T) {
 	s := openTestStore(t)
 	ctx := context.Background()
 	c := testConcept(uniqueJurisdiction(), "VRT", "Vehicle Registration Tax")
-	if err := s.UpsertConcepts(ctx, []concept.Concept{c}, t0); err != nil {
+	if err := s.UpsertConcepts(ctx, []concept.Concept{c}, graph.ProvenanceOfficial, t0); err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
@@ -193,7 +193,7 @@ func TestIntegrationWriteNodesAndEdgesOneTransactionPerCall(t *testing.T) {
 	s := openTestStore(t)
 	ctx := context.Background()
 	c := testConcept(uniqueJurisdiction(), "VAT", "Value-Added Tax")
-	if err := s.UpsertConcepts(ctx, []concept.Concept{c}, t0); err != nil {
+	if err := s.UpsertConcepts(ctx, []concept.Concept{c}, graph.ProvenanceOfficial, t0); err != nil {
 		t.Fatal(err)
 	}
 	rateID := c.ID + ":RATE:STANDARD"
@@ -220,7 +220,7 @@ func TestIntegrationGroundAndResolveReadOnce(t *testing.T) {
 	ctx := context.Background()
 	jur := uniqueJurisdiction()
 	a, b := testConcept(jur, "VAT", "Value-Added Tax", "VAT"), testConcept(jur, "VRT", "Vehicle Registration Tax", "VRT")
-	if err := s.UpsertConcepts(ctx, []concept.Concept{a, b}, t0); err != nil {
+	if err := s.UpsertConcepts(ctx, []concept.Concept{a, b}, graph.ProvenanceOfficial, t0); err != nil {
 		t.Fatal(err)
 	}
 	before := s.Stats()

@@ -15,28 +15,37 @@ import (
 
 var _ graph.Store = (*Store)(nil)
 
-// groundFacts ends each branch of groundQuery: the concept's detail nodes,
-// newest first. Go sorts and trims them again, so a server that does not
-// keep the order inside collect still gets the same answer.
+// groundFacts ends each branch of groundQuery: the concept's official
+// detail nodes valid somewhere in the as-of window, newest first (ISO dates
+// compare as strings). Go picks the as-of values and neighbours and sorts
+// them again, so a server that does not keep the order inside collect
+// still gets the same answer.
 const groundFacts = `
 OPTIONAL MATCH (c)-[r]->(f)
-WHERE any(k IN labels(f) WHERE k IN $fact_kinds)
+WHERE any(k IN labels(f) WHERE k IN $fact_kinds) AND f.provenance = 'official'
+  AND coalesce(f.valid_from, '') <= $window_to AND coalesce(f.valid_to, $window_from) >= $window_from
 WITH c, matched, r, f
 ORDER BY coalesce(f.updated_at, 0) DESC, f.id
 WITH c, matched, collect({node: f, rel: type(r)}) AS facts
 RETURN c, matched, facts[0..$fetch] AS facts`
 
 // groundQuery reads the active concepts and the concepts named in the text
-// (through their alias nodes' id index) with their facts, in one statement.
+// (through their alias nodes' id index, by official aliases of official
+// concepts only) with their facts, in one statement.
 const groundQuery = `
 MATCH (c:Concept) WHERE c.id IN $active_ids
-OPTIONAL MATCH (c)-[:HAS_ALT_LABEL]->(l:Label) WHERE l.id IN $label_ids
+OPTIONAL MATCH (c)-[a:HAS_ALT_LABEL]->(l:Label) WHERE l.id IN $label_ids AND a.provenance = 'official'
 WITH c, collect(l.id) AS matched` + groundFacts + `
 UNION
 MATCH (l:Label) WHERE l.id IN $label_ids
-MATCH (c:Concept)-[:HAS_ALT_LABEL]->(l)
-WHERE NOT c.id IN $active_ids AND (size($scope) = 0 OR c.jurisdiction IN $scope)
+MATCH (c:Concept)-[a:HAS_ALT_LABEL]->(l)
+WHERE a.provenance = 'official' AND c.provenance = 'official'
+  AND NOT c.id IN $active_ids AND (size($scope) = 0 OR c.jurisdiction IN $scope)
 WITH c, collect(l.id) AS matched` + groundFacts
+
+// factsFetched times the facts a turn shows bounds the facts read per
+// concept: a series' history within the as-of window reaches Go whole.
+const factsFetched = 8
 
 // Ground implements graph.GroundingReader in one read query.
 func (s *Store) Ground(ctx context.Context, q graph.GroundingQuery) ([]graph.GroundedConcept, error) {
@@ -49,9 +58,12 @@ func (s *Store) Ground(ctx context.Context, q graph.GroundingQuery) ([]graph.Gro
 	for id := range candidates {
 		labelIDs = append(labelIDs, id)
 	}
+	asOf := q.AsOfDate()
+	windowFrom, windowTo := graph.FactWindow(asOf)
 	records, err := s.read(ctx, groundQuery, map[string]any{
 		"active_ids": active, "label_ids": labelIDs, "scope": orEmpty(graph.ScopeJurisdictions(q.Jurisdictions)),
-		"fact_kinds": graph.FactKinds, "fetch": 2 * q.MaxFacts(),
+		"fact_kinds": graph.FactKinds, "fetch": factsFetched * q.MaxFacts(),
+		"window_from": windowFrom, "window_to": windowTo,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("bolt graph: ground: %w", err)
@@ -62,7 +74,7 @@ func (s *Store) Ground(ctx context.Context, q graph.GroundingQuery) ([]graph.Gro
 	}
 	byID := map[string]found{}
 	for _, rec := range records {
-		gc, position, err := groundedConcept(rec, candidates, q.MaxFacts())
+		gc, position, err := groundedConcept(rec, candidates, asOf, q.MaxFacts())
 		if err != nil {
 			return nil, fmt.Errorf("bolt graph: ground: %w", err)
 		}
@@ -89,7 +101,7 @@ func (s *Store) Ground(ctx context.Context, q graph.GroundingQuery) ([]graph.Gro
 }
 
 // groundedConcept decodes one row of groundQuery.
-func groundedConcept(rec *neo4j.Record, candidates map[string]int, maxFacts int) (graph.GroundedConcept, int, error) {
+func groundedConcept(rec *neo4j.Record, candidates map[string]int, asOf string, maxFacts int) (graph.GroundedConcept, int, error) {
 	c, _, err := neo4j.GetRecordValue[neo4j.Node](rec, "c")
 	if err != nil {
 		return graph.GroundedConcept{}, 0, err
@@ -112,10 +124,13 @@ func groundedConcept(rec *neo4j.Record, candidates map[string]int, maxFacts int)
 			continue // the OPTIONAL MATCH found no fact
 		}
 		node := toGraphNode(f)
+		if !graph.IsOfficial(node.Properties) {
+			continue
+		}
 		node.Properties["id"] = node.ID
 		facts = append(facts, graph.NewFact(node.ID, graph.FactKind(node.Labels), asString(fields["rel"]), node.Properties, gc.Node.Properties))
 	}
-	gc.Facts = graph.SortFacts(facts, maxFacts)
+	gc.Facts = graph.SelectFacts(facts, asOf, maxFacts)
 	return gc, position, nil
 }
 
@@ -126,8 +141,8 @@ const resolveQuery = `
 UNWIND $rows AS row
 OPTIONAL MATCH (same:Concept)
 WHERE same.id = row.id OR (same.domain = row.domain AND same.kind = row.kind AND same.jurisdiction = row.jurisdiction)
-OPTIONAL MATCH (named:Concept)-[:HAS_ALT_LABEL]->(l:Label)
-WHERE l.id IN row.label_ids AND named.jurisdiction = row.jurisdiction
+OPTIONAL MATCH (named:Concept)-[a:HAS_ALT_LABEL]->(l:Label)
+WHERE l.id IN row.label_ids AND named.jurisdiction = row.jurisdiction AND a.provenance = 'official'
 RETURN row.i AS i, same.id AS same_id, named.id AS named_id, named.pref_label AS named_pref`
 
 // ResolveConcepts implements graph.ConceptResolver in one read query.
@@ -179,4 +194,35 @@ func distinct(ids []string) []string {
 		}
 	}
 	return out
+}
+
+// factSeriesQuery reads a series' nodes label by label (labels from the
+// whitelist, never from input).
+var factSeriesQuery = func() string {
+	parts := make([]string, len(graph.FactKinds))
+	for i, kind := range graph.FactKinds {
+		parts[i] = fmt.Sprintf("MATCH (n:%s) WHERE n.series IN $series RETURN n", kind)
+	}
+	return strings.Join(parts, " UNION ")
+}()
+
+// FactSeries implements graph.SeriesReader in one read query.
+func (s *Store) FactSeries(ctx context.Context, series []string) ([]graph.Node, error) {
+	if len(series) == 0 {
+		return nil, nil
+	}
+	records, err := s.read(ctx, factSeriesQuery, map[string]any{"series": series})
+	if err != nil {
+		return nil, fmt.Errorf("bolt graph: fact series: %w", err)
+	}
+	out := make([]graph.Node, 0, len(records))
+	for _, rec := range records {
+		n, _, err := neo4j.GetRecordValue[neo4j.Node](rec, "n")
+		if err != nil {
+			return nil, fmt.Errorf("bolt graph: fact series: %w", err)
+		}
+		out = append(out, toGraphNode(n))
+	}
+	slices.SortFunc(out, func(a, b graph.Node) int { return strings.Compare(a.ID, b.ID) })
+	return out, nil
 }

@@ -31,6 +31,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Enrichment", runEnrichment},
 		{"Writes", runWrites},
 		{"Changes", runChanges},
+		{"ValidTime", runValidTime},
 	})
 }
 
@@ -43,11 +44,11 @@ func LoadSeed(t testing.TB, s graph.Store, now time.Time) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if err := s.UpsertConcepts(ctx, ds.Concepts, now); err != nil {
+	if err := s.UpsertConcepts(ctx, ds.Concepts, graph.ProvenanceOfficial, now); err != nil {
 		t.Fatal(err)
 	}
 	nodes, edges := ds.Writes()
-	if err := s.WriteNodesAndEdges(ctx, nodes, edges, now); err != nil {
+	if err := s.WriteNodesAndEdges(ctx, graph.MarkOfficial(nodes), edges, now); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -79,7 +80,7 @@ func must(t testing.TB, err error) {
 
 func upsert(t testing.TB, s graph.Store, now time.Time, cs ...concept.Concept) {
 	t.Helper()
-	must(t, s.UpsertConcepts(context.Background(), cs, now))
+	must(t, s.UpsertConcepts(context.Background(), cs, graph.ProvenanceOfficial, now))
 }
 
 func getOne(t testing.TB, s graph.Store, id string) graph.Node {

@@ -139,6 +139,9 @@ func groundFacts(t *testing.T, s graph.Store) {
 	verified := t0.Add(-time.Hour)
 	write := func(at time.Time, n graph.NodeWrite, rel string) {
 		t.Helper()
+		if _, set := n.Props[graph.ProvenanceKey]; !set {
+			n = graph.MarkOfficial([]graph.NodeWrite{n})[0]
+		}
 		must(t, s.WriteNodesAndEdges(ctx, []graph.NodeWrite{n}, []graph.EdgeWrite{{FromID: c.ID, Type: rel, ToID: n.ID}}, at))
 	}
 	write(t0.Add(1*time.Minute), graph.NodeWrite{Label: "Rate", ID: c.ID + ":RATE", Props: map[string]any{
@@ -150,6 +153,10 @@ func groundFacts(t *testing.T, s graph.Store) {
 	write(t0.Add(3*time.Minute), graph.NodeWrite{Label: "Timeline", ID: c.ID + ":DEADLINE", Props: map[string]any{
 		"pref_label": "PAYE return deadline", "window_days": 14.0,
 	}}, "FILING_DEADLINE")
+	// Newest of all, but a capture's: never grounded.
+	write(t0.Add(5*time.Minute), graph.NodeWrite{Label: "Rate", ID: c.ID + ":RATE:CAPTURED", Props: map[string]any{
+		"pref_label": "PAYE captured rate", "percent": 99.0, graph.ProvenanceKey: string(graph.ProvenanceCapture),
+	}}, "HAS_RATE")
 	must(t, s.WriteNodesAndEdges(ctx, nil, []graph.EdgeWrite{{FromID: c.ID, Type: "RELATED_TO", ToID: other.ID}}, t0.Add(4*time.Minute)))
 
 	got := ground(t, s, graph.GroundingQuery{ActiveIDs: []string{c.ID}})
@@ -163,7 +170,7 @@ func groundFacts(t *testing.T, s graph.Store) {
 	}
 	want := []string{c.ID + ":DEADLINE", c.ID + ":THRESHOLD", c.ID + ":RATE"}
 	if !slices.Equal(order, want) {
-		t.Fatalf("facts %v, want %v (newest first, no related concept)", order, want)
+		t.Fatalf("facts %v, want %v (newest first, no related concept, no captured fact)", order, want)
 	}
 	deadline, threshold, rate := facts[0], facts[1], facts[2]
 	if deadline.Kind != "Timeline" || deadline.Relationship != "FILING_DEADLINE" || deadline.Label != "PAYE return deadline" ||

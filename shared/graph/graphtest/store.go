@@ -89,7 +89,7 @@ func conceptsWriteToAResolvedNodeKeepsItsParts(t *testing.T, newStore NewStore) 
 	jur := UniqueJurisdiction()
 	legacy := "LEGACY:" + jur + ":PAYE"
 	must(t, s.WriteNodesAndEdges(context.Background(), []graph.NodeWrite{{Label: "Concept", ID: legacy,
-		Props: map[string]any{"domain": "TAX", "kind": "PAYE", "jurisdiction": jur, "pref_label": "Pay As You Earn"}}}, nil, t0))
+		Props: map[string]any{"domain": "TAX", "kind": "PAYE", "jurisdiction": jur, "pref_label": "Pay As You Earn", graph.ProvenanceKey: "official"}}}, nil, t0))
 	captured := Concept(jur, "INCOME_TAX", "PAYE", "payroll tax")
 	captured.ID = legacy
 	upsert(t, s, t0.Add(time.Hour), captured)
@@ -114,7 +114,7 @@ func conceptsConcurrentUpsertsMakeOneNode(t *testing.T, newStore NewStore) {
 		go func() {
 			defer wg.Done()
 			c := Concept(jur, "PRSI", "Pay Related Social Insurance", fmt.Sprintf("alias %d %s", i, jur))
-			errs <- s.UpsertConcepts(context.Background(), []concept.Concept{c}, t0.Add(time.Duration(i)*time.Second))
+			errs <- s.UpsertConcepts(context.Background(), []concept.Concept{c}, graph.ProvenanceOfficial, t0.Add(time.Duration(i)*time.Second))
 		}()
 	}
 	wg.Wait()
@@ -279,7 +279,7 @@ func writesNodesAndEdges(t *testing.T, newStore NewStore) {
 	c := Concept(jur, "VAT", "Value-Added Tax")
 	upsert(t, s, t0, c)
 	rateID := c.ID + ":RATE:STANDARD"
-	nodes := []graph.NodeWrite{{Label: "Rate", ID: rateID, Props: map[string]any{"percent": 23.0, "band": "standard", "effective_from": t0}}}
+	nodes := graph.MarkOfficial([]graph.NodeWrite{{Label: "Rate", ID: rateID, Props: map[string]any{"percent": 23.0, "band": "standard", "effective_from": t0}}})
 	edges := []graph.EdgeWrite{{FromID: c.ID, Type: "HAS_RATE", ToID: rateID}}
 	must(t, s.WriteNodesAndEdges(ctx, nodes, edges, t0))
 	must(t, s.WriteNodesAndEdges(ctx, nodes, edges, t0.Add(time.Hour)))

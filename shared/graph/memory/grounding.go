@@ -25,7 +25,7 @@ func (s *Store) Ground(_ context.Context, q graph.GroundingQuery) ([]graph.Groun
 		}
 		included[id] = true
 		_, mentioned := s.firstMention(id, candidates)
-		out = append(out, s.grounded(n, mentioned, q.MaxFacts()))
+		out = append(out, s.grounded(n, mentioned, q))
 	}
 	type mention struct {
 		n   *node
@@ -40,6 +40,9 @@ func (s *Store) Ground(_ context.Context, q graph.GroundingQuery) ([]graph.Groun
 		if len(scope) > 0 && !slices.Contains(scope, j) {
 			continue
 		}
+		if !graph.IsOfficial(n.properties) {
+			continue
+		}
 		if pos, ok := s.firstMention(id, candidates); ok {
 			mentions = append(mentions, mention{n, pos})
 		}
@@ -48,17 +51,17 @@ func (s *Store) Ground(_ context.Context, q graph.GroundingQuery) ([]graph.Groun
 		return cmp.Or(cmp.Compare(a.pos, b.pos), cmp.Compare(a.n.id, b.n.id))
 	})
 	for _, m := range mentions {
-		out = append(out, s.grounded(m.n, true, q.MaxFacts()))
+		out = append(out, s.grounded(m.n, true, q))
 	}
 	return out, nil
 }
 
 // firstMention finds the earliest position at which one of the concept's
-// alias nodes was mentioned (caller holds the lock).
+// official aliases was mentioned (caller holds the lock).
 func (s *Store) firstMention(id string, candidates map[string]int) (int, bool) {
 	first, found := 0, false
 	for _, e := range s.out[id] {
-		if e.typ != "HAS_ALT_LABEL" {
+		if e.typ != "HAS_ALT_LABEL" || !graph.IsOfficial(e.properties) {
 			continue
 		}
 		if pos, ok := candidates[e.to]; ok && (!found || pos < first) {
@@ -68,12 +71,13 @@ func (s *Store) firstMention(id string, candidates map[string]int) (int, bool) {
 	return first, found
 }
 
-// grounded builds a concept with its facts (caller holds the lock).
-func (s *Store) grounded(n *node, mentioned bool, maxFacts int) graph.GroundedConcept {
+// grounded builds a concept with its official facts for the query's as-of
+// date (caller holds the lock).
+func (s *Store) grounded(n *node, mentioned bool, q graph.GroundingQuery) graph.GroundedConcept {
 	var facts []graph.Fact
 	for _, e := range s.out[n.id] {
 		target := s.nodes[e.to]
-		if target == nil {
+		if target == nil || !graph.IsOfficial(target.properties) {
 			continue
 		}
 		kind := graph.FactKind(target.labels)
@@ -82,7 +86,7 @@ func (s *Store) grounded(n *node, mentioned bool, maxFacts int) graph.GroundedCo
 		}
 		facts = append(facts, graph.NewFact(target.id, kind, e.typ, target.toGraphNode().Properties, n.properties))
 	}
-	return graph.GroundedConcept{Node: n.toGraphNode(), Facts: graph.SortFacts(facts, maxFacts), Mentioned: mentioned}
+	return graph.GroundedConcept{Node: n.toGraphNode(), Facts: graph.SelectFacts(facts, q.AsOfDate(), q.MaxFacts()), Mentioned: mentioned}
 }
 
 // ResolveConcepts implements graph.ConceptResolver under one read lock.
@@ -107,7 +111,9 @@ func (s *Store) ResolveConcepts(_ context.Context, concepts []concept.Concept) (
 			if p["jurisdiction"] != c.Jurisdiction {
 				continue
 			}
-			if slices.ContainsFunc(s.out[id], func(e edge) bool { return e.typ == "HAS_ALT_LABEL" && slices.Contains(names, e.to) }) {
+			if slices.ContainsFunc(s.out[id], func(e edge) bool {
+				return e.typ == "HAS_ALT_LABEL" && graph.IsOfficial(e.properties) && slices.Contains(names, e.to)
+			}) {
 				pref, _ := p["pref_label"].(string)
 				byName = append(byName, graph.NameMatch{ID: id, PrefLabel: pref})
 			}
@@ -119,3 +125,18 @@ func (s *Store) ResolveConcepts(_ context.Context, concepts []concept.Concept) (
 
 // ApplySchema implements graph.SchemaApplier: maps need no schema.
 func (s *Store) ApplySchema(context.Context) error { return nil }
+
+// FactSeries implements graph.SeriesReader under one read lock.
+func (s *Store) FactSeries(_ context.Context, series []string) ([]graph.Node, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []graph.Node
+	for _, n := range s.nodes {
+		name, _ := n.properties["series"].(string)
+		if name != "" && graph.FactKind(n.labels) != "" && slices.Contains(series, name) {
+			out = append(out, n.toGraphNode())
+		}
+	}
+	slices.SortFunc(out, func(a, b graph.Node) int { return cmp.Compare(a.ID, b.ID) })
+	return out, nil
+}

@@ -64,11 +64,11 @@ func NewSeeded(now time.Time) (*Store, error) {
 // LoadDataset writes a seed dataset: its concepts through UpsertConcepts,
 // then its detail nodes and edges through WriteNodesAndEdges.
 func (s *Store) LoadDataset(ds seeddata.Dataset, now time.Time) error {
-	if err := s.UpsertConcepts(context.Background(), ds.Concepts, now); err != nil {
+	if err := s.UpsertConcepts(context.Background(), ds.Concepts, graph.ProvenanceOfficial, now); err != nil {
 		return err
 	}
 	nodes, edges := ds.Writes()
-	return s.WriteNodesAndEdges(context.Background(), nodes, edges, now)
+	return s.WriteNodesAndEdges(context.Background(), graph.MarkOfficial(nodes), edges, now)
 }
 
 // GetNodesByIDs returns the nodes that exist among ids, in the order asked.
@@ -89,8 +89,9 @@ func (s *Store) GetNodesByIDs(_ context.Context, ids []string) ([]graph.Node, er
 }
 
 // UpsertConcepts merges every concept under the one lock, so a batch is
-// applied atomically like the Bolt store's single transaction.
-func (s *Store) UpsertConcepts(_ context.Context, concepts []concept.Concept, now time.Time) error {
+// applied atomically like the Bolt store's single transaction. A capture
+// adds only a bare node, and only where none exists.
+func (s *Store) UpsertConcepts(_ context.Context, concepts []concept.Concept, prov graph.Provenance, now time.Time) error {
 	for _, c := range concepts {
 		if c.ID == "" {
 			return fmt.Errorf("memory graph: concept without id")
@@ -100,42 +101,72 @@ func (s *Store) UpsertConcepts(_ context.Context, concepts []concept.Concept, no
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, c := range concepts {
-		n := s.merge("Concept", c.ID, ts)
-		p := n.properties
-		// The first pref_label and definition stick: a later capture that
-		// names the concept differently adds an alias instead of renaming it.
-		if _, ok := p["pref_label"]; !ok || p["pref_label"] == "" {
-			p["pref_label"] = c.PrefLabel
+		if prov != graph.ProvenanceOfficial {
+			s.addBare(c, ts)
+			continue
 		}
-		if d, _ := p["definition"].(string); d == "" && c.Definition != "" {
-			p["definition"] = c.Definition
-		}
-		// The id parts are set once: a concept resolved to an existing node
-		// must not rewrite that node's parts.
-		for key, value := range map[string]string{"domain": c.Domain, "kind": c.Kind, "jurisdiction": c.Jurisdiction} {
-			if have, _ := p[key].(string); have == "" {
-				p[key] = value
-			}
-		}
-		// The pref label first, as the Bolt store merges them.
-		names := append([]string{c.PrefLabel}, c.AltLabels...)
-		pref, _ := p["pref_label"].(string)
-		aliases := slices.DeleteFunc(slices.Clone(names), func(l string) bool { return l == "" || strings.EqualFold(l, pref) })
-		p["alt_labels"] = unionFold(stringList(p["alt_labels"]), aliases)
-		p["source_urls"] = unionExact(stringList(p["source_urls"]), c.SourceURLs)
-		for _, name := range names {
-			if strings.TrimSpace(name) == "" {
-				continue
-			}
-			labelID := graph.AltLabelID(name)
-			ln := s.merge("Label", labelID, ts)
-			if _, ok := ln.properties["text"]; !ok {
-				ln.properties["text"] = name
-			}
-			s.link(c.ID, "HAS_ALT_LABEL", labelID, ts, nil)
-		}
+		s.mergeOfficial(c, ts)
 	}
 	return nil
+}
+
+// addBare creates a captured concept's bare node unless one exists
+// (caller holds the lock).
+func (s *Store) addBare(c concept.Concept, ts int64) {
+	if _, ok := s.nodes[c.ID]; ok {
+		return
+	}
+	n := s.merge("Concept", c.ID, ts)
+	n.properties["domain"], n.properties["kind"], n.properties["jurisdiction"] = c.Domain, c.Kind, c.Jurisdiction
+	n.properties[graph.ProvenanceKey] = string(graph.ProvenanceCapture)
+}
+
+// mergeOfficial merges an official concept, its text and its aliases
+// (caller holds the lock).
+func (s *Store) mergeOfficial(c concept.Concept, ts int64) {
+	official := string(graph.ProvenanceOfficial)
+	n := s.merge("Concept", c.ID, ts)
+	p := n.properties
+	if !graph.IsOfficial(p) {
+		// Text a node held before it was official is not kept.
+		for _, k := range graph.ConceptTextProperties {
+			delete(p, k)
+		}
+		p[graph.ProvenanceKey] = official
+	}
+	// The first pref_label and definition stick: a later source that names
+	// the concept differently adds an alias instead of renaming it.
+	if _, ok := p["pref_label"]; !ok || p["pref_label"] == "" {
+		p["pref_label"] = c.PrefLabel
+	}
+	if d, _ := p["definition"].(string); d == "" && c.Definition != "" {
+		p["definition"] = c.Definition
+	}
+	// The id parts are set once: a concept resolved to an existing node
+	// must not rewrite that node's parts.
+	for key, value := range map[string]string{"domain": c.Domain, "kind": c.Kind, "jurisdiction": c.Jurisdiction} {
+		if have, _ := p[key].(string); have == "" {
+			p[key] = value
+		}
+	}
+	// The pref label first, as the Bolt store merges them.
+	names := append([]string{c.PrefLabel}, c.AltLabels...)
+	pref, _ := p["pref_label"].(string)
+	aliases := slices.DeleteFunc(slices.Clone(names), func(l string) bool { return l == "" || strings.EqualFold(l, pref) })
+	p["alt_labels"] = unionFold(stringList(p["alt_labels"]), aliases)
+	p["source_urls"] = unionExact(stringList(p["source_urls"]), c.SourceURLs)
+	for _, name := range names {
+		if strings.TrimSpace(name) == "" {
+			continue
+		}
+		labelID := graph.AltLabelID(name)
+		ln := s.merge("Label", labelID, ts)
+		if _, ok := ln.properties["text"]; !ok {
+			ln.properties["text"] = name
+		}
+		ln.properties[graph.ProvenanceKey] = official
+		s.link(c.ID, "HAS_ALT_LABEL", labelID, ts, map[string]any{graph.ProvenanceKey: official})
+	}
 }
 
 // UpsertNode merges a whitelisted node by id and sets the given properties.
@@ -265,7 +296,7 @@ func (n *node) toGraphNode() graph.Node {
 	if ts, ok := props["updated_at"].(int64); ok {
 		out.UpdatedAt = graph.TimeFromTimestamp(ts)
 	}
-	return out
+	return graph.ShownNode(out)
 }
 
 func stringList(v any) []string {

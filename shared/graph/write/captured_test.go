@@ -107,7 +107,7 @@ func TestServiceKeepsCapturedPersonalDataOutOfTheGraph(t *testing.T) {
 			inputs = append(inputs, concept.Normalize(c))
 		}
 		for _, in := range inputs {
-			res, err := svc.ResolveConcepts(ctx, []concept.Concept{in})
+			res, err := svc.ResolveConcepts(ctx, []concept.Concept{in}, graph.ProvenanceOfficial)
 			if err != nil || len(res.Written) != 0 || len(res.Rejected) != 1 {
 				t.Errorf("%s: result %+v, %v", tc.name, res, err)
 			}

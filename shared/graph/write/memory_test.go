@@ -18,7 +18,7 @@ func TestWithMemoryGraph(t *testing.T) {
 	store := graphmem.New()
 	svc, _ := newTestService(store)
 	leaky := concept.Normalize(concept.Concept{Domain: "tax", Jurisdiction: "IE", Kind: "PAYE", PrefLabel: "PAYE", AltLabels: []string{"PPSN 1234567T"}})
-	res, err := svc.ResolveConcepts(ctx, []concept.Concept{vat(), leaky})
+	res, err := svc.ResolveConcepts(ctx, []concept.Concept{vat(), leaky}, graph.ProvenanceOfficial)
 	if err != nil || len(res.Written) != 1 || len(res.Rejected) != 1 {
 		t.Fatalf("res %+v err %v", res, err)
 	}

@@ -143,16 +143,20 @@ func (s *Service) Stats() Stats {
 
 // ResolveConcepts checks each concept with the guard (its raw fields, then
 // as normalised), resolves the accepted ones read-only against the graph,
-// and writes them in one UpsertConcepts call (one transaction). A concept
-// that resolves to an existing node under another id is written to that
-// node, its captured names added as aliases, instead of creating a twin.
+// and writes them in one UpsertConcepts call (one transaction) with the
+// given provenance. A tenant's capture (graph.ProvenanceCapture) writes
+// only a bare node, so nothing a model captured is shared; an official
+// concept (a curated record, or one enrichment confirmed on an official
+// source) is written whole. An official concept that resolves to an
+// existing node under another id is written to that node, its names added
+// as aliases, instead of creating a twin.
 // Concepts with the same id are merged first. An incoming id must be the
 // concept's canonical id or the id it resolves to: a producer that computes
 // ids differently would otherwise split one concept into two nodes.
 // Rejections are logged and counted and do not fail the batch; an error
 // means the store failed and nothing may have been written (retrying is
 // safe: writes MERGE by id).
-func (s *Service) ResolveConcepts(ctx context.Context, concepts []concept.Concept) (Result, error) {
+func (s *Service) ResolveConcepts(ctx context.Context, concepts []concept.Concept, prov graph.Provenance) (Result, error) {
 	var res Result
 	clean, claimed := s.acceptConcepts(ctx, concepts, &res)
 	if len(clean) == 0 {
@@ -182,7 +186,7 @@ func (s *Service) ResolveConcepts(ctx context.Context, concepts []concept.Concep
 	if len(writes) == 0 {
 		return res, nil
 	}
-	if err := s.store.UpsertConcepts(ctx, writes, s.now().UTC()); err != nil {
+	if err := s.store.UpsertConcepts(ctx, writes, prov, s.now().UTC()); err != nil {
 		return Result{Rejected: res.Rejected}, fmt.Errorf("upsert %d concepts: %w", len(writes), err)
 	}
 	for _, c := range writes {

@@ -23,7 +23,7 @@ type fakeStore struct {
 }
 
 func (f *fakeStore) GetNodesByIDs(context.Context, []string) ([]graph.Node, error) { return nil, nil }
-func (f *fakeStore) UpsertConcepts(_ context.Context, cs []concept.Concept, _ time.Time) error {
+func (f *fakeStore) UpsertConcepts(_ context.Context, cs []concept.Concept, _ graph.Provenance, _ time.Time) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.failWith != nil {
@@ -71,7 +71,7 @@ func TestResolveConceptsWritesCleanOnesInOneCallAndRejectsPII(t *testing.T) {
 	leaky := concept.Normalize(concept.Concept{Domain: "welfare", Jurisdiction: "IE", Kind: "Jobseekers Benefit",
 		PrefLabel: "Jobseeker's Benefit", Definition: "Ask Mary at mary.murphy@example.ie or 087 123 4567"})
 
-	res, err := svc.ResolveConcepts(context.Background(), []concept.Concept{vat(), leaky, vrt})
+	res, err := svc.ResolveConcepts(context.Background(), []concept.Concept{vat(), leaky, vrt}, graph.ProvenanceOfficial)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestResolveRejectsNonCanonicalIncomingID(t *testing.T) {
 	svc, _ := newTestService(store)
 	c := vat()
 	c.ID = "tax:ie:vat"
-	res, err := svc.ResolveConcepts(context.Background(), []concept.Concept{c})
+	res, err := svc.ResolveConcepts(context.Background(), []concept.Concept{c}, graph.ProvenanceOfficial)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestResolveMergesDuplicateIDs(t *testing.T) {
 	a := vat()
 	b := concept.Normalize(concept.Concept{Domain: "TAX", Jurisdiction: "ie", Kind: "vat", PrefLabel: "Irish VAT",
 		SourceURLs: []string{"https://www.citizensinformation.ie/en/money-and-tax/tax/duties-and-vat/"}})
-	res, err := svc.ResolveConcepts(context.Background(), []concept.Concept{a, b})
+	res, err := svc.ResolveConcepts(context.Background(), []concept.Concept{a, b}, graph.ProvenanceOfficial)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestResolveMergesDuplicateIDs(t *testing.T) {
 func TestResolveReturnsStoreErrors(t *testing.T) {
 	store := &fakeStore{failWith: errors.New("connection refused")}
 	svc, _ := newTestService(store)
-	res, err := svc.ResolveConcepts(context.Background(), []concept.Concept{vat()})
+	res, err := svc.ResolveConcepts(context.Background(), []concept.Concept{vat()}, graph.ProvenanceOfficial)
 	if err == nil || len(res.Written) != 0 {
 		t.Fatalf("res %+v err %v", res, err)
 	}

@@ -30,7 +30,7 @@ func TestConceptKeepsOfficialSourceURLsOnly(t *testing.T) {
 		"https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:32006L0112&qid=1700000000",
 		"https://blog.example.com/vat-explained",
 	}}
-	res, err := svc.ResolveConcepts(context.Background(), []concept.Concept{c})
+	res, err := svc.ResolveConcepts(context.Background(), []concept.Concept{c}, graph.ProvenanceOfficial)
 	if err != nil || len(res.Written) != 1 || len(res.Rejected) != 0 {
 		t.Fatalf("res %+v, err %v", res, err)
 	}
@@ -129,7 +129,7 @@ func FuzzGuardKeepsFlaggedTextOut(f *testing.F) {
 		}
 		store := graphmem.New()
 		svc := NewService(store, WithLogger(slogDiscard()))
-		res, err := svc.ResolveConcepts(context.Background(), []concept.Concept{c})
+		res, err := svc.ResolveConcepts(context.Background(), []concept.Concept{c}, graph.ProvenanceOfficial)
 		if err != nil || len(res.Written) == 0 {
 			return
 		}

@@ -1,0 +1,143 @@
+package graph
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// DateLayout is the stored form of valid_from and valid_to: an ISO date.
+const DateLayout = time.DateOnly
+
+// AsOfDate is the query's as-of date as an ISO date; today (UTC) when
+// AsOf is zero.
+func (q GroundingQuery) AsOfDate() string {
+	if q.AsOf.IsZero() {
+		return time.Now().UTC().Format(DateLayout)
+	}
+	return q.AsOf.UTC().Format(DateLayout)
+}
+
+// FactWindow is the range of dates a store reads facts for on asOf: a fact
+// valid somewhere in it is valid on asOf or a neighbour. It reaches a year
+// each side, the span within which a change brings its neighbouring value.
+func FactWindow(asOf string) (from, to string) {
+	d, err := time.Parse(DateLayout, asOf)
+	if err != nil {
+		return asOf, asOf
+	}
+	return d.AddDate(-1, 0, 0).Format(DateLayout), d.AddDate(1, 0, 0).Format(DateLayout)
+}
+
+// ValidOn reports whether the fact is valid on date (an ISO date). An
+// undated fact (no valid_from) counts as valid from the start.
+func (f Fact) ValidOn(date string) bool {
+	return (f.ValidFrom == "" || f.ValidFrom <= date) && (f.ValidTo == "" || date <= f.ValidTo)
+}
+
+// DayBefore returns the ISO date before date, or "" when date is not one.
+func DayBefore(date string) string {
+	d, err := time.Parse(DateLayout, date)
+	if err != nil {
+		return ""
+	}
+	return d.AddDate(0, 0, -1).Format(DateLayout)
+}
+
+// SelectFacts picks, from a concept's official facts, the ones grounding
+// shows for asOf: per series, the latest-starting dated value valid on
+// asOf (a later start supersedes an earlier value left open, so a future
+// date picks the announced value) and every undated one; and the value
+// before and after a change within a year of asOf, marked Neighbour.
+// Valid facts come first, newest first, then neighbours; at most limit.
+func SelectFacts(facts []Fact, asOf string, limit int) []Fact {
+	series := map[string][]Fact{}
+	var order []string
+	for _, f := range facts {
+		key := cmp.Or(f.Series, f.NodeID)
+		if _, ok := series[key]; !ok {
+			order = append(order, key)
+		}
+		series[key] = append(series[key], f)
+	}
+	var valid, near []Fact
+	for _, key := range order {
+		v, n := selectInSeries(series[key], asOf)
+		valid = append(valid, v...)
+		near = append(near, n...)
+	}
+	valid = SortFacts(valid, limit)
+	slices.SortFunc(near, func(a, b Fact) int {
+		return cmp.Or(strings.Compare(a.Series, b.Series), strings.Compare(a.ValidFrom, b.ValidFrom))
+	})
+	out := append(valid, near...)
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out
+}
+
+// selectInSeries splits one series' facts into those valid on asOf and
+// its neighbours: the value before the latest change on or before asOf,
+// and the first value after asOf, each when the change is within a year.
+func selectInSeries(facts []Fact, asOf string) (valid, near []Fact) {
+	from, to := FactWindow(asOf)
+	var current, after *Fact
+	for i := range facts {
+		f := &facts[i]
+		switch {
+		case f.ValidFrom == "":
+			if f.ValidOn(asOf) {
+				valid = append(valid, *f)
+			}
+		case f.ValidOn(asOf):
+			if current == nil || f.ValidFrom > current.ValidFrom {
+				current = f
+			}
+		case f.ValidFrom > asOf && f.ValidFrom <= to:
+			if after == nil || f.ValidFrom < after.ValidFrom {
+				after = f
+			}
+		}
+	}
+	before := previousValue(facts, current, asOf, from)
+	if current != nil {
+		valid = append(valid, *current)
+	}
+	for _, n := range []*Fact{before, after} {
+		if n != nil {
+			f := *n
+			f.Neighbour = true
+			near = append(near, f)
+		}
+	}
+	return valid, near
+}
+
+// previousValue is the dated value in force before the latest change on or
+// before asOf, when that change falls on or after from. With a current
+// value the change is its start; without one, the day after the last
+// value ended.
+func previousValue(facts []Fact, current *Fact, asOf, from string) *Fact {
+	var prev *Fact
+	for i := range facts {
+		f := &facts[i]
+		if f.ValidFrom == "" || f == current || f.ValidFrom > asOf {
+			continue
+		}
+		if current != nil && f.ValidFrom >= current.ValidFrom {
+			continue
+		}
+		if current == nil && (f.ValidTo == "" || f.ValidTo < from) {
+			continue
+		}
+		if prev == nil || f.ValidFrom > prev.ValidFrom {
+			prev = f
+		}
+	}
+	if current != nil && current.ValidFrom < from {
+		return nil
+	}
+	return prev
+}
