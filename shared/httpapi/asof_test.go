@@ -15,13 +15,13 @@ import (
 )
 
 // datingGraph is the seeded memory graph that records each grounding
-// query and dates the facts it returns as dated is told to, the way a
+// query and dates the facts of the series in dated as told, the way a
 // store holding valid time returns them.
 type datingGraph struct {
 	*graphmem.Store
 	mu      sync.Mutex
 	queries []graph.GroundingQuery
-	dated   map[string]graph.Fact // validFrom, validTo and status by node id
+	dated   map[string]graph.Fact // validFrom, validTo and status by series
 }
 
 func (g *datingGraph) Ground(ctx context.Context, q graph.GroundingQuery) ([]graph.GroundedConcept, error) {
@@ -31,7 +31,7 @@ func (g *datingGraph) Ground(ctx context.Context, q graph.GroundingQuery) ([]gra
 	found, err := g.Store.Ground(ctx, q)
 	for _, c := range found {
 		for i, f := range c.Facts {
-			if d, ok := g.dated[f.NodeID]; ok {
+			if d, ok := g.dated[f.Series]; ok {
 				c.Facts[i].ValidFrom, c.Facts[i].ValidTo, c.Facts[i].Status = d.ValidFrom, d.ValidTo, d.Status
 			}
 		}
@@ -136,16 +136,22 @@ func TestCitationsCarryValueAndValidityAndThePromptShowsThem(t *testing.T) {
 	})
 	e.llm.Enqueue(llmtest.TextScript("The standard rate is 23%."), llmtest.TextScript("The standard rate is 23%."))
 	m := e.chat(map[string]any{"message": "What is the Irish VAT rate?", "profile": map[string]any{"jurisdictions": []string{"IE"}}}, nil).metadata(t)
-	byID := map[string]conversation.Citation{}
+	var standard conversation.Citation
 	for _, c := range m.Citations {
-		byID[c.NodeID] = c
+		if strings.HasPrefix(c.NodeID, "TAX:IE:VAT:RATE:STANDARD:") {
+			standard = c
+		}
 	}
-	standard := byID["TAX:IE:VAT:RATE:STANDARD"]
 	if standard.Value == nil || *standard.Value != 23 || standard.Unit != "%" || standard.ValidFrom == nil || *standard.ValidFrom != "2021-03-01" ||
 		standard.ValidTo != nil || standard.Status != "in_force" || !strings.HasPrefix(standard.URL, "https://www.revenue.ie/") {
 		t.Fatalf("standard rate citation %+v", standard)
 	}
-	system := e.llm.Requests()[0].System
+	// The facts may travel in the instructions or in a message of their own.
+	sent := e.llm.Requests()[0]
+	system := sent.System
+	for _, m := range sent.Messages {
+		system += "\n" + m.Content
+	}
 	for _, want := range []string{"valid from 2021-03-01 (in_force)", "valid from 2099-01-01 (announced); announced, not yet in force"} {
 		if !strings.Contains(system, want) {
 			t.Errorf("prompt lacks %q:\n%s", want, system)
