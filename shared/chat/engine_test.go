@@ -289,7 +289,8 @@ func TestAnswerIsGroundedInGraphFactsWithCitations(t *testing.T) {
 	}
 	var standard *conversation.Citation
 	for i, c := range res.Metadata.Citations {
-		if c.NodeID == "TAX:IE:VAT:RATE:STANDARD" {
+		// A value's node id is its series and the date it starts from.
+		if strings.HasPrefix(c.NodeID, "TAX:IE:VAT:RATE:STANDARD:") {
 			standard = &res.Metadata.Citations[i]
 		}
 	}
