@@ -20,6 +20,7 @@ import (
 	"regintel/shared/graph/graphtest"
 	graphmem "regintel/shared/graph/memory"
 	"regintel/shared/httpapi"
+	"regintel/shared/llm"
 	"regintel/shared/llm/offline"
 	"regintel/shared/testenv"
 )
@@ -85,7 +86,21 @@ func TestGoldenSetMeetsThresholdsOnBolt(t *testing.T) {
 // offlineHandler serves the chat and graph routes over g with the memory
 // conversation store and the offline model.
 func offlineHandler(g chat.Graph, nodes graph.Reader) http.Handler {
-	engine := chat.New(chat.Deps{Store: convmem.New(), Graph: g, Provider: offline.New(offline.Config{}), Log: quiet()}, chat.Config{Model: offline.ModelName})
+	return handler(g, nodes, offline.New(offline.Config{}), offline.ModelName)
+}
+
+// modelHandler is offlineHandler with another model, answering only (no
+// tools), over the memory graph.
+func modelHandler(g *graphmem.Store, provider llm.Provider) http.Handler {
+	return handler(g, g, provider, "gpt-test", func(c *chat.Config) { c.Tools = chat.ToolsOff })
+}
+
+func handler(g chat.Graph, nodes graph.Reader, provider llm.Provider, model string, tune ...func(*chat.Config)) http.Handler {
+	cfg := chat.Config{Model: model}
+	for _, f := range tune {
+		f(&cfg)
+	}
+	engine := chat.New(chat.Deps{Store: convmem.New(), Graph: g, Provider: provider, Log: quiet()}, cfg)
 	return httpapi.New(httpapi.Options{Auth: auth.Dev{}, Engine: engine, Graph: nodes, Log: quiet()})
 }
 
