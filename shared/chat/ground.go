@@ -154,6 +154,7 @@ func (t *Turn) fit(g grounding, tools []llm.Tool) (prompt.Fitted, error) {
 		Data: prompt.Data{
 			AgentID: e.cfg.AgentID, Jurisdictions: t.profileJurisdictions(), PersonaType: e.redact.forLLM(profile.PersonaType),
 			Concepts: g.concepts, CaptureConcepts: hasTool(tools, concept.CaptureToolName), RequestContext: hasTool(tools, RequestContextToolName),
+			AsOf: t.asOf().String(),
 		},
 		Facts: g.facts, Question: t.questionForLLM(), ToolTokens: t.toolTokens(tools), HistoryWindow: e.cfg.HistoryTurns,
 	}

@@ -82,6 +82,9 @@ func TestAsOfDateComesFromTheRequestTheQuestionOrToday(t *testing.T) {
 			if got := g.lastAsOf(); got != tc.want.Date {
 				t.Fatalf("graph asked as of %s, want %s", got, tc.want.Date)
 			}
+			if sent := sentText(e.llm.Requests()[0]); !strings.Contains(sent, "The question is about "+tc.want.Date) {
+				t.Fatalf("the model is not told the date:\n%s", sent)
+			}
 			body := tc.body
 			body["messages"] = []map[string]any{{"role": "user", "parts": []map[string]any{{"type": "text", "text": body["message"]}}}}
 			delete(body, "message")
@@ -92,6 +95,16 @@ func TestAsOfDateComesFromTheRequestTheQuestionOrToday(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sentText is everything a model request carries: the facts may travel in
+// the instructions or in a message of their own.
+func sentText(r llmtest.RecordedRequest) string {
+	text := r.System
+	for _, m := range r.Messages {
+		text += "\n" + m.Content
+	}
+	return text
 }
 
 // finishAsOf is the asOf of a UI message stream's finish chunk.
@@ -146,12 +159,7 @@ func TestCitationsCarryValueAndValidityAndThePromptShowsThem(t *testing.T) {
 		standard.ValidTo != nil || standard.Status != "in_force" || !strings.HasPrefix(standard.URL, "https://www.revenue.ie/") {
 		t.Fatalf("standard rate citation %+v", standard)
 	}
-	// The facts may travel in the instructions or in a message of their own.
-	sent := e.llm.Requests()[0]
-	system := sent.System
-	for _, m := range sent.Messages {
-		system += "\n" + m.Content
-	}
+	system := sentText(e.llm.Requests()[0])
 	for _, want := range []string{"valid from 2021-03-01 (in_force)", "valid from 2099-01-01 (announced); announced, not yet in force"} {
 		if !strings.Contains(system, want) {
 			t.Errorf("prompt lacks %q:\n%s", want, system)

@@ -59,6 +59,9 @@ type Data struct {
 	Concepts []ConceptLine
 	// Facts are the rules graph's facts for the concepts in scope.
 	Facts []FactGroup
+	// AsOf is the ISO date the question is about: the facts are those
+	// valid on it.
+	AsOf string
 	// Supplied is unused by system sections; kept for sheets that predate
 	// the supplied_context message.
 	Supplied []SuppliedLine
