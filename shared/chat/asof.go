@@ -23,6 +23,17 @@ func (t *Turn) asOfMetadata() *conversation.AsOf {
 	return &conversation.AsOf{Date: a.String(), Source: a.Source, Phrase: a.Phrase}
 }
 
+// keepFacts remembers the facts grounding read, by node id, for the
+// citations.
+func (t *Turn) keepFacts(found []graph.GroundedConcept) {
+	t.groundedFacts = map[string]graph.Fact{}
+	for _, g := range found {
+		for _, f := range g.Facts {
+			t.groundedFacts[f.NodeID] = f
+		}
+	}
+}
+
 // withValidity adds the fact's valid time to its prompt line; a value that
 // starts after today is marked as announced, not yet in force.
 func withValidity(line prompt.FactLine, f graph.Fact, today string) prompt.FactLine {

@@ -44,12 +44,7 @@ func (t *Turn) ground(ctx context.Context, log *slog.Logger) grounding {
 		t.warn("The rules graph is unavailable; this answer is not grounded in its facts or in concepts from earlier turns.")
 		return grounding{}
 	}
-	t.groundedFacts = map[string]graph.Fact{}
-	for _, g := range found {
-		for _, f := range g.Facts {
-			t.groundedFacts[f.NodeID] = f
-		}
-	}
+	t.keepFacts(found)
 	return grounding{concepts: t.conceptLines(active, found), facts: factGroups(found, e.now().UTC().Format(asof.DateLayout))}
 }
 
