@@ -72,8 +72,8 @@ func optional(s string) *string {
 }
 
 // factValue is a fact's number and unit: a percent ("%"), else an amount in
-// its currency, per its period or base when it names one ("EUR/week"),
-// else a bare value.
+// its currency, per its period or unit when it names one ("EUR/week",
+// "EUR/tonne_co2").
 func factValue(props map[string]any) (*float64, string) {
 	if v, ok := number(props["percent"]); ok {
 		return &v, "%"
@@ -83,17 +83,18 @@ func factValue(props map[string]any) (*float64, string) {
 		if !ok {
 			continue
 		}
-		unit, _ := props["currency"].(string)
-		if unit == "" {
-			unit, _ = props["unit"].(string)
+		currency, _ := props["currency"].(string)
+		per, _ := props["period"].(string)
+		if per == "" {
+			per, _ = props["unit"].(string)
 		}
-		for _, per := range []string{"per", "period"} {
-			if p, _ := props[per].(string); p != "" && unit != "" {
-				unit += "/" + p
-				break
-			}
+		switch {
+		case currency == "":
+			return &v, per
+		case per == "":
+			return &v, currency
 		}
-		return &v, unit
+		return &v, currency + "/" + per
 	}
 	return nil, ""
 }
