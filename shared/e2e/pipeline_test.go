@@ -115,8 +115,10 @@ func TestChatToSQSToResolverToBoltAndBackIntoThePrompt(t *testing.T) {
 	if err != nil || len(res.BatchItemFailures) != 0 {
 		t.Fatalf("resolver: %v %+v", err, res)
 	}
+	// A capture leaves a bare node in the shared graph: the captured label
+	// and definition stay in the conversation.
 	nodes, err := graphStore.GetNodesByIDs(ctx, []string{conceptID})
-	if err != nil || len(nodes) != 1 || nodes[0].PrefLabel != label {
+	if err != nil || len(nodes) != 1 || nodes[0].PrefLabel != "" || nodes[0].Definition != "" || nodes[0].Properties["provenance"] != "capture" {
 		t.Fatalf("graph node: %+v %v", nodes, err)
 	}
 	// A new concept has no detail yet: exactly one enrichment job.
@@ -132,17 +134,18 @@ func TestChatToSQSToResolverToBoltAndBackIntoThePrompt(t *testing.T) {
 	source := "https://www.revenue.ie/en/tax-relief-charts/index.aspx"
 	if _, err := write.NewService(graphStore, write.WithLogger(quiet)).Write(ctx, []graph.NodeWrite{
 		{Label: "Rate", ID: rateID, Props: map[string]any{"pref_label": label + " rate", "percent": 12.5, "source_url": source,
-			"quote": "relief at 12.5%", "jurisdiction": "IE", "domain": "TAX"}},
+			"quote": "relief at 12.5%", "jurisdiction": "IE", "domain": "TAX", "provenance": "official"}},
 		{Label: "Concept", ID: conceptID, Props: map[string]any{"last_verified_at": verified}},
 	}, []graph.EdgeWrite{{FromID: conceptID, Type: "HAS_RATE", ToID: rateID, Props: map[string]any{"source_urls": []string{source}}}}); err != nil {
 		t.Fatal(err)
 	}
 
-	// Turn 2's system prompt renders the concept and its fact from the Bolt
-	// graph, and the metadata cites the fact with its source.
+	// Turn 2's system prompt names the concept by the label this
+	// conversation captured (never the captured definition) with its fact
+	// from the Bolt graph, and the metadata cites the fact with its source.
 	second := turn(`{"conversationId":"` + convID + `","message":"Does it apply to me?"}`)
 	reqs := fake.Requests()
-	if len(reqs) != 2 || !strings.Contains(reqs[1].System, "- "+label+" (IE) – a test relief on qualifying expenditure") ||
+	if len(reqs) != 2 || !strings.Contains(reqs[1].System, "- "+label+" (IE)") || strings.Contains(reqs[1].System, "a test relief on qualifying expenditure") ||
 		!strings.Contains(reqs[1].System, "percent: 12.5") || !strings.Contains(reqs[1].System, source) {
 		t.Fatalf("turn 2 system prompt lacks the Bolt concept or its fact:\n%s", reqs[len(reqs)-1].System)
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"go.opentelemetry.io/otel/trace"
 
+	"regintel/shared/concept"
 	"regintel/shared/extract"
 	"regintel/shared/fetch"
 	"regintel/shared/graph"
@@ -463,23 +464,24 @@ func (h *Handler) extractFacts(ctx context.Context, job queue.EnrichmentRequeste
 }
 
 // writePlan resolves related concepts (so edges to them have both ends),
-// then writes the facts and the concept's status in one guarded write.
+// records the new rate and threshold values, then writes the other facts
+// and the concept's status in one guarded write.
 func (h *Handler) writePlan(ctx context.Context, res *Result, job queue.EnrichmentRequested, p plan, hashes []string, now time.Time) error {
 	var err error
 	res.Timings.timed(PhaseGraphWrite, func() {
-		if len(p.related) > 0 {
-			var r write.Result
-			r, err = h.d.Writes.ResolveConcepts(ctx, p.related, graph.ProvenanceCapture)
-			if err != nil {
+		if err = h.writeConcepts(ctx, res, &p); err != nil {
+			return
+		}
+		var r write.Result
+		if len(p.values) > 0 {
+			// Before the status: a concept is marked enriched only once its
+			// values are in.
+			if r, err = h.d.Writes.RecordFactValues(ctx, p.values); err != nil {
 				return
 			}
 			res.Rejected += len(r.Rejected)
-			written := stringSet(r.Written)
-			// An edge to a related concept the guard refused would dangle.
-			p.edges = slices.DeleteFunc(p.edges, func(e graph.EdgeWrite) bool { return e.Type == "RELATED_TO" && !written[e.ToID] })
 		}
 		nodes := append(p.nodes, statusNode(job.ConceptID, StatusEnriched, hashes, now))
-		var r write.Result
 		r, err = h.d.Writes.Write(ctx, nodes, p.edges)
 		res.Rejected += len(r.Rejected)
 	})
@@ -487,6 +489,38 @@ func (h *Handler) writePlan(ctx context.Context, res *Result, job queue.Enrichme
 		_ = h.writeStatus(ctx, res, job, StatusFailed, nil, time.Time{})
 		return fmt.Errorf("write facts of %s: %w", job.ConceptID, err)
 	}
+	return nil
+}
+
+// conceptWrite is one ResolveConcepts call: concepts of one provenance.
+type conceptWrite struct {
+	concepts []concept.Concept
+	prov     graph.Provenance
+}
+
+// writeConcepts writes the job's concept as official when a verified quote
+// names it, and the related concepts: official when their quote names
+// them, else bare. Edges to related concepts the guard refused are dropped.
+func (h *Handler) writeConcepts(ctx context.Context, res *Result, p *plan) error {
+	written := map[string]bool{}
+	groups := []conceptWrite{{p.officialRelated, graph.ProvenanceOfficial}, {p.related, graph.ProvenanceCapture}}
+	if p.confirmed != nil {
+		groups = append(groups, conceptWrite{[]concept.Concept{*p.confirmed}, graph.ProvenanceOfficial})
+	}
+	for _, g := range groups {
+		if len(g.concepts) == 0 {
+			continue
+		}
+		r, err := h.d.Writes.ResolveConcepts(ctx, g.concepts, g.prov)
+		if err != nil {
+			return err
+		}
+		res.Rejected += len(r.Rejected)
+		for _, id := range r.Written {
+			written[id] = true
+		}
+	}
+	p.edges = slices.DeleteFunc(p.edges, func(e graph.EdgeWrite) bool { return e.Type == "RELATED_TO" && !written[e.ToID] })
 	return nil
 }
 

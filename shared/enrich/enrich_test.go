@@ -31,6 +31,8 @@ type store interface {
 	graph.ConceptStore
 	graph.Writer
 	graph.ChangeReader
+	graph.SeriesReader
+	graph.GroundingReader
 }
 
 type harness struct {
@@ -72,7 +74,8 @@ func newHarness(t *testing.T, s store) *harness {
 	}
 	vat := concept.Normalize(concept.Concept{Domain: "TAX", Jurisdiction: h.jur, Kind: "VAT", PrefLabel: "Value-Added Tax"})
 	benefit := concept.Normalize(concept.Concept{Domain: "SOCIAL_WELFARE", Jurisdiction: h.jur, Kind: "JOBSEEKERS_BENEFIT", PrefLabel: "Jobseeker's Benefit"})
-	if _, err := h.writes.ResolveConcepts(context.Background(), []concept.Concept{vat, benefit}, graph.ProvenanceOfficial); err != nil {
+	// Both arrive as a tenant's captures do: bare nodes, no shared text.
+	if _, err := h.writes.ResolveConcepts(context.Background(), []concept.Concept{vat, benefit}, graph.ProvenanceCapture); err != nil {
 		t.Fatal(err)
 	}
 	h.vat = queue.EnrichmentRequested{ConceptID: vat.ID, Domain: vat.Domain, Kind: vat.Kind, Jurisdiction: vat.Jurisdiction}
@@ -106,15 +109,10 @@ func runEnrichScenario(t *testing.T, s store) {
 	first := h.snapshot()
 
 	// The invented luxury rate was dropped.
-	if nodes, _ := s.GetNodesByIDs(ctx, []string{enrich.RateID(h.vat.ConceptID, "Luxury rate")}); len(nodes) != 0 {
+	if nodes, _ := s.FactSeries(ctx, []string{enrich.RateID(h.vat.ConceptID, "Luxury rate")}); len(nodes) != 0 {
 		t.Fatal("a fact whose quote is in no page was written")
 	}
-	// Facts carry their provenance.
-	rate := h.node(enrich.RateID(h.vat.ConceptID, "Standard rate"))
-	if rate.Properties["percent"] != 23.0 || rate.Properties["source_url"] != h.site.URL(enrichtest.VATRatesPath) ||
-		rate.Properties["quote"] != "The standard rate of VAT is 23%." || rate.Jurisdiction != h.jur {
-		t.Fatalf("standard rate node %+v", rate.Properties)
-	}
+	assertProvenanceAndDates(t, h, s)
 	// The concept's status.
 	c := h.node(h.vat.ConceptID)
 	hashes, _ := c.Properties[write.SourceContentHashesKey].([]string)
@@ -214,6 +212,41 @@ func (h *harness) snapshot() graphState {
 		st.created[c.Cursor.Key] = c.CreatedAt
 	}
 	return st
+}
+
+// assertProvenanceAndDates: the VAT enrichment's facts are official and
+// dated only as the page states; the page's name for the captured concept
+// makes it official and findable; the related concept stays bare.
+func assertProvenanceAndDates(t *testing.T, h *harness, s store) {
+	t.Helper()
+	ctx := context.Background()
+	// Facts carry their provenance; the standard rate's page states no
+	// date, so it is undated whatever date the model gave.
+	rate := h.node(write.FactValueID(enrich.RateID(h.vat.ConceptID, "Standard rate"), ""))
+	if rate.Properties["percent"] != 23.0 || rate.Properties["source_url"] != h.site.URL(enrichtest.VATRatesPath) ||
+		rate.Properties["quote"] != "The standard rate of VAT is 23%." || rate.Jurisdiction != h.jur ||
+		rate.Properties["provenance"] != "official" || rate.Properties["valid_from"] != nil || rate.Properties["last_verified_at"] == nil {
+		t.Fatalf("standard rate node %+v", rate.Properties)
+	}
+	// The second reduced rate's quote states when it took effect.
+	dated := h.node(write.FactValueID(enrich.RateID(h.vat.ConceptID, "Second reduced rate"), enrichtest.SecondReducedFrom))
+	if dated.Properties["valid_from"] != enrichtest.SecondReducedFrom || dated.Properties["valid_to"] != nil || dated.Properties["status"] != "in_force" {
+		t.Fatalf("second reduced rate node %+v", dated.Properties)
+	}
+	// The page names the captured concept: from now on that name is
+	// official, and any tenant's question that uses it finds the concept.
+	c := h.node(h.vat.ConceptID)
+	if c.PrefLabel != enrichtest.ConfirmedVATName || c.Properties["provenance"] != "official" {
+		t.Fatalf("concept after enrichment %+v, want it confirmed as %q", c, enrichtest.ConfirmedVATName)
+	}
+	found, err := s.Ground(ctx, graph.GroundingQuery{Text: "Is value-added tax due?", Jurisdictions: []string{h.jur}})
+	if err != nil || len(found) != 1 || found[0].Node.ID != h.vat.ConceptID || len(found[0].Facts) == 0 {
+		t.Fatalf("grounding by the confirmed name: %+v, %v", found, err)
+	}
+	// The related concept's quote does not name it: it stays bare.
+	if related := h.node("TAX:" + h.jur + ":VAT_REGISTRATION"); related.PrefLabel != "" || related.Properties["provenance"] != "capture" {
+		t.Fatalf("related concept %+v, want a bare capture", related)
+	}
 }
 
 func (h *harness) assertGraph(want enrichtest.Expected) {

@@ -6,6 +6,7 @@ import (
 
 	"regintel/shared/concept"
 	"regintel/shared/graph"
+	"regintel/shared/graph/write"
 	"regintel/shared/queue"
 )
 
@@ -33,14 +34,16 @@ func Slug(s string) string {
 }
 
 // Node ids are deterministic so a second run MERGEs onto the same nodes:
-// CONCEPT_ID:RATE:<slug of name>, ...:THRESHOLD:..., ...:TIMELINE:<kind>-<slug>,
+// rates and thresholds are series CONCEPT_ID:RATE:<slug of name> and
+// ...:THRESHOLD:..., each value a node of its series (write.FactValueID);
+// ...:TIMELINE:<kind>-<slug>,
 // ...:SECTION:<slug of section id>, and GUIDANCE:<slug of host and path>
 // shared by every concept citing the page.
 
-// RateID is the id of a rate node of a concept.
+// RateID is the series of a rate of a concept.
 func RateID(conceptID, name string) string { return conceptID + ":RATE:" + Slug(name) }
 
-// ThresholdID is the id of a threshold node of a concept.
+// ThresholdID is the series of a threshold of a concept.
 func ThresholdID(conceptID, name string) string { return conceptID + ":THRESHOLD:" + Slug(name) }
 
 // TimelineID is the id of a timeline node of a concept.
@@ -83,10 +86,18 @@ func TimelineRelationship(kind string) string {
 // plan is what one extraction turns into: the graph writes, the related
 // concepts to resolve first, and what was dropped.
 type plan struct {
-	nodes   []graph.NodeWrite
-	edges   []graph.EdgeWrite
-	related []concept.Concept
-	kept    int
+	nodes []graph.NodeWrite
+	// values are the rates and thresholds: new values of their series,
+	// recorded without overwriting the ones before.
+	values []write.FactValue
+	edges  []graph.EdgeWrite
+	// related are the related concepts the sources name; officialRelated
+	// those whose quote holds their name, which the graph may share.
+	related, officialRelated []concept.Concept
+	// confirmed is the job's concept named by a verified quote, to be
+	// written as official; nil when the sources do not name it.
+	confirmed *concept.Concept
+	kept      int
 	// dropped counts facts whose source is not one of the documents or whose
 	// quote is not in it, or that repeat an id.
 	dropped int
@@ -103,6 +114,7 @@ func buildPlan(job queue.EnrichmentRequested, facts Facts, texts map[string]stri
 	b.addTimelines(facts.Timelines)
 	b.addSections(facts.Sections)
 	b.addRelatedConcepts(facts.RelatedConcepts)
+	b.confirmConcept(facts.Concept)
 	b.addGuidance()
 	return b.p
 }
@@ -155,7 +167,7 @@ func (b *planBuilder) addRates(rates []Rate) {
 		props := b.baseProps(r.Name, r.Evidence)
 		props["percent"] = r.Percent
 		setIf(props, "applies_to", r.AppliesTo)
-		b.add("Rate", RateID(b.job.ConceptID, r.Name), "HAS_RATE", r.Evidence, props)
+		b.addValue("Rate", RateID(b.job.ConceptID, r.Name), "HAS_RATE", r.Evidence, r.EffectiveFrom, props)
 	}
 }
 
@@ -166,8 +178,25 @@ func (b *planBuilder) addThresholds(thresholds []Threshold) {
 		setIf(props, "currency", t.Currency)
 		setIf(props, "period", t.Period)
 		setIf(props, "applies_to", t.AppliesTo)
-		b.add("Threshold", ThresholdID(b.job.ConceptID, t.Name), "HAS_THRESHOLD", t.Evidence, props)
+		b.addValue("Threshold", ThresholdID(b.job.ConceptID, t.Name), "HAS_THRESHOLD", t.Evidence, t.EffectiveFrom, props)
 	}
+}
+
+// addValue keeps a rate or threshold as a new value of its series, dated
+// only when its quote states the effective date, or drops it like add.
+func (b *planBuilder) addValue(label, series, relType string, ev Evidence, effectiveFrom string, props map[string]any) {
+	if !b.quoted(ev.SourceURL, ev.Quote) || strings.HasSuffix(series, ":") || b.seen[series] {
+		b.p.dropped++
+		return
+	}
+	b.seen[series] = true
+	b.cited[ev.SourceURL] = true
+	b.p.kept++
+	props["series"] = series
+	if date := statedDate(ev.Quote, effectiveFrom); date != "" {
+		props["valid_from"] = date
+	}
+	b.p.values = append(b.p.values, write.FactValue{ConceptID: b.job.ConceptID, Relationship: relType, Node: graph.NodeWrite{Label: label, Props: props}})
 }
 
 func (b *planBuilder) addTimelines(timelines []Timeline) {
@@ -209,9 +238,32 @@ func (b *planBuilder) addRelatedConcepts(related []RelatedConcept) {
 		b.seen[c.ID] = true
 		b.cited[r.SourceURL] = true
 		b.p.kept++
-		b.p.related = append(b.p.related, c)
+		if b.names(r.Quote, r.Name) {
+			c.SourceURLs = []string{r.SourceURL}
+			b.p.officialRelated = append(b.p.officialRelated, c)
+		} else {
+			b.p.related = append(b.p.related, c)
+		}
 		b.p.edges = append(b.p.edges, graph.EdgeWrite{FromID: b.job.ConceptID, Type: "RELATED_TO", ToID: c.ID, Props: map[string]any{"source_urls": []string{r.SourceURL}}})
 	}
+}
+
+// confirmConcept keeps the job's concept, named as a verified quote names
+// it, to be written as official: from then on its name is the graph's,
+// shared with every tenant.
+func (b *planBuilder) confirmConcept(c ConceptName) {
+	name := strings.Join(strings.Fields(c.Name), " ")
+	if name == "" || !b.quoted(c.SourceURL, c.Quote) || !b.names(c.Quote, name) {
+		return
+	}
+	b.cited[c.SourceURL] = true
+	b.p.confirmed = &concept.Concept{ID: b.job.ConceptID, Domain: b.job.Domain, Kind: b.job.Kind, Jurisdiction: b.job.Jurisdiction,
+		PrefLabel: name, SourceURLs: []string{c.SourceURL}}
+}
+
+// names reports whether a verified quote contains the name.
+func (b *planBuilder) names(quote, name string) bool {
+	return strings.TrimSpace(name) != "" && b.contains(quote, name)
 }
 
 // addGuidance adds one Guidance node per page that yielded a fact, so the

@@ -28,20 +28,23 @@ func TestSlugAndIDs(t *testing.T) {
 }
 
 func TestParseFactsValidatesSchema(t *testing.T) {
-	valid := `{"rates":[{"name":"Standard rate","percent":23,"applies_to":"","source_url":"https://x.ie/a","quote":"is 23%"}],
+	valid := `{"concept":{"name":"","source_url":"","quote":""},"rates":[{"name":"Standard rate","percent":23,"applies_to":"","effective_from":"","source_url":"https://x.ie/a","quote":"is 23%"}],
 		"thresholds":[],"timelines":[],"sections":[],"related_concepts":[]}`
 	if _, err := ParseFacts(json.RawMessage(valid)); err != nil {
 		t.Fatalf("valid arguments rejected: %v", err)
 	}
 	for name, raw := range map[string]string{
 		"not json":          `{"rates":`,
-		"missing list":      `{"rates":[],"thresholds":[],"timelines":[],"sections":[]}`,
-		"extra property":    `{"rates":[],"thresholds":[],"timelines":[],"sections":[],"related_concepts":[],"notes":"x"}`,
+		"missing list":      strings.Replace(valid, `"related_concepts":[]`, `"notes":[]`, 1),
+		"extra property":    strings.Replace(valid, `"related_concepts":[]`, `"related_concepts":[],"notes":"x"`, 1),
+		"no concept":        strings.Replace(valid, `"concept":{"name":"","source_url":"","quote":""},`, ``, 1),
 		"percent over 100":  strings.Replace(valid, `"percent":23`, `"percent":230`, 1),
 		"no quote":          strings.Replace(valid, `,"quote":"is 23%"`, ``, 1),
-		"unknown kind":      `{"rates":[],"thresholds":[],"timelines":[{"name":"x","kind":"forever","window":1,"unit":"days","source_url":"u","quote":"abc"}],"sections":[],"related_concepts":[]}`,
-		"fractional window": `{"rates":[],"thresholds":[],"timelines":[{"name":"x","kind":"lookback","window":1.5,"unit":"days","source_url":"u","quote":"abc"}],"sections":[],"related_concepts":[]}`,
+		"unknown kind":      `{"concept":{"name":"","source_url":"","quote":""},"rates":[],"thresholds":[],"timelines":[{"name":"x","kind":"forever","window":1,"unit":"days","source_url":"u","quote":"abc"}],"sections":[],"related_concepts":[]}`,
+		"fractional window": `{"concept":{"name":"","source_url":"","quote":""},"rates":[],"thresholds":[],"timelines":[{"name":"x","kind":"lookback","window":1.5,"unit":"days","source_url":"u","quote":"abc"}],"sections":[],"related_concepts":[]}`,
 		"long quote":        strings.Replace(valid, `"is 23%"`, `"`+strings.Repeat("q", MaxQuoteLen+1)+`"`, 1),
+		"date not ISO":      strings.Replace(valid, `"effective_from":""`, `"effective_from":"1 May 2025"`, 1),
+		"no date field":     strings.Replace(valid, `"effective_from":"",`, ``, 1),
 	} {
 		if _, err := ParseFacts(json.RawMessage(raw)); !errors.Is(err, ErrInvalidArguments) {
 			t.Errorf("%s: err %v, want ErrInvalidArguments", name, err)
@@ -64,9 +67,29 @@ func TestBuildPlanDropsUnsupportedFacts(t *testing.T) {
 	if p.kept != 1 || p.dropped != 4 {
 		t.Fatalf("kept %d dropped %d", p.kept, p.dropped)
 	}
-	// The rate and the page's Guidance node, each linked to the concept.
-	if len(p.nodes) != 2 || len(p.edges) != 2 || p.nodes[0].ID != "TAX:IE:VAT:RATE:standard-rate" || p.edges[0].Type != "HAS_RATE" {
+	// The rate, a value of its series, and the page's Guidance node linked
+	// to the concept.
+	if len(p.values) != 1 || len(p.nodes) != 1 || len(p.edges) != 1 || p.values[0].Node.Props["series"] != "TAX:IE:VAT:RATE:standard-rate" ||
+		p.values[0].Relationship != "HAS_RATE" || p.values[0].ConceptID != job.ConceptID || p.edges[0].Type != "HAS_GUIDANCE" {
 		t.Fatalf("plan %+v", p)
+	}
+}
+
+func TestEffectiveDateOnlyWhenTheQuoteStatesIt(t *testing.T) {
+	for _, tc := range []struct{ quote, date, want string }{
+		{"From 1 January 2025 the rate is 9%", "2025-01-01", "2025-01-01"},
+		{"with effect from 1st October 2024, 4.1%", "2024-10-01", "2024-10-01"},
+		{"applies from 01/09/2023", "2023-09-01", "2023-09-01"},
+		{"effective from September 1, 2023", "2023-09-01", "2023-09-01"},
+		// The model's date is not the one the quote states, or none is.
+		{"From 1 January 2025 the rate is 9%", "2024-01-01", ""},
+		{"The standard rate of VAT is 23%.", "2010-01-01", ""},
+		{"From 1 January 2025", "", ""},
+		{"From 1 January 2025", "2025-13-01", ""},
+	} {
+		if got := statedDate(tc.quote, tc.date); got != tc.want {
+			t.Errorf("statedDate(%q, %q) = %q, want %q", tc.quote, tc.date, got, tc.want)
+		}
 	}
 }
 

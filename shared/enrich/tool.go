@@ -31,6 +31,9 @@ var TimelineUnits = []string{"days", "weeks", "months", "years"}
 
 // Facts are the validated arguments of one record_regulatory_facts call.
 type Facts struct {
+	// Concept is the job's concept as the documents name it; its Name is
+	// "" when they do not.
+	Concept         ConceptName      `json:"concept"`
 	Rates           []Rate           `json:"rates"`
 	Thresholds      []Threshold      `json:"thresholds"`
 	Timelines       []Timeline       `json:"timelines"`
@@ -45,11 +48,22 @@ type Evidence struct {
 	Quote     string `json:"quote"`
 }
 
+// ConceptName is the name the documents give the job's concept, with the
+// passage that names it: the official text that lets a captured concept be
+// shared.
+type ConceptName struct {
+	Name string `json:"name"`
+	Evidence
+}
+
 // Rate is a percentage rate ("standard rate", 23).
 type Rate struct {
 	Name      string  `json:"name"`
 	Percent   float64 `json:"percent"`
 	AppliesTo string  `json:"applies_to"`
+	// EffectiveFrom is the date the quote says the value takes effect
+	// (YYYY-MM-DD), or "" when it says none.
+	EffectiveFrom string `json:"effective_from"`
 	Evidence
 }
 
@@ -61,6 +75,8 @@ type Threshold struct {
 	Currency  string  `json:"currency"`
 	Period    string  `json:"period"`
 	AppliesTo string  `json:"applies_to"`
+	// EffectiveFrom: see Rate.
+	EffectiveFrom string `json:"effective_from"`
 	Evidence
 }
 
@@ -98,6 +114,8 @@ type RelatedConcept struct {
 func toolSchema() map[string]any {
 	str := func(maxLen int) map[string]any { return map[string]any{"type": "string", "maxLength": maxLen} }
 	name := map[string]any{"type": "string", "minLength": 1, "maxLength": MaxNameLen}
+	effectiveFrom := map[string]any{"type": "string", "pattern": `^(\d{4}-\d{2}-\d{2})?$`,
+		"description": "the date the quote states this value takes effect, as YYYY-MM-DD; empty when the quote states no such date (never guess one)"}
 	evidence := map[string]any{
 		"source_url": map[string]any{"type": "string", "minLength": 1, "maxLength": 2000, "description": "URL of the document the fact is taken from, exactly as given in its document header"},
 		"quote":      map[string]any{"type": "string", "minLength": 3, "maxLength": MaxQuoteLen, "description": "a short passage copied verbatim from that document that states the fact"},
@@ -118,19 +136,22 @@ func toolSchema() map[string]any {
 	return map[string]any{
 		"type":                 "object",
 		"additionalProperties": false,
-		"required":             []string{"rates", "thresholds", "timelines", "sections", "related_concepts"},
+		"required":             []string{"concept", "rates", "thresholds", "timelines", "sections", "related_concepts"},
 		"properties": map[string]any{
+			"concept": conceptNameSchema(),
 			"rates": list(map[string]any{
-				"name":       name,
-				"percent":    map[string]any{"type": "number", "minimum": 0, "maximum": 100},
-				"applies_to": str(300),
+				"name":           name,
+				"percent":        map[string]any{"type": "number", "minimum": 0, "maximum": 100},
+				"applies_to":     str(300),
+				"effective_from": effectiveFrom,
 			}),
 			"thresholds": list(map[string]any{
-				"name":       name,
-				"amount":     map[string]any{"type": "number", "minimum": 0},
-				"currency":   map[string]any{"type": "string", "pattern": "^([A-Z]{3})?$", "description": "ISO 4217 code, or empty"},
-				"period":     str(40),
-				"applies_to": str(300),
+				"name":           name,
+				"amount":         map[string]any{"type": "number", "minimum": 0},
+				"currency":       map[string]any{"type": "string", "pattern": "^([A-Z]{3})?$", "description": "ISO 4217 code, or empty"},
+				"period":         str(40),
+				"applies_to":     str(300),
+				"effective_from": effectiveFrom,
 			}),
 			"timelines": list(map[string]any{
 				"name":   name,
@@ -150,6 +171,20 @@ func toolSchema() map[string]any {
 				"kind":         map[string]any{"type": "string", "minLength": 1, "maxLength": 60},
 				"jurisdiction": map[string]any{"type": "string", "maxLength": 10, "description": "e.g. IE, UK, EU; empty for the concept's own"},
 			}),
+		},
+	}
+}
+
+// conceptNameSchema is the schema of Facts.Concept: the name may be empty,
+// for documents that do not name the concept.
+func conceptNameSchema() map[string]any {
+	return map[string]any{
+		"type": "object", "additionalProperties": false, "required": []string{"name", "quote", "source_url"},
+		"description": "the concept's name exactly as a document writes it, that document's URL and a quote containing the name; all empty when no document names it",
+		"properties": map[string]any{
+			"name":       map[string]any{"type": "string", "maxLength": MaxNameLen},
+			"source_url": map[string]any{"type": "string", "maxLength": 2000},
+			"quote":      map[string]any{"type": "string", "maxLength": MaxQuoteLen},
 		},
 	}
 }

@@ -40,9 +40,9 @@ type ConceptStore interface {
 	// jurisdiction, provenance capture) where none exists: no text, no
 	// alias, and an existing node is left as it is.
 	UpsertConcepts(ctx context.Context, concepts []concept.Concept, prov Provenance, now time.Time) error
-	// HasUsefulDetail is true when the concept has edges to detail nodes
-	// (sections, rates, thresholds, benefits, reliefs, timelines) or was
-	// verified at or after freshSince.
+	// HasUsefulDetail is true when the concept has edges to official detail
+	// nodes (sections, rates, thresholds, benefits, reliefs, timelines) or
+	// was verified at or after freshSince.
 	HasUsefulDetail(ctx context.Context, id string, freshSince time.Time) (bool, error)
 	// MarkEnrichmentRequested sets enrichment_requested_at = now unless it is
 	// already at or after notBefore; it reports whether it set it, so at most

@@ -46,8 +46,11 @@ var FactStatuses = []string{"announced", "enacted", "in_force", "superseded"}
 
 // GroundedConcept is a concept in scope for a turn with its facts.
 type GroundedConcept struct {
-	Node  Node
-	Facts []Fact // newest first, at most GroundingQuery.MaxFactsPerConcept
+	Node Node
+	// Facts are the official facts valid on the as-of date, newest first,
+	// then the neighbouring values of series that changed within a year of
+	// it (Neighbour); at most GroundingQuery.MaxFactsPerConcept.
+	Facts []Fact
 	// Mentioned is true when the concept was found by its label/alias in Text (not only active).
 	Mentioned bool
 }
@@ -55,8 +58,9 @@ type GroundedConcept struct {
 // GroundingQuery says which concepts are in scope for a turn.
 type GroundingQuery struct {
 	ActiveIDs []string // the conversation's active concepts, in their order
-	// Text is the user's message: concepts whose pref_label or an alt label
-	// appears in it as a whole word (case-insensitive) are in scope too.
+	// Text is the user's message: official concepts whose pref_label or an
+	// official alias appears in it as a whole word (case-insensitive) are in
+	// scope too.
 	Text string
 	// Jurisdictions, when non-empty, limits mentioned concepts to these +
 	// GLOBAL (+ EU for EU member states); active ones are always included.

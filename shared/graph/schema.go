@@ -158,7 +158,7 @@ func MarkOfficial(nodes []NodeWrite) []NodeWrite {
 // and bookkeeping, never text.
 var BareProperties = []string{
 	"domain", "kind", "jurisdiction", ProvenanceKey,
-	"created_at", "updated_at", "last_verified_at", "enrichment_requested_at", "ingestion_status",
+	"created_at", "updated_at", "last_verified_at", "enrichment_requested_at", "ingestion_status", "source_content_hashes",
 }
 
 // ShownNode is n as readers see it: an official node whole, any other node

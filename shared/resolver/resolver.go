@@ -1,7 +1,8 @@
 // Package resolver is the resolve-concepts function's code. It consumes
 // concepts.captured messages: it
 // writes the concepts through the graph write service (and so through the
-// ingress guard), then queues an enrichment job for each concept the graph
+// ingress guard) as captures, which leave only a bare node in the shared
+// graph (the captured text stays in the tenant's conversation), then queues an enrichment job for each concept the graph
 // has no useful detail on yet, at most once per concept per freshness window.
 //
 // The same handler serves SQS batches (the resolve-concepts Lambda) and

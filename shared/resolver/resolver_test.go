@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"regintel/shared/graph"
 	"slices"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"regintel/shared/concept"
+	"regintel/shared/graph"
 	graphmem "regintel/shared/graph/memory"
 	"regintel/shared/graph/write"
 	"regintel/shared/queue"
@@ -135,7 +135,7 @@ func TestBatchWritesOnceAndEnrichesOnlySparseConcepts(t *testing.T) {
 	if err := f.store.Store.UpsertConcepts(context.Background(), []concept.Concept{vat}, graph.ProvenanceOfficial, f.now); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.store.UpsertNode("Rate", "RATE:IE:VAT_STANDARD", map[string]any{"percent": 23.0}, f.now); err != nil {
+	if err := f.store.UpsertNode("Rate", "RATE:IE:VAT_STANDARD", map[string]any{"percent": 23.0, graph.ProvenanceKey: "official"}, f.now); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.store.UpsertEdge(vat.ID, "HAS_RATE", "RATE:IE:VAT_STANDARD"); err != nil {

@@ -372,11 +372,12 @@ func conceptRow(c concept.Concept) map[string]any {
 	}
 }
 
-// hasUsefulDetailQuery: detail edges (types from the whitelist) or a
-// verification inside the freshness window.
+// hasUsefulDetailQuery: detail edges (types from the whitelist) to official
+// nodes, the only ones shown, or a verification inside the freshness window.
 var hasUsefulDetailQuery = `
 MATCH (c:Concept {id: $id})
-OPTIONAL MATCH (c)-[r:` + strings.Join(graph.DetailRelationshipTypes, "|") + `]->()
+OPTIONAL MATCH (c)-[r:` + strings.Join(graph.DetailRelationshipTypes, "|") + `]->(d)
+WHERE d.provenance = 'official'
 WITH c, count(r) AS details
 RETURN details > 0 OR coalesce(c.last_verified_at, -1) >= $fresh_since AS useful`
 

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -237,5 +238,48 @@ func TestIntegrationGroundAndResolveReadOnce(t *testing.T) {
 	after := s.Stats()
 	if reads := after.ReadTransactions - before.ReadTransactions; reads != 2 || after.WriteTransactions != before.WriteTransactions {
 		t.Errorf("%d read and %d write transactions, want 2 reads (one each) and no write", reads, after.WriteTransactions-before.WriteTransactions)
+	}
+}
+
+// TestIntegrationGroundAsOfReadsOnce: a dated history and its neighbours
+// come back in the same one read transaction.
+func TestIntegrationGroundAsOfReadsOnce(t *testing.T) {
+	s := openTestStore(t)
+	ctx := context.Background()
+	c := testConcept(uniqueJurisdiction(), "USC", "Universal Social Charge", "USC")
+	if err := s.UpsertConcepts(ctx, []concept.Concept{c}, graph.ProvenanceOfficial, t0); err != nil {
+		t.Fatal(err)
+	}
+	series := c.ID + ":RATE:BAND3"
+	var nodes []graph.NodeWrite
+	var edges []graph.EdgeWrite
+	for _, v := range []struct {
+		from, to string
+		percent  float64
+	}{{"2023-01-01", "2023-12-31", 4.5}, {"2024-01-01", "2024-12-31", 4}, {"2025-01-01", "", 3}} {
+		props := map[string]any{"series": series, "valid_from": v.from, "percent": v.percent, graph.ProvenanceKey: "official"}
+		if v.to != "" {
+			props["valid_to"] = v.to
+		}
+		nodes = append(nodes, graph.NodeWrite{Label: "Rate", ID: series + ":" + v.from, Props: props})
+		edges = append(edges, graph.EdgeWrite{FromID: c.ID, Type: "HAS_RATE", ToID: series + ":" + v.from})
+	}
+	if err := s.WriteNodesAndEdges(ctx, nodes, edges, t0); err != nil {
+		t.Fatal(err)
+	}
+	before := s.Stats()
+	got, err := s.Ground(ctx, graph.GroundingQuery{ActiveIDs: []string{c.ID}, AsOf: time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC)})
+	if err != nil || len(got) != 1 {
+		t.Fatalf("ground: %v, %v", got, err)
+	}
+	var facts []string
+	for _, f := range got[0].Facts {
+		facts = append(facts, fmt.Sprintf("%v:%v", f.ValidFrom, f.Neighbour))
+	}
+	if want := []string{"2024-01-01:false", "2023-01-01:true", "2025-01-01:true"}; !slices.Equal(facts, want) {
+		t.Errorf("facts %v, want %v", facts, want)
+	}
+	if reads := s.Stats().ReadTransactions - before.ReadTransactions; reads != 1 {
+		t.Errorf("%d read transactions, want 1", reads)
 	}
 }

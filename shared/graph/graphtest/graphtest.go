@@ -32,6 +32,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Writes", runWrites},
 		{"Changes", runChanges},
 		{"ValidTime", runValidTime},
+		{"Provenance", runProvenance},
 	})
 }
 

@@ -137,13 +137,7 @@ func groundFacts(t *testing.T, s graph.Store) {
 	other := Concept(jur, "USC", "Universal Social Charge")
 	upsert(t, s, t0, c, other)
 	verified := t0.Add(-time.Hour)
-	write := func(at time.Time, n graph.NodeWrite, rel string) {
-		t.Helper()
-		if _, set := n.Props[graph.ProvenanceKey]; !set {
-			n = graph.MarkOfficial([]graph.NodeWrite{n})[0]
-		}
-		must(t, s.WriteNodesAndEdges(ctx, []graph.NodeWrite{n}, []graph.EdgeWrite{{FromID: c.ID, Type: rel, ToID: n.ID}}, at))
-	}
+	write := func(at time.Time, n graph.NodeWrite, rel string) { t.Helper(); writeFact(t, s, c.ID, at, n, rel) }
 	write(t0.Add(1*time.Minute), graph.NodeWrite{Label: "Rate", ID: c.ID + ":RATE", Props: map[string]any{
 		"pref_label": "PAYE higher rate", "percent": 40.0, "source_url": "https://www.revenue.ie/paye-rates", "quote": "40%",
 	}}, "HAS_RATE")
@@ -195,6 +189,16 @@ func groundFacts(t *testing.T, s graph.Store) {
 	if len(two) != 1 || len(two[0].Facts) != 2 || two[0].Facts[0].NodeID != want[0] || two[0].Facts[1].NodeID != want[1] {
 		t.Errorf("MaxFactsPerConcept 2 gave %+v", two)
 	}
+}
+
+// writeFact links n to the concept by rel at time at; n is official unless
+// it says otherwise.
+func writeFact(t testing.TB, s graph.Store, conceptID string, at time.Time, n graph.NodeWrite, rel string) {
+	t.Helper()
+	if _, set := n.Props[graph.ProvenanceKey]; !set {
+		n = graph.MarkOfficial([]graph.NodeWrite{n})[0]
+	}
+	must(t, s.WriteNodesAndEdges(context.Background(), []graph.NodeWrite{n}, []graph.EdgeWrite{{FromID: conceptID, Type: rel, ToID: n.ID}}, at))
 }
 
 func ground(t testing.TB, s graph.Store, q graph.GroundingQuery) []graph.GroundedConcept {

@@ -189,10 +189,14 @@ func enrichmentHasUsefulDetail(t *testing.T, newStore NewStore) {
 	check(c.ID, window, true)
 	check(c.ID, t0.Add(time.Minute), false)
 
-	// A non-detail edge does not count; a rate does.
+	// A non-detail edge does not count, nor a rate no official source
+	// gave (it is never shown); an official rate does.
 	must(t, s.WriteNodesAndEdges(ctx, nil, []graph.EdgeWrite{{FromID: other.ID, Type: "RELATED_TO", ToID: c.ID}}, t0))
 	check(other.ID, window, false)
-	must(t, s.WriteNodesAndEdges(ctx, []graph.NodeWrite{{Label: "Rate", ID: other.ID + ":RATE"}},
+	must(t, s.WriteNodesAndEdges(ctx, []graph.NodeWrite{{Label: "Rate", ID: other.ID + ":RATE:OLD"}},
+		[]graph.EdgeWrite{{FromID: other.ID, Type: "HAS_RATE", ToID: other.ID + ":RATE:OLD"}}, t0))
+	check(other.ID, window, false)
+	must(t, s.WriteNodesAndEdges(ctx, graph.MarkOfficial([]graph.NodeWrite{{Label: "Rate", ID: other.ID + ":RATE"}}),
 		[]graph.EdgeWrite{{FromID: other.ID, Type: "HAS_RATE", ToID: other.ID + ":RATE"}}, t0))
 	check(other.ID, window, true)
 }

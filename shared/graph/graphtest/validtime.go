@@ -238,7 +238,7 @@ func validTimeUndated(t *testing.T, newStore NewStore) {
 	record(13.5) // seen again: re-verified, not a second node
 	nodes, err := s.FactSeries(context.Background(), []string{series})
 	must(t, err)
-	if len(nodes) != 1 || nodes[0].ID != series+":SEEN:2026-03-01" || nodes[0].Properties["valid_from"] != nil ||
+	if len(nodes) != 1 || nodes[0].ID != series+":UNDATED" || nodes[0].Properties["valid_from"] != nil ||
 		nodes[0].Properties["last_verified_at"] != graph.Timestamp(clock) {
 		t.Fatalf("series after the same undated value twice: %+v", nodes)
 	}

@@ -201,8 +201,9 @@ func (s *Store) UpsertEdge(from, typ, to string) error {
 	return nil
 }
 
-// HasUsefulDetail is true when the concept has an outgoing detail edge or
-// was verified at or after freshSince. An unknown concept has none.
+// HasUsefulDetail is true when the concept has an outgoing detail edge to
+// an official node (one that is shown) or was verified at or after
+// freshSince. An unknown concept has none.
 func (s *Store) HasUsefulDetail(_ context.Context, id string, freshSince time.Time) (bool, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -211,7 +212,7 @@ func (s *Store) HasUsefulDetail(_ context.Context, id string, freshSince time.Ti
 		return false, nil
 	}
 	for _, e := range s.out[id] {
-		if slices.Contains(graph.DetailRelationshipTypes, e.typ) {
+		if d := s.nodes[e.to]; slices.Contains(graph.DetailRelationshipTypes, e.typ) && d != nil && graph.IsOfficial(d.properties) {
 			return true, nil
 		}
 	}

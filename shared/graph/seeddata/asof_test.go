@@ -56,6 +56,8 @@ func TestValuesOnChangeDates(t *testing.T) {
 		{srcop, "2025-06-30", 44000},
 		{usc2, "2024-12-31", 2},
 		{"TAX:IE:INCOME_TAX:RELIEF:EMPLOYEE_CREDIT", "2023-12-31", 1775},
+		{"TAX:IE:INCOME_TAX:RELIEF:PERSONAL_CREDIT_SINGLE", "2024-06-30", 1875},
+		{"TAX:IE:VAT:RATE:ENERGY", "2025-04-30", 9},
 		{"TAX:IE:INCOME_TAX:RELIEF:EMPLOYEE_CREDIT", "2025-01-01", 2000},
 	}
 	for _, c := range cases {

@@ -182,3 +182,14 @@ func TestWritesCarryValidTimeAndProvenance(t *testing.T) {
 	}
 	t.Fatal("no PRSI value from 1 October 2024")
 }
+
+// A gap is allowed when the value after it says why.
+func TestGapWithAReasonIsAccepted(t *testing.T) {
+	err := mutate(t, func(doc map[string]any) {
+		node(t, doc, "TAX:IE:USC:RATE:BAND3", "2023-01-01")["validTo"] = "2023-11-30"
+		node(t, doc, "TAX:IE:USC:RATE:BAND3", "2024-01-01")["gapReason"] = "December 2023 value not yet sourced"
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

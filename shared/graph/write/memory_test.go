@@ -30,7 +30,7 @@ func TestWithMemoryGraph(t *testing.T) {
 		t.Fatal("fresh concept already has detail")
 	}
 	wres, err := svc.Write(ctx,
-		[]graph.NodeWrite{{Label: "Rate", ID: "RATE:IE:VAT_STANDARD", Props: map[string]any{"percent": 23.0, "pref_label": "Standard VAT rate"}}},
+		[]graph.NodeWrite{{Label: "Rate", ID: "RATE:IE:VAT_STANDARD", Props: map[string]any{"percent": 23.0, "pref_label": "Standard VAT rate", graph.ProvenanceKey: "official"}}},
 		[]graph.EdgeWrite{{FromID: "TAX:IE:VAT", Type: "HAS_RATE", ToID: "RATE:IE:VAT_STANDARD"}})
 	if err != nil || len(wres.Rejected) != 0 {
 		t.Fatalf("write %+v err %v", wres, err)

@@ -26,16 +26,16 @@ type FactValue struct {
 // read a series' history.
 var ErrNoSeriesReader = errors.New("graph store cannot read fact series")
 
-// seenMarker separates a series from the date an undated value was seen in
-// that value's node id.
-const seenMarker = ":SEEN:"
+// undatedMarker ends the node id of a series' undated value; the day it
+// was seen is its created_at and last_verified_at.
+const undatedMarker = ":UNDATED"
 
 // RecordFactValues records new values of fact series without overwriting
 // any: a dated value closes the value in force before it (valid_to = the
 // day before its valid_from, status superseded once that day has passed)
 // and is added as a node of its own, so the history stays. A value whose
 // source states no date is recorded undated, with the day it was seen
-// (last_verified_at) and its own node, unless the series already holds it,
+// (created_at, last_verified_at) and its own node, unless the series already holds it,
 // in which case that node is only re-verified; no date is invented and
 // nothing is closed. Everything goes through the guard in one Write.
 func (s *Service) RecordFactValues(ctx context.Context, values []FactValue) (Result, error) {
@@ -113,7 +113,7 @@ func (h *seriesHistory) place(in graph.NodeWrite) (graph.NodeWrite, []graph.Node
 	if from == "" {
 		return h.placeUndated(in.Label, name, props), nil
 	}
-	n := graph.NodeWrite{Label: in.Label, ID: name + ":" + from, Props: props}
+	n := graph.NodeWrite{Label: in.Label, ID: FactValueID(name, from), Props: props}
 	var closing []graph.NodeWrite
 	for _, old := range h.bySeries[name] {
 		oldFrom := validFrom(old.Properties)
@@ -172,9 +172,9 @@ func (h *seriesHistory) placeUndated(label, name string, props map[string]any) g
 			return graph.NodeWrite{Label: label, ID: old.ID, Props: props}
 		}
 	}
-	id := name + seenMarker + h.today
+	id := FactValueID(name, "")
 	for n := 2; slices.ContainsFunc(h.bySeries[name], func(old graph.Node) bool { return old.ID == id }); n++ {
-		id = fmt.Sprintf("%s%s%s-%d", name, seenMarker, h.today, n)
+		id = fmt.Sprintf("%s-%d", FactValueID(name, ""), n)
 	}
 	h.bySeries[name] = append(h.bySeries[name], graph.Node{ID: id, Labels: []string{label}, Properties: props})
 	return graph.NodeWrite{Label: label, ID: id, Props: props}
@@ -195,4 +195,14 @@ func sameValue(stored, props map[string]any) bool {
 		}
 	}
 	return true
+}
+
+// FactValueID is the id RecordFactValues gives a value of series: the
+// series and its valid_from, or, for the first undated value, the series
+// and UNDATED (a second, different undated value adds "-2", and so on).
+func FactValueID(series, validFrom string) string {
+	if validFrom != "" {
+		return series + ":" + validFrom
+	}
+	return series + undatedMarker
 }

@@ -245,8 +245,8 @@ func (s *Service) acceptConcepts(ctx context.Context, concepts []concept.Concept
 var idFields = map[string]bool{"id": true, "domain": true, "kind": true, "jurisdiction": true}
 
 // retarget points a concept at the node it resolved to. The node keeps its
-// own pref label and id parts (both are set once); the captured names
-// become its aliases.
+// own pref label and id parts (both are set once); an official concept's
+// names become its aliases, a capture's add nothing.
 func retarget(c concept.Concept, target string) concept.Concept {
 	if target == c.ID || target == "" {
 		return c
