@@ -149,7 +149,7 @@ func TestChatToSQSToResolverToBoltAndBackIntoThePrompt(t *testing.T) {
 		!strings.Contains(reqs[1].System, "percent: 12.5") || !strings.Contains(reqs[1].System, source) {
 		t.Fatalf("turn 2 system prompt lacks the Bolt concept or its fact:\n%s", reqs[len(reqs)-1].System)
 	}
-	if !strings.Contains(second, `{"nodeId":"`+rateID+`","label":"`+label+` rate","url":"`+source+`","lastVerifiedAt":"2026-11-02T09:00:00Z"}`) {
+	if !strings.Contains(second, `{"nodeId":"`+rateID+`","label":"`+label+` rate","value":12.5,"unit":"%","validFrom":null,"validTo":null,"url":"`+source+`","lastVerifiedAt":"2026-11-02T09:00:00Z"}`) {
 		t.Fatalf("turn 2 metadata does not cite the fact:\n%s", second)
 	}
 }
