@@ -289,8 +289,7 @@ func TestAnswerIsGroundedInGraphFactsWithCitations(t *testing.T) {
 	}
 	var standard *conversation.Citation
 	for i, c := range res.Metadata.Citations {
-		// A value's node id is its series and the date it starts from.
-		if strings.HasPrefix(c.NodeID, "TAX:IE:VAT:RATE:STANDARD:") {
+		if c.NodeID == "TAX:IE:VAT:RATE:STANDARD:UNDATED" {
 			standard = &res.Metadata.Citations[i]
 		}
 	}
