@@ -167,6 +167,9 @@ type Request struct {
 	Stateless      bool
 	Messages       []llm.Message // stateless mode only: the client-held history
 	RequestID      string        // for logs
+	// AsOf is the date the client asks about (zero: taken from the
+	// question, else today).
+	AsOf time.Time
 	// Supply is context supplied with this request (seed 004). With a
 	// RequestID and no Message, the turn answers the deferred question.
 	Supply *Supply
@@ -175,9 +178,6 @@ type Request struct {
 	// Retry asks the conversation's last turn again, in place, when it
 	// failed or was interrupted. It carries no message.
 	Retry bool
-	// AsOf is the date the client asks about (zero: taken from the
-	// question, else today).
-	AsOf time.Time
 }
 
 func validUUID(s string) error {

@@ -18,6 +18,8 @@ type chatBody struct {
 	Profile        *chat.Profile `json:"profile"`
 	Stateless      bool          `json:"stateless"`
 	Messages       chatMessages  `json:"messages"`
+	// AsOf is the date the question is about (YYYY-MM-DD).
+	AsOf *string `json:"asOf"`
 	// ContextSupply supplies context inline; with its requestId and no
 	// message, the deferred question is answered.
 	ContextSupply *chat.Supply `json:"contextSupply"`
@@ -26,8 +28,6 @@ type chatBody struct {
 	// Retry asks the conversation's failed or interrupted last turn again,
 	// in place; it carries no message.
 	Retry bool `json:"retry"`
-	// AsOf is the date the question is about (YYYY-MM-DD).
-	AsOf *string `json:"asOf"`
 }
 
 // chat serves POST /chat: one turn, streamed.
@@ -47,12 +47,8 @@ func (a *API) chat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request", "message is required")
 		return
 	}
-	asOf, ok := requestedAsOf(w, body.AsOf)
-	if !ok {
-		return
-	}
 	c := caller(r)
-	req := chat.Request{AsOf: asOf,
+	req := chat.Request{
 		TenantID: c.TenantID, UserID: c.UserID, ConversationID: strings.TrimSpace(body.ConversationID),
 		Stateless: body.Stateless, Messages: body.Messages,
 		RequestID: RequestID(r.Context()), Supply: body.ContextSupply, ForceRun: body.ForceRun, Retry: body.Retry,
@@ -62,6 +58,10 @@ func (a *API) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	if body.Profile != nil {
 		req.Profile = *body.Profile
+	}
+	var ok bool
+	if req.AsOf, ok = requestedAsOf(w, body.AsOf); !ok {
+		return
 	}
 	a.prepareAndStream(w, r, req)
 }
