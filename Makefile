@@ -4,7 +4,7 @@ GO ?= go
 PORT ?= 8080
 FUNCTIONS := $(notdir $(wildcard functions/*))
 
-.PHONY: help dev migrate test test-go lint fmt build bench clean loadtest
+.PHONY: help dev migrate test test-unit test-go lint fmt build bench clean loadtest
 
 help: ## list targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -17,6 +17,9 @@ migrate: ## apply the Postgres migrations to DATABASE_URL (and the graph schema 
 
 test: ## install and start the test servers, then run lint and every test
 	@bash scripts/test.sh
+
+test-unit: ## the inner loop: every package test that needs no server and builds no binary (go test -short)
+	@env -u TEST_DATABASE_URL -u TEST_BOLT_URI -u TEST_SQS_ENDPOINT -u REQUIRE_TEST_SERVERS $(GO) test -short -count=1 ./...
 
 lint: ## gofmt, go vet and staticcheck
 	@out="$$(gofmt -l $$(git ls-files '*.go' | grep -v '^infra/'))"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

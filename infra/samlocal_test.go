@@ -161,20 +161,22 @@ func buildForEmulator(t *testing.T) emulatorBins {
 	dir := filepath.Join(stubBuild(), "..", filepath.Base(stubBuild())+"-emulator")
 	var buildErr error
 	buildOnce.Do(func() {
-		build := func(out string, args ...string) error {
+		// The functions build in the repository's module, the emulator in
+		// its own (tools/rie).
+		build := func(module, out string, args ...string) error {
 			cmd := exec.Command("go", append([]string{"build", "-o", filepath.Join(dir, out)}, args...)...)
-			cmd.Dir = ".."
+			cmd.Dir = module
 			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 			if b, err := cmd.CombinedOutput(); err != nil {
 				return fmt.Errorf("build %s: %v\n%s", out, err, b)
 			}
 			return nil
 		}
-		if buildErr = build("aws-lambda-rie", "github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie"); buildErr != nil {
+		if buildErr = build("../tools/rie", "aws-lambda-rie", "github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie"); buildErr != nil {
 			return
 		}
 		for _, f := range functionSpecs {
-			if buildErr = build(filepath.Join(f.Name, "bootstrap"), "-tags", "lambda.norpc", "./functions/"+f.Name); buildErr != nil {
+			if buildErr = build("..", filepath.Join(f.Name, "bootstrap"), "-tags", "lambda.norpc", "./functions/"+f.Name); buildErr != nil {
 				return
 			}
 		}

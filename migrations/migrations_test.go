@@ -2,6 +2,8 @@ package migrations_test
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -10,6 +12,7 @@ import (
 	"github.com/pressly/goose/v3"
 
 	"regintel/migrations"
+	"regintel/shared/dbsetup"
 	"regintel/shared/pgpool/pgtest"
 )
 
@@ -124,4 +127,74 @@ func TestTenantUsageShardsKeepTotals(t *testing.T) {
 	if tokens, turns, _ := total(); tokens != 175 || turns != 6 {
 		t.Fatalf("after up again: %d tokens, %d turns", tokens, turns)
 	}
+}
+
+// The migration ledger is written by the role that migrates and by no
+// other: the runtime role and the sweep role, as dbsetup grants them, can
+// read it but cannot insert, change, delete or truncate its rows.
+func TestOnlyTheMigrationRoleWritesTheLedger(t *testing.T) {
+	ctx := context.Background()
+	owner, runtime := pgtest.NewRuntimePools(t, 2)
+	sweep := sweepPool(t, owner)
+	writes := []string{
+		`INSERT INTO goose_db_version (version_id, is_applied) VALUES (9999, true)`,
+		`UPDATE goose_db_version SET is_applied = false`,
+		`DELETE FROM goose_db_version WHERE version_id = 18`,
+		`TRUNCATE goose_db_version`,
+	}
+	ledger := func() string {
+		var rows string
+		if err := owner.QueryRow(ctx, `SELECT string_agg(version_id::text || ':' || is_applied::text, ',' ORDER BY id) FROM goose_db_version`).Scan(&rows); err != nil {
+			t.Fatal(err)
+		}
+		return rows
+	}
+	before := ledger()
+	for name, pool := range map[string]*pgxpool.Pool{"app": runtime, "sweep": sweep} {
+		for _, sql := range writes {
+			if _, err := pool.Exec(ctx, sql); err == nil {
+				t.Errorf("the %s role ran %q", name, sql)
+			}
+		}
+	}
+	if after := ledger(); after != before {
+		t.Errorf("the ledger changed under refused writes:\n before %s\n after  %s", before, after)
+	}
+	var latest int64
+	if err := runtime.QueryRow(ctx, `SELECT max(version_id) FROM goose_db_version`).Scan(&latest); err != nil || latest < 18 {
+		t.Errorf("the app role reads the ledger: version %d, %v", latest, err)
+	}
+	// The migration role still records migrations: down one and up again.
+	db := stdlib.OpenDBFromPool(owner)
+	defer db.Close()
+	provider, err := goose.NewProvider(goose.DialectPostgres, db, migrations.FS, goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := provider.Down(ctx); err != nil {
+		t.Fatalf("the migration role migrating down: %v", err)
+	}
+	if _, err := provider.Up(ctx); err != nil {
+		t.Fatalf("the migration role migrating up: %v", err)
+	}
+}
+
+// sweepPool signs in as a retention sweep role made by dbsetup.
+func sweepPool(t *testing.T, owner *pgxpool.Pool) *pgxpool.Pool {
+	t.Helper()
+	ctx := context.Background()
+	role := "regintel_sweep_" + strings.ReplaceAll(uuid.NewString()[:8], "-", "")
+	if err := dbsetup.EnsureSweepRole(ctx, owner, role); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pgtest.DropRole(t, owner, role) })
+	cfg := owner.Config().ConnConfig.Copy()
+	cfg.User = role
+	cfg.Password = ""
+	pool, err := pgxpool.New(ctx, "postgres://"+role+"@"+cfg.Host+":"+strconv.Itoa(int(cfg.Port))+"/"+cfg.Database+"?sslmode=disable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
 }

@@ -19,6 +19,7 @@ import (
 	"regintel/shared/llm/llmtest"
 	"regintel/shared/pgpool"
 	"regintel/shared/pgpool/pgtest"
+	"regintel/shared/testenv"
 )
 
 // TestLambdaPathThroughRuntimeEmulator builds the real bootstrap, runs it
@@ -26,6 +27,7 @@ import (
 // do) and invokes it with events/chat-turn.json. The emulator returns the
 // streamed response buffered: a JSON prelude, eight NUL bytes, the body.
 func TestLambdaPathThroughRuntimeEmulator(t *testing.T) {
+	testenv.BuildsBinary(t)
 	dbURL := pgtest.NewDatabase(t)
 	pool, err := pgpool.NewPool(context.Background(), pgpool.Config{URL: dbURL})
 	if err != nil {
@@ -47,6 +49,7 @@ func TestLambdaPathThroughRuntimeEmulator(t *testing.T) {
 		"AUTH_MODE=jwt",
 		"JWT_HS256_SECRET=sam-local-test-secret-not-for-production",
 		"JWT_ISSUER=regintel-local",
+		"JWT_AUDIENCE=regintel-local",
 		"LLM_PROVIDER=openai",
 		"OPENAI_API_KEY=test-key",
 		"OPENAI_BASE_URL=" + fake.BaseURL(),
@@ -122,6 +125,10 @@ func startUnderEmulator(t *testing.T, env []string) (invokeURL string, logs *byt
 	dir := t.TempDir()
 	build := func(out string, args ...string) {
 		cmd := exec.Command("go", append([]string{"build", "-o", filepath.Join(dir, out)}, args...)...)
+		if out == "aws-lambda-rie" {
+			// The emulator is a module of its own, so it builds from there.
+			cmd.Dir = "../../tools/rie"
+		}
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if b, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("build %s: %v\n%s", out, err, b)

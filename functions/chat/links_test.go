@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"regintel/shared/testenv"
 )
 
 // The chat function's package size and cold start grow with what it links.
@@ -58,6 +60,7 @@ func TestChatLinksOnlyWhatATurnNeeds(t *testing.T) {
 
 // Each token vocabulary is a table of megabytes; only cl100k_base is linked.
 func TestChatLinksOneTokenVocabulary(t *testing.T) {
+	testenv.BuildsBinary(t)
 	bin := filepath.Join(t.TempDir(), "bootstrap")
 	cmd := exec.Command("go", "build", "-tags", "lambda.norpc", "-o", bin, ".")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux")

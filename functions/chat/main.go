@@ -6,38 +6,27 @@ package main
 import (
 	"context"
 	"log/slog"
-	"os"
 
 	"github.com/aws/aws-lambda-go/lambdaurl"
 
 	"regintel/shared/app"
 	"regintel/shared/config"
-	"regintel/shared/logging"
+	"regintel/shared/entrypoint"
 	"regintel/shared/tracing"
 )
 
-func main() {
-	cfg, err := config.FromEnv()
-	log := logging.New(cfg.Log)
-	slog.SetDefault(log)
+func main() { entrypoint.Main("chat", run) }
+
+func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+	defer app.StartTracing(ctx, cfg.Tracing, "chat", log)()
+	a, err := app.Build(ctx, cfg, log)
 	if err != nil {
-		log.Error("chat: invalid configuration", "err", err)
-		os.Exit(1)
-	}
-	stopTracing := app.StartTracing(context.Background(), cfg.Tracing, "chat", log)
-	defer stopTracing()
-	a, err := app.Build(context.Background(), cfg, log)
-	if err != nil {
-		log.Error("chat: start", "err", err)
-		os.Exit(1)
+		return err
 	}
 	defer a.Close()
 	if cfg.OnLambda {
 		lambdaurl.Start(tracing.FlushAfterHTTP(a.Handler))
-		return
+		return nil
 	}
-	if err := app.ServeLocal(a.Handler, cfg.Port, log); err != nil {
-		log.Error("chat: server stopped", "err", err)
-		os.Exit(1)
-	}
+	return app.ServeLocal(a.Handler, cfg.Port, log)
 }

@@ -16,6 +16,7 @@ import (
 	"regintel/shared/llm/llmtest"
 	"regintel/shared/pgpool"
 	"regintel/shared/pgpool/pgtest"
+	"regintel/shared/testenv"
 )
 
 // TestLambdaTurnIsExportedAsOneTrace runs the real bootstrap under the
@@ -28,6 +29,7 @@ import (
 // with (Lambda does), so joining Lambda's segment is tested in
 // shared/tracing, against aws-lambda-go's context key.
 func TestLambdaTurnIsExportedAsOneTrace(t *testing.T) {
+	testenv.BuildsBinary(t)
 	dbURL := pgtest.NewDatabase(t)
 	pool, err := pgpool.NewPool(context.Background(), pgpool.Config{URL: dbURL})
 	if err != nil {
@@ -60,7 +62,7 @@ func TestLambdaTurnIsExportedAsOneTrace(t *testing.T) {
 	}
 
 	invokeURL, logs := startUnderEmulator(t, []string{
-		"AUTH_MODE=jwt", "JWT_HS256_SECRET=sam-local-test-secret-not-for-production", "JWT_ISSUER=regintel-local",
+		"AUTH_MODE=jwt", "JWT_HS256_SECRET=sam-local-test-secret-not-for-production", "JWT_ISSUER=regintel-local", "JWT_AUDIENCE=regintel-local",
 		"LLM_PROVIDER=openai", "OPENAI_API_KEY=test-key", "OPENAI_BASE_URL=" + fake.BaseURL(), "LLM_MODEL=gpt-test",
 		"DATABASE_URL=" + dbURL,
 		"TRACING=on", "OTEL_EXPORTER_OTLP_ENDPOINT=" + receiver.URL, "TRACING_SAMPLE_RATIO=1",

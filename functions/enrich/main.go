@@ -12,7 +12,6 @@ package main
 import (
 	"context"
 	"log/slog"
-	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
 
@@ -20,27 +19,21 @@ import (
 	"regintel/shared/app/enrichment"
 	"regintel/shared/config"
 	"regintel/shared/enrich"
+	"regintel/shared/entrypoint"
 	"regintel/shared/graph"
-	"regintel/shared/logging"
 	"regintel/shared/tracing"
 )
 
-func main() {
-	cfg, err := config.FromEnv()
-	log := logging.New(cfg.Log)
-	slog.SetDefault(log)
+func main() { entrypoint.Main("enrich", run) }
+
+func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+	defer app.StartTracing(ctx, cfg.Tracing, "enrich", log)()
+	h, _, err := build(ctx, cfg, log)
 	if err != nil {
-		log.Error("enrich: invalid configuration", "err", err)
-		os.Exit(1)
-	}
-	stopTracing := app.StartTracing(context.Background(), cfg.Tracing, "enrich", log)
-	defer stopTracing()
-	h, _, err := build(context.Background(), cfg, log)
-	if err != nil {
-		log.Error("enrich: start", "err", err)
-		os.Exit(1)
+		return err
 	}
 	lambda.Start(tracing.FlushAfter(h.HandleSQS))
+	return nil
 }
 
 // build wires the handler; it also returns the graph store so tests can

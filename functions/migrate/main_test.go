@@ -52,6 +52,7 @@ func TestSampleEventMigratesPostgresAndTheGraph(t *testing.T) {
 // `make migrate`: outside Lambda the binary migrates once, prints the
 // outcome and exits; run again it applies nothing.
 func TestLocalRunMigratesOnceAndPrintsTheOutcome(t *testing.T) {
+	testenv.BuildsBinary(t)
 	dbURL := pgtest.NewDatabase(t)
 	bin := filepath.Join(t.TempDir(), "migrate")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {

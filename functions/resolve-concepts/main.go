@@ -11,34 +11,27 @@ package main
 import (
 	"context"
 	"log/slog"
-	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"regintel/shared/app"
 	"regintel/shared/config"
+	"regintel/shared/entrypoint"
 	"regintel/shared/graph"
-	"regintel/shared/logging"
 	"regintel/shared/resolver"
 	"regintel/shared/tracing"
 )
 
-func main() {
-	cfg, err := config.FromEnv()
-	log := logging.New(cfg.Log)
-	slog.SetDefault(log)
+func main() { entrypoint.Main("resolve-concepts", run) }
+
+func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+	defer app.StartTracing(ctx, cfg.Tracing, "resolve-concepts", log)()
+	h, _, err := build(ctx, cfg, log)
 	if err != nil {
-		log.Error("resolve-concepts: invalid configuration", "err", err)
-		os.Exit(1)
-	}
-	stopTracing := app.StartTracing(context.Background(), cfg.Tracing, "resolve-concepts", log)
-	defer stopTracing()
-	h, _, err := build(context.Background(), cfg, log)
-	if err != nil {
-		log.Error("resolve-concepts: start", "err", err)
-		os.Exit(1)
+		return err
 	}
 	lambda.Start(tracing.FlushAfter(h.HandleSQS))
+	return nil
 }
 
 // build wires the handler; it also returns the graph store so tests can

@@ -81,11 +81,16 @@ func Build(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Opt
 	if err != nil {
 		return fail(err)
 	}
+	table, err := turnPrices(cfg)
+	if err != nil {
+		return fail(err)
+	}
 	a.Engine = chat.New(chat.Deps{Store: store, Graph: graphStore, Provider: provider, Concepts: concepts, Log: log, Sheet: sheet,
 		Observe: turnObserver(metrics.ForFunction(cfg.Log.Format, "chat", log))},
 		chat.Config{Model: cfg.LLM.Model, HistoryTurns: cfg.Chat.HistoryTurns, MaxActiveNodes: cfg.Chat.MaxActiveNodes,
 			TokenBudget: cfg.Chat.TokenBudget, ContextRequestTTL: cfg.Chat.ContextRequestTTL, PIIRedaction: cfg.Chat.PIIRedaction,
-			Tools: cfg.LLM.Tools, MaxModelCalls: cfg.LLM.MaxCalls, DailyTokenLimit: cfg.Chat.DailyTokenLimit})
+			Tools: cfg.LLM.Tools, MaxModelCalls: cfg.LLM.MaxCalls, DailyTokenLimit: cfg.Chat.DailyTokenLimit,
+			DailyCostLimitUSD: cfg.Chat.DailyCostLimitUSD, CapOnError: cfg.Chat.CapOnError, Prices: table})
 	routes := httpapi.Routes()
 	if cfg.CompatAPI {
 		routes = append(routes, httpapi.CompatRoutes()...)

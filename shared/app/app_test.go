@@ -182,3 +182,19 @@ func TestInProcessEnrichmentOnlyWhenGiven(t *testing.T) {
 		t.Fatalf("in-process enrichment started with the offline model")
 	}
 }
+
+// A daily cost cap with a model that has no price could never be applied:
+// the process does not start.
+func TestCostCapNeedsAPricedModel(t *testing.T) {
+	cfg := localConfig(t)
+	cfg.Chat.DailyCostLimitUSD = 5
+	if _, err := Build(context.Background(), cfg, quiet()); err == nil || !strings.Contains(err.Error(), "LLM_PRICES") {
+		t.Fatalf("a cost cap on the unpriced %s: err = %v", cfg.LLM.Model, err)
+	}
+	cfg.LLM.Prices = map[string]config.ModelPrice{cfg.LLM.Model: {Input: 1, Output: 1}}
+	a, err := Build(context.Background(), cfg, quiet())
+	if err != nil {
+		t.Fatalf("a cost cap on a priced model: %v", err)
+	}
+	a.Close()
+}

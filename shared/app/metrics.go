@@ -21,7 +21,7 @@ func turnRecord(s chat.TurnStats) metrics.Record {
 	if s.Status != "ok" && s.Status != "context_required" {
 		failed = 1
 	}
-	return metrics.Record{
+	record := metrics.Record{
 		Metrics: []metrics.Metric{
 			{Name: "Turns", Unit: metrics.Count, Value: 1},
 			{Name: "TurnsFailed", Unit: metrics.Count, Value: failed},
@@ -31,6 +31,7 @@ func turnRecord(s chat.TurnStats) metrics.Record {
 			{Name: "ModelCalls", Unit: metrics.Count, Value: float64(s.ModelCalls)},
 			{Name: "InputTokens", Unit: metrics.Count, Value: float64(s.Usage.InputTokens)},
 			{Name: "OutputTokens", Unit: metrics.Count, Value: float64(s.Usage.OutputTokens)},
+			{Name: "CachedInputTokens", Unit: metrics.Count, Value: float64(s.Usage.CachedInputTokens)},
 			{Name: "ConceptsCaptured", Unit: metrics.Count, Value: float64(s.ConceptsCaptured)},
 			{Name: "ConceptsResolved", Unit: metrics.Count, Value: float64(s.ConceptsResolved)},
 			{Name: "ConceptsRejected", Unit: metrics.Count, Value: float64(s.ConceptsRejected)},
@@ -39,4 +40,9 @@ func turnRecord(s chat.TurnStats) metrics.Record {
 		// Searchable in the logs, not metrics: they would make a series per value.
 		Properties: map[string]any{"request_id": s.RequestID, "status": s.Status},
 	}
+	// A model without a price reports no cost, not a zero one.
+	if s.Usage.CostUSD != nil {
+		record.Metrics = append(record.Metrics, metrics.Metric{Name: "CostUSD", Unit: metrics.None, Value: *s.Usage.CostUSD})
+	}
+	return record
 }

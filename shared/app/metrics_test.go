@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"regintel/shared/chat"
+	"regintel/shared/llm"
 	"regintel/shared/metrics/metricstest"
 )
 
@@ -107,4 +109,23 @@ func captureStdout(t *testing.T) func() []byte {
 	}
 	t.Cleanup(func() { restore() })
 	return restore
+}
+
+// A turn's record carries its cached input tokens and, for a priced
+// model, its cost; an unpriced one has no CostUSD at all.
+func TestTurnRecordCarriesCachedTokensAndCost(t *testing.T) {
+	cost := 0.0042
+	priced := turnRecord(chat.TurnStats{Status: "ok", Usage: llm.Usage{InputTokens: 2048, CachedInputTokens: 1024, CostUSD: &cost}})
+	values := map[string]float64{}
+	for _, m := range priced.Metrics {
+		values[m.Name] = m.Value
+	}
+	if values["CachedInputTokens"] != 1024 || values["CostUSD"] != cost {
+		t.Errorf("priced turn metrics %v, want 1024 cached tokens and $%v", values, cost)
+	}
+	for _, m := range turnRecord(chat.TurnStats{Status: "ok"}).Metrics {
+		if m.Name == "CostUSD" {
+			t.Errorf("an unpriced turn reports CostUSD %v", m.Value)
+		}
+	}
 }

@@ -19,6 +19,7 @@ import (
 	"regintel/shared/graph"
 	"regintel/shared/graph/write"
 	"regintel/shared/llm"
+	"regintel/shared/llm/pricing"
 	"regintel/shared/prompt"
 	"regintel/shared/queue"
 )
@@ -53,6 +54,17 @@ type Config struct {
 	TurnLease time.Duration
 	// DailyTokenLimit caps a tenant's model tokens per UTC day (0: no cap).
 	DailyTokenLimit int
+	// DailyCostLimitUSD caps a tenant's model cost per UTC day, at Prices
+	// (0: no cap).
+	DailyCostLimitUSD float64
+	// CapOnError is CapClosed (default) or CapOpen: whether a turn whose
+	// charge to the daily cap fails is refused or runs uncounted.
+	CapOnError string
+	// OutputAllowance is the output tokens a model call is assumed not to
+	// exceed, for a turn's worst case (default DefaultOutputAllowance).
+	OutputAllowance int
+	// Prices prices the model's usage (default pricing.Defaults()).
+	Prices pricing.Table
 }
 
 func (c Config) withDefaults() Config {
@@ -89,6 +101,15 @@ func (c Config) withDefaults() Config {
 	if c.TurnLease <= 0 {
 		c.TurnLease = conversation.DefaultTurnLease
 	}
+	if c.CapOnError != CapOpen {
+		c.CapOnError = CapClosed
+	}
+	if c.Prices == nil {
+		c.Prices = pricing.Defaults()
+	}
+	if c.OutputAllowance <= 0 {
+		c.OutputAllowance = DefaultOutputAllowance
+	}
 	return c
 }
 
@@ -114,6 +135,7 @@ type Engine struct {
 	guard    *write.Guard
 	refused  toolsRefused
 	observe  TurnObserver
+	unpriced unpricedModels
 }
 
 // Graph is what a turn reads from the rules graph: one grounding read
@@ -170,7 +192,7 @@ type Request struct {
 	// AsOf is the date the client asks about (zero: taken from the
 	// question, else today).
 	AsOf time.Time
-	// Supply is context supplied with this request (seed 004). With a
+	// Supply is context supplied with this request (the context handoff). With a
 	// RequestID and no Message, the turn answers the deferred question.
 	Supply *Supply
 	// ForceRun answers without the context a pending request asked for.
@@ -240,7 +262,7 @@ func (r Request) Validate() error {
 		}
 	}
 	if _, err := r.Profile.Validate(); err != nil {
-		return fmt.Errorf("%w: profile: %w", ErrInvalid, errors.Unwrap(err))
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	return nil
 }
@@ -259,7 +281,7 @@ func (r Request) validateRetry() error {
 		return fmt.Errorf("%w: context cannot be supplied with a retry", ErrInvalid)
 	}
 	if _, err := r.Profile.Validate(); err != nil {
-		return fmt.Errorf("%w: profile: %w", ErrInvalid, errors.Unwrap(err))
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	return nil
 }

@@ -30,6 +30,7 @@ type conversed struct {
 	captured  []concept.Concept
 	requested []conversation.RequestedItem
 	usage     llm.Usage
+	callUsage []llm.Usage // per model call
 	calls     int
 	err       error
 	// interrupted: the client went away (a write failed or the request was
@@ -70,7 +71,7 @@ func (t *Turn) converse(ctx context.Context, sink Sink, fitted prompt.Fitted, to
 	request := ctx
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	out := &conversed{stopModel: stop}
+	out := &conversed{stopModel: stop, callUsage: []llm.Usage{}}
 	defer func() {
 		if errors.Is(request.Err(), context.Canceled) {
 			out.interrupted = true
@@ -119,6 +120,8 @@ func (t *Turn) call(ctx context.Context, sink Sink, req llm.Request, out *conver
 	}
 	var text strings.Builder
 	var calls []llm.ToolCall
+	var used llm.Usage
+	usageArrived := false
 	sent := func(err error) {
 		if err != nil && !out.interrupted {
 			// Nobody reads the rest: stop paying for it.
@@ -145,9 +148,8 @@ func (t *Turn) call(ctx context.Context, sink Sink, req llm.Request, out *conver
 			t.readToolCall(ch, out, log)
 		case llm.ChunkUsage:
 			if ch.Usage != nil {
-				out.usage.InputTokens += ch.Usage.InputTokens
-				out.usage.OutputTokens += ch.Usage.OutputTokens
-				out.usage.TotalTokens += ch.Usage.TotalTokens
+				used = used.Plus(*ch.Usage)
+				usageArrived = true
 			}
 		case llm.ChunkError:
 			err = ch.Err
@@ -156,6 +158,12 @@ func (t *Turn) call(ctx context.Context, sink Sink, req llm.Request, out *conver
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err()
 	}
+	if !usageArrived {
+		// Cut off before its end: counted by our estimate.
+		used = t.estimateCall(req, text.String(), calls)
+	}
+	out.usage = out.usage.Plus(used)
+	out.callUsage = append(out.callUsage, used)
 	return text.String(), calls, err
 }
 

@@ -16,7 +16,7 @@ import (
 	"regintel/shared/strictjson"
 )
 
-// Context handoff (seed 004): the model calls request_context when it needs
+// Context handoff: the model calls request_context when it needs
 // facts only the user has; the turn ends with a context_request event and
 // the question is answered once the client supplies the context.
 

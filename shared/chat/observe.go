@@ -68,7 +68,7 @@ func (s *observedSink) Event(name string, data any) error {
 		}
 	case EventMetadata:
 		if m, ok := data.(Metadata); ok {
-			s.stats.ModelCalls, s.stats.Usage, s.stats.ConceptsResolved = m.ModelCalls, m.Usage, len(m.Concepts)
+			s.stats.ModelCalls, s.stats.Usage, s.stats.ConceptsResolved = m.ModelCalls, m.Usage.Usage, len(m.Concepts)
 		}
 	case EventDone:
 		if d, ok := data.(map[string]string); ok {

@@ -75,7 +75,7 @@ func (t *Turn) metadata(out *conversed, fitted prompt.Fitted, refs []conversatio
 	m := Metadata{
 		ReferencedNodes: ids, Jurisdictions: t.jurisdictions(refs), UncertaintyLevel: t.uncertainty(ids),
 		DisclaimerKey: DisclaimerKey, AgentID: e.cfg.AgentID,
-		Usage: out.usage, Provider: e.provider.Name(), Model: e.cfg.Model,
+		Usage: TurnUsage{Usage: out.usage, Calls: out.callUsage}, Provider: e.provider.Name(), Model: e.cfg.Model,
 		LatencyMS: time.Since(t.started).Milliseconds(), Stateless: t.req.Stateless,
 		TurnMetadata: conversation.TurnMetadata{
 			QueryComposition: fitted.Composition, Context: &usage, ModelCalls: out.calls, Warnings: slices.Clone(t.warnings),

@@ -84,6 +84,9 @@ type Turn struct {
 	number  int
 	retried bool
 	counts  turnCounts // for the observer
+	// charge is the turn's worst case charged to the daily cap, until it
+	// is settled (nil without a cap).
+	charge *conversation.TokenCharge
 	// chosenAsOf is the date the answer is about (see asOf), and
 	// groundedFacts the facts grounding read, by node id, for citations.
 	chosenAsOf    *asof.AsOf
@@ -107,7 +110,7 @@ type Metadata struct {
 	UncertaintyLevel string    `json:"uncertaintyLevel"`
 	DisclaimerKey    string    `json:"disclaimerKey"`
 	AgentID          string    `json:"agentId"`
-	Usage            llm.Usage `json:"usage"`
+	Usage            TurnUsage `json:"usage"`
 	Provider         string    `json:"provider"`
 	Model            string    `json:"model"`
 	LatencyMS        int64     `json:"latencyMs"`
@@ -141,12 +144,12 @@ func (e *Engine) Prepare(ctx context.Context, req Request) (*Turn, error) {
 	ctx = conversation.WithOwner(ctx, req.UserID)
 	t := &Turn{e: e, req: req, started: time.Now(), question: req.Message}
 	log := e.log.With("request_id", req.RequestID)
+	if err := t.chargeDailyCap(ctx, log); err != nil {
+		return nil, err
+	}
 	var err error
 	switch {
 	case req.Stateless:
-		if err := e.checkTenantUsage(ctx, req.TenantID, log); err != nil {
-			return nil, err
-		}
 		return t, nil
 	case req.ConversationID == "":
 		err = t.create(ctx, log)
@@ -158,6 +161,7 @@ func (e *Engine) Prepare(ctx context.Context, req Request) (*Turn, error) {
 	}
 	if err != nil {
 		t.endTurn(ctx, log)
+		t.settleDailyCap(ctx, llm.Usage{}, log)
 		return nil, err
 	}
 	return t, nil
@@ -168,8 +172,7 @@ func (e *Engine) Prepare(ctx context.Context, req Request) (*Turn, error) {
 // settled first, since it may stop the turn or change its question.
 func (t *Turn) turnStart() conversation.TurnStart {
 	e := t.e
-	start := conversation.TurnStart{HistoryTurns: e.cfg.HistoryTurns, LeaseFor: e.cfg.TurnLease,
-		DailyTokenLimit: int64(max(e.cfg.DailyTokenLimit, 0))}
+	start := conversation.TurnStart{HistoryTurns: e.cfg.HistoryTurns, LeaseFor: e.cfg.TurnLease}
 	switch {
 	case t.req.Supply != nil:
 	case t.req.Retry:
@@ -180,9 +183,9 @@ func (t *Turn) turnStart() conversation.TurnStart {
 	return start
 }
 
-// load starts the turn of an existing conversation: its state, its lease,
-// the tenant's usage and (see turnStart) its reservation in one round trip;
-// then the daily cap and the handoff are settled.
+// load starts the turn of an existing conversation: its state, its lease
+// and (see turnStart) its reservation in one round trip; then the handoff
+// is settled.
 func (t *Turn) load(ctx context.Context, log *slog.Logger) error {
 	e, req := t.e, t.req
 	sctx, cancel := e.storeCtx(ctx)
@@ -211,9 +214,6 @@ func (t *Turn) load(ctx context.Context, log *slog.Logger) error {
 		state.Context = conversation.Context{}
 	}
 	t.setState(state)
-	if err := e.checkDailyLimit(state.TenantTokensToday); err != nil {
-		return err
-	}
 	return t.settleHandoff(ctx, log)
 }
 
@@ -273,8 +273,7 @@ func (t *Turn) start() Start {
 
 // create starts the conversation, remembering the request's profile, with
 // its lease and (see turnStart) its first turn reserved in one round trip.
-// At the tenant's daily cap nothing is created. A storage outage does not
-// fail the turn: it answers without saving.
+// A storage outage does not fail the turn: it answers without saving.
 func (t *Turn) create(ctx context.Context, log *slog.Logger) error {
 	e, req := t.e, t.req
 	sctx, cancel := e.storeCtx(ctx)
@@ -290,9 +289,6 @@ func (t *Turn) create(ctx context.Context, log *slog.Logger) error {
 	}
 	state, err := e.store.StartConversation(sctx, c, start)
 	if err == nil && state.Conversation.ID == "" {
-		if err := e.checkDailyLimit(state.TenantTokensToday); err != nil {
-			return err
-		}
 		err = errors.New("start conversation: nothing was created")
 	}
 	if err != nil {
@@ -356,6 +352,7 @@ func (t *Turn) Stream(ctx context.Context, sink Sink) Result {
 	if err != nil {
 		// Only a sheet that rendered at load but not now gets here.
 		log.Error("prompt assembly failed", "err", err)
+		t.settleDailyCap(ctx, llm.Usage{}, log)
 		_ = sink.Event(EventError, map[string]string{"message": "The assistant could not prepare this answer; please try again."})
 		_ = sink.Event(EventDone, map[string]string{"status": "error"})
 		return Result{Status: "error"}
@@ -366,6 +363,8 @@ func (t *Turn) Stream(ctx context.Context, sink Sink) Result {
 	}
 	sent := len(t.warnings)
 	out := t.converse(ctx, sink, fitted, tools, log)
+	t.e.priceUsage(out, log)
+	t.settleDailyCap(ctx, out.usage, log)
 	saved := t.save(ctx, out, fitted, log)
 	return t.close(sink, out, saved, sent)
 }

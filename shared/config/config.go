@@ -98,6 +98,9 @@ type LLM struct {
 	// MaxCalls (LLM_MAX_CALLS, 1 to 10, default 3) bounds the model calls
 	// of one turn's tool loop.
 	MaxCalls int
+	// Prices (LLM_PRICES) add to or replace the built-in list prices by
+	// model, to report each turn's cost.
+	Prices map[string]ModelPrice
 }
 
 // Auth says how callers are identified.
@@ -156,6 +159,12 @@ type Chat struct {
 	// DailyTokenLimit (TENANT_DAILY_TOKEN_LIMIT) caps the model tokens a
 	// tenant's turns may use per UTC day; zero (unset) is no cap.
 	DailyTokenLimit int
+	// DailyCostLimitUSD (TENANT_DAILY_COST_LIMIT_USD) caps a tenant's model
+	// cost per UTC day at the model's prices; zero (unset) is no cap.
+	DailyCostLimitUSD float64
+	// CapOnError (TENANT_CAP_ON_ERROR: closed, the default, or open) says
+	// whether a turn whose charge to the cap fails is refused or runs.
+	CapOnError string
 }
 
 // Retention is the sweep's policy.
@@ -234,7 +243,7 @@ func readLLM(r *reader) LLM {
 	l := LLM{
 		Provider: r.str("LLM_PROVIDER", ""), APIKey: r.raw("OPENAI_API_KEY"), SecretARN: r.str("OPENAI_SECRET_ARN", ""),
 		BaseURL: r.str("OPENAI_BASE_URL", ""), Tools: r.oneOf("LLM_TOOLS", "auto", "auto", "off"),
-		MaxCalls: r.int("LLM_MAX_CALLS", 3, 1, 10),
+		MaxCalls: r.int("LLM_MAX_CALLS", 3, 1, 10), Prices: r.prices("LLM_PRICES"),
 	}
 	if l.Provider == "" {
 		l.Provider = "offline"
@@ -282,6 +291,8 @@ func readChat(r *reader) Chat {
 		Freshness:         r.days("ENRICHMENT_FRESHNESS_DAYS", 30),
 		CORSOrigins:       r.list("CORS_ORIGINS"),
 		DailyTokenLimit:   r.int("TENANT_DAILY_TOKEN_LIMIT", 0, 0, maxInt),
+		DailyCostLimitUSD: r.dollars("TENANT_DAILY_COST_LIMIT_USD"),
+		CapOnError:        r.oneOf("TENANT_CAP_ON_ERROR", "closed", "closed", "open"),
 	}
 	if c.TokenBudget != 0 && c.TokenBudget < 1000 {
 		r.fail(fmt.Errorf("CONTEXT_TOKEN_BUDGET=%d: use at least 1000 tokens (or leave it unset)", c.TokenBudget))
@@ -291,7 +302,8 @@ func readChat(r *reader) Chat {
 
 // CheckAuth is called by the functions that serve HTTP: the development
 // modes (dev auth, the offline model) are refused under Lambda, except
-// under `sam local`, and JWT mode needs a way to verify tokens. Outside
+// under `sam local`, and JWT mode needs a way to verify tokens and the
+// issuer and audience a token must name. Outside
 // local runs the key set is fetched over https only (a key set fetched in
 // clear could be swapped for the attacker's). The queue and scheduled
 // functions authenticate no one and skip it.
@@ -302,6 +314,10 @@ func (c Config) CheckAuth() error {
 		return fmt.Errorf("AUTH_MODE=dev trusts identity headers and is refused under Lambda: use AUTH_MODE=jwt")
 	case c.Auth.Mode == "jwt" && c.Auth.JWKSURL == "" && c.Auth.HS256Secret == "":
 		return fmt.Errorf("AUTH_MODE=jwt needs JWT_JWKS_URL or JWT_HS256_SECRET")
+	case c.Auth.Mode == "jwt" && (c.Auth.Issuer == "" || c.Auth.Audience == ""):
+		// Without them a token the same keys signed for another service,
+		// or by another issuer sharing them, would be accepted here.
+		return fmt.Errorf("AUTH_MODE=jwt needs JWT_ISSUER and JWT_AUDIENCE: tokens are accepted only from that issuer, for that audience")
 	case c.LLM.Provider == "offline" && realLambda:
 		return fmt.Errorf("LLM_PROVIDER=offline answers canned text and is refused under Lambda: use openai or openai-chat")
 	case c.Auth.Mode == "jwt" && c.Auth.JWKSURL != "" && realLambda && !isHTTPS(c.Auth.JWKSURL):

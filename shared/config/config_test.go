@@ -17,7 +17,7 @@ func clearEnv(t *testing.T) {
 		"DEV_TENANT_ID", "DEV_USER_ID", "CONCEPTS_QUEUE_URL", "ENRICHMENT_QUEUE_URL",
 		"HISTORY_TURNS", "MAX_ACTIVE_NODES", "CONTEXT_TOKEN_BUDGET", "CONTEXT_REQUEST_TTL", "PII_REDACTION", "PROMPT_SHEETS_DIR",
 		"ENRICHMENT_FRESHNESS_DAYS", "CORS_ORIGINS", "RETENTION_DAYS", "DB_SECRET_ARN", "DB_APP_USER", "DEMO_PAGE",
-		"AWS_SAM_LOCAL", "JWT_HEADER", "DB_SSLROOTCERT", "DB_SWEEP_USER", "TENANT_DAILY_TOKEN_LIMIT", "COMPAT_API",
+		"AWS_SAM_LOCAL", "JWT_HEADER", "DB_SSLROOTCERT", "DB_SWEEP_USER", "TENANT_DAILY_TOKEN_LIMIT", "TENANT_CAP_ON_ERROR", "TENANT_DAILY_COST_LIMIT_USD", "LLM_PRICES", "COMPAT_API",
 		"TRACING", "OTEL_EXPORTER_OTLP_ENDPOINT", "TRACING_SAMPLE_RATIO"} {
 		t.Setenv(k, "")
 	}
@@ -45,7 +45,7 @@ func TestLocalDefaults(t *testing.T) {
 		Auth: Auth{Mode: "dev", Header: "Authorization", TenantClaim: "tenant_id", UserClaim: "sub", IATLeeway: time.Minute,
 			DevTenant: "dev-tenant", DevUser: "dev-user"},
 		Chat: Chat{HistoryTurns: 5, MaxActiveNodes: 50, ContextRequestTTL: 15 * time.Minute, PIIRedaction: "both",
-			Freshness: 30 * 24 * time.Hour},
+			Freshness: 30 * 24 * time.Hour, CapOnError: "closed"},
 		Retention: Retention{MaxIdle: 30 * 24 * time.Hour},
 		Tracing:   Tracing{SampleRatio: 1},
 	}
@@ -67,7 +67,7 @@ func TestEachVariableLandsInItsSection(t *testing.T) {
 		"MEMGRAPH_URI": "bolt://g:7687", "MEMGRAPH_USER": "gu", "MEMGRAPH_PASSWORD": " p w ", "MEMGRAPH_SECRET_ARN": "arn:g",
 		"GRAPH_DATABASE": "rules", "GRAPH_DIALECT": "neo4j",
 		"LLM_PROVIDER": "openai-chat", "OPENAI_BASE_URL": "http://llm", "LLM_MODEL": "m", "OPENAI_SECRET_ARN": "arn:o",
-		"LLM_TOOLS": "off", "LLM_MAX_CALLS": "10",
+		"LLM_TOOLS": "off", "LLM_MAX_CALLS": "10", "LLM_PRICES": "m=1.5/0.375/6, gpt-4.1=2/0.5/8",
 		"AUTH_MODE": "jwt", "JWT_JWKS_URL": "https://id/jwks", "JWT_ISSUER": "iss", "JWT_AUDIENCE": "aud",
 		"JWT_TENANT_CLAIM": "org", "JWT_USER_CLAIM": "uid", "JWT_HEADER": "X-User-Authorization", "AWS_SAM_LOCAL": "true",
 		"JWT_IAT_LEEWAY":     "90s",
@@ -75,7 +75,7 @@ func TestEachVariableLandsInItsSection(t *testing.T) {
 		"HISTORY_TURNS": "7", "MAX_ACTIVE_NODES": "20", "ENRICHMENT_FRESHNESS_DAYS": "2",
 		"CORS_ORIGINS":   " https://a.example , ,https://b.example",
 		"RETENTION_DAYS": "90", "DB_SECRET_ARN": "arn:db", "DB_APP_USER": "app", "DEMO_PAGE": "false", "DB_SWEEP_USER": "sweep",
-		"TENANT_DAILY_TOKEN_LIMIT": "1000000", "COMPAT_API": "false",
+		"TENANT_DAILY_TOKEN_LIMIT": "1000000", "TENANT_CAP_ON_ERROR": "open", "TENANT_DAILY_COST_LIMIT_USD": "12.50", "COMPAT_API": "false",
 		"TRACING": "on", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318", "TRACING_SAMPLE_RATIO": "0.25",
 	} {
 		t.Setenv(k, v)
@@ -87,12 +87,13 @@ func TestEachVariableLandsInItsSection(t *testing.T) {
 		Log:      Log{Format: "json", Level: "debug"},
 		Postgres: Postgres{URL: "postgres://u@h/db", IAMAuth: true, MaxConns: 4, StatementCache: false},
 		Graph:    Graph{URI: "bolt://g:7687", User: "gu", Password: " p w ", SecretARN: "arn:g", Database: "rules", Dialect: "neo4j"},
-		LLM:      LLM{Provider: "openai-chat", SecretARN: "arn:o", BaseURL: "http://llm", Model: "m", Tools: "off", MaxCalls: 10},
+		LLM: LLM{Provider: "openai-chat", SecretARN: "arn:o", BaseURL: "http://llm", Model: "m", Tools: "off", MaxCalls: 10,
+			Prices: map[string]ModelPrice{"m": {Input: 1.5, CachedInput: 0.375, Output: 6}, "gpt-4.1": {Input: 2, CachedInput: 0.5, Output: 8}}},
 		Auth: Auth{Mode: "jwt", Header: "X-User-Authorization", JWKSURL: "https://id/jwks", Issuer: "iss", Audience: "aud", TenantClaim: "org", UserClaim: "uid",
 			IATLeeway: 90 * time.Second, DevTenant: "dev-tenant", DevUser: "dev-user"},
 		Queues: Queues{ConceptsURL: "https://q/concepts", EnrichmentURL: "https://q/enrichment"},
 		Chat: Chat{HistoryTurns: 7, MaxActiveNodes: 20, ContextRequestTTL: 15 * time.Minute, PIIRedaction: "both",
-			Freshness: 2 * 24 * time.Hour, CORSOrigins: []string{"https://a.example", "https://b.example"}, DailyTokenLimit: 1000000},
+			Freshness: 2 * 24 * time.Hour, CORSOrigins: []string{"https://a.example", "https://b.example"}, DailyTokenLimit: 1000000, DailyCostLimitUSD: 12.5, CapOnError: "open"},
 		Retention: Retention{MaxIdle: 90 * 24 * time.Hour},
 		Migrate:   Migrate{DBSecretARN: "arn:db", AppUser: "app", SweepUser: "sweep"},
 		Tracing:   Tracing{Enabled: true, Endpoint: "http://collector:4318", SampleRatio: 0.25},
@@ -155,6 +156,8 @@ func TestLambdaRefusesDevAuthAndDefaultsToJSONAndJWT(t *testing.T) {
 		t.Fatalf("jwt without keys accepted")
 	}
 	t.Setenv("JWT_HS256_SECRET", "s")
+	t.Setenv("JWT_ISSUER", "https://id.example/")
+	t.Setenv("JWT_AUDIENCE", "regintel")
 	if c = mustLoad(t); c.CheckAuth() == nil || !strings.Contains(c.CheckAuth().Error(), "LLM_PROVIDER=offline") {
 		t.Fatalf("the offline model under Lambda: err = %v", c.CheckAuth())
 	}
@@ -198,6 +201,8 @@ func TestJWKSURLMustBeHTTPSOnLambda(t *testing.T) {
 	clearEnv(t)
 	t.Setenv("AUTH_MODE", "jwt")
 	t.Setenv("JWT_JWKS_URL", "http://id.example/jwks")
+	t.Setenv("JWT_ISSUER", "https://id.example/")
+	t.Setenv("JWT_AUDIENCE", "regintel")
 	if err := mustLoad(t).CheckAuth(); err != nil {
 		t.Fatalf("local run with an http key set: %v", err)
 	}
@@ -224,12 +229,12 @@ func TestJWKSURLMustBeHTTPSOnLambda(t *testing.T) {
 // Each bad value is refused with an error naming its variable.
 func TestRejectsBadValues(t *testing.T) {
 	for _, tc := range []struct{ name, value string }{
-		{"PORT", "eighty"}, {"LLM_PROVIDER", "gemini"}, {"AUTH_MODE", "none"}, {"HISTORY_TURNS", "-1"}, {"TENANT_DAILY_TOKEN_LIMIT", "-5"},
+		{"PORT", "eighty"}, {"LLM_PROVIDER", "gemini"}, {"AUTH_MODE", "none"}, {"HISTORY_TURNS", "-1"}, {"TENANT_DAILY_TOKEN_LIMIT", "-5"}, {"TENANT_CAP_ON_ERROR", "fail"}, {"TENANT_DAILY_COST_LIMIT_USD", "-1"}, {"TENANT_DAILY_COST_LIMIT_USD", "ten"}, {"TENANT_DAILY_COST_LIMIT_USD", "Inf"},
 		{"ENRICHMENT_FRESHNESS_DAYS", "0"}, {"ENRICHMENT_FRESHNESS_DAYS", "soon"},
 		{"DB_IAM_AUTH", "maybe"}, {"DB_MAX_CONNS", "0"}, {"DB_MAX_CONNS", "two"}, {"DB_STATEMENT_CACHE", "maybe"},
 		{"RETENTION_DAYS", "0"}, {"RETENTION_DAYS", "-3"}, {"RETENTION_DAYS", "week"}, {"RETENTION_DAYS", "1.5"},
 		{"LLM_TOOLS", "on"}, {"LLM_TOOLS", "none"},
-		{"LLM_MAX_CALLS", "0"}, {"LLM_MAX_CALLS", "11"}, {"LLM_MAX_CALLS", "three"}, {"LLM_MAX_CALLS", "-1"},
+		{"LLM_PRICES", "m=1/2"}, {"LLM_PRICES", "m=1/x/2"}, {"LLM_PRICES", "=1/1/1"}, {"LLM_PRICES", "m=-1/0/0"}, {"LLM_MAX_CALLS", "0"}, {"LLM_MAX_CALLS", "11"}, {"LLM_MAX_CALLS", "three"}, {"LLM_MAX_CALLS", "-1"},
 		{"JWT_IAT_LEEWAY", "soon"}, {"JWT_IAT_LEEWAY", "-1s"},
 		{"TRACING", "yes"}, {"TRACING", "true"},
 		{"TRACING_SAMPLE_RATIO", "1.5"}, {"TRACING_SAMPLE_RATIO", "-0.1"}, {"TRACING_SAMPLE_RATIO", "half"}, {"TRACING_SAMPLE_RATIO", "NaN"},
@@ -305,5 +310,39 @@ func TestLocalFeaturesAreOffOnLambdaUnlessSet(t *testing.T) {
 				t.Fatalf("=maybe: err %v", err)
 			}
 		})
+	}
+}
+
+// JWT mode refuses to start unless tokens must name both the issuer and
+// the audience: keys alone would accept a token minted for another
+// service. It holds locally as on Lambda.
+func TestJWTModeNeedsIssuerAndAudience(t *testing.T) {
+	for _, lambda := range []bool{false, true} {
+		for name, env := range map[string]map[string]string{
+			"neither":      {},
+			"no audience":  {"JWT_ISSUER": "https://id.example/"},
+			"no issuer":    {"JWT_AUDIENCE": "regintel"},
+			"blank issuer": {"JWT_ISSUER": "  ", "JWT_AUDIENCE": "regintel"},
+		} {
+			clearEnv(t)
+			if lambda {
+				t.Setenv("AWS_LAMBDA_RUNTIME_API", "127.0.0.1:9001")
+				t.Setenv("OPENAI_API_KEY", "sk-test")
+			}
+			t.Setenv("AUTH_MODE", "jwt")
+			t.Setenv("JWT_JWKS_URL", "https://id.example/jwks")
+			for k, v := range env {
+				t.Setenv(k, v)
+			}
+			err := mustLoad(t).CheckAuth()
+			if err == nil || !strings.Contains(err.Error(), "JWT_ISSUER") || !strings.Contains(err.Error(), "JWT_AUDIENCE") {
+				t.Errorf("lambda=%v, %s: err = %v, want a refusal naming JWT_ISSUER and JWT_AUDIENCE", lambda, name, err)
+			}
+		}
+		t.Setenv("JWT_ISSUER", "https://id.example/")
+		t.Setenv("JWT_AUDIENCE", "regintel")
+		if err := mustLoad(t).CheckAuth(); err != nil {
+			t.Errorf("lambda=%v with issuer and audience: %v", lambda, err)
+		}
 	}
 }

@@ -1,5 +1,5 @@
 // Package conversation holds the conversation domain: conversations,
-// numbered turns, the per-conversation context (seed 000) and the store
+// numbered turns, the per-conversation context and the store
 // interface. conversation/postgres is the production store and
 // conversation/memory the embedded local one.
 package conversation
@@ -53,34 +53,45 @@ const (
 	MaxProfileJurisdictions = 10
 )
 
-// ErrInvalidProfile wraps the reason a profile is refused.
+// ErrInvalidProfile is what every ProfileError is.
 var ErrInvalidProfile = errors.New("invalid profile")
 
+// ProfileError is a refused profile: the field, as a path inside the
+// profile ("personaType", "jurisdictions[1]"), and the rule it broke.
+type ProfileError struct {
+	Field string
+	Rule  string
+}
+
+func (e *ProfileError) Error() string { return "field profile." + e.Field + ": " + e.Rule }
+
+func (e *ProfileError) Unwrap() error { return ErrInvalidProfile }
+
 // Validate checks p and returns it with the persona trimmed and the
-// jurisdictions as a non-nil list. Errors wrap ErrInvalidProfile.
+// jurisdictions as a non-nil list. Its errors are *ProfileError.
 func (p Profile) Validate() (Profile, error) {
 	p, reason := p.check()
 	if reason != nil {
-		return p, errors.Join(ErrInvalidProfile, reason)
+		return p, reason
 	}
 	return p, nil
 }
 
-func (p Profile) check() (Profile, error) {
+func (p Profile) check() (Profile, *ProfileError) {
 	p.PersonaType = strings.TrimSpace(p.PersonaType)
 	if utf8.RuneCountInString(p.PersonaType) > MaxPersonaRunes {
-		return p, fmt.Errorf("personaType is longer than %d characters", MaxPersonaRunes)
+		return p, &ProfileError{"personaType", fmt.Sprintf("is longer than %d characters", MaxPersonaRunes)}
 	}
 	if strings.ContainsFunc(p.PersonaType, isControl) {
-		return p, errors.New("personaType contains control characters")
+		return p, &ProfileError{"personaType", "contains a control character; send text only"}
 	}
 	if len(p.Jurisdictions) > MaxProfileJurisdictions {
-		return p, fmt.Errorf("at most %d jurisdictions", MaxProfileJurisdictions)
+		return p, &ProfileError{"jurisdictions", fmt.Sprintf("has %d codes; send at most %d", len(p.Jurisdictions), MaxProfileJurisdictions)}
 	}
 	codes := make([]string, 0, len(p.Jurisdictions))
-	for _, j := range p.Jurisdictions {
+	for i, j := range p.Jurisdictions {
 		if !jurisdiction.Known(j) {
-			return p, errors.New(`jurisdictions must be codes such as "IE", "UK" or "EU"`)
+			return p, &ProfileError{fmt.Sprintf("jurisdictions[%d]", i), `is not a known code; use codes such as "IE", "UK" or "EU"`}
 		}
 		if c := jurisdiction.Normalize(j); !slices.Contains(codes, c) {
 			codes = append(codes, c)
@@ -97,7 +108,7 @@ func (p Profile) check() (Profile, error) {
 // break the layout of lists and prompts.
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
 
-// Context is the engine-owned memory of a conversation (seed 000 §2.2).
+// Context is the engine-owned memory of a conversation.
 type Context struct {
 	ActiveNodeIDs []string `json:"activeNodeIds"`
 }
@@ -172,7 +183,7 @@ type TurnState struct {
 	History []Turn
 	Context Context
 	// ContextErr is set when the conversation loaded but its context did not;
-	// the turn goes on with the empty context (seed 000 §4.3).
+	// the turn goes on with the empty context.
 	ContextErr error
 	// Handoff is the pending context request and the supplied items, read
 	// with the rest. When that part failed it is nil and HandoffErr says why.
@@ -197,6 +208,7 @@ type Store interface {
 	ContextRequests
 	Admin
 	Turns
+	TokenLedger
 	// CreateConversation inserts a new conversation (with c.Profile, if set)
 	// and returns it with its id.
 	CreateConversation(ctx context.Context, c Conversation) (Conversation, error)

@@ -6,9 +6,9 @@ import (
 	"time"
 )
 
-// Context handoff (seed 004): the model asks for context it lacks, the client
+// Context handoff: the model asks for context it lacks, the client
 // supplies it, and the deferred question is answered. Supplied items stay
-// with the conversation (seed 002 gap 2) until the client deletes them.
+// with the conversation until the client deletes them.
 
 // Statuses of a context request. Only pending moves, and only once.
 const (

@@ -20,11 +20,11 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"go.opentelemetry.io/otel/trace"
+	"golang.org/x/sync/errgroup"
 
 	"regintel/shared/concept"
 	"regintel/shared/extract"
@@ -225,8 +225,8 @@ func (h *Handler) Stats() Stats { return h.stats.snapshot() }
 // them to the dead-letter queue. The error is always nil.
 func (h *Handler) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
 	failed := make([]bool, len(ev.Records))
-	sem := make(chan struct{}, h.cfg.BatchConcurrency)
-	var wg sync.WaitGroup
+	var jobs errgroup.Group
+	jobs.SetLimit(h.cfg.BatchConcurrency)
 	for i, rec := range ev.Records {
 		env, err := queue.Decode([]byte(rec.Body))
 		var job queue.EnrichmentRequested
@@ -240,11 +240,7 @@ func (h *Handler) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQS
 				"event", "enrich_invalid_message", "message_id", rec.MessageId, "receive_count", rec.Attributes["ApproximateReceiveCount"], "err", err)
 			continue
 		}
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
+		jobs.Go(func() error {
 			jobCtx, span := tracing.StartRoot(tracing.FromSQSRecord(ctx, rec), "enrich concept", trace.WithSpanKind(trace.SpanKindConsumer))
 			_, err := h.Enrich(jobCtx, job)
 			tracing.End(span, err)
@@ -253,9 +249,10 @@ func (h *Handler) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQS
 				h.log.ErrorContext(ctx, "enrichment job failed", "event", "enrich_job_failed", "message_id", rec.MessageId, "concept_id", job.ConceptID,
 					"receive_count", rec.Attributes["ApproximateReceiveCount"], "err", err)
 			}
-		}()
+			return nil // a failed job is reported per record, not as the batch's error
+		})
 	}
-	wg.Wait()
+	_ = jobs.Wait()
 	var resp events.SQSEventResponse
 	for i, f := range failed {
 		if f {
@@ -400,26 +397,23 @@ func sourceTexts(changed []source) map[string]string {
 func (h *Handler) fetchAll(ctx context.Context, res *Result, urls []string) []Document {
 	docs := make([]*Document, len(urls))
 	res.Timings.timed(PhaseFetch, func() {
-		sem := make(chan struct{}, h.cfg.FetchConcurrency)
-		var wg sync.WaitGroup
+		var fetches errgroup.Group
+		fetches.SetLimit(h.cfg.FetchConcurrency)
 		for i, u := range urls {
-			wg.Add(1)
-			sem <- struct{}{}
-			go func() {
-				defer wg.Done()
-				defer func() { <-sem }()
+			fetches.Go(func() error {
 				doc, err := h.d.Fetcher.Fetch(ctx, u)
 				if err != nil {
 					h.log.WarnContext(ctx, "source fetch failed", "host", hostOf(u), "reason", fetchFailure(err), "permanent", fetch.IsPermanent(err))
-					return
+					return nil // a failed source is skipped, not fatal
 				}
 				if doc.URL == "" {
 					doc.URL = u
 				}
 				docs[i] = &doc
-			}()
+				return nil
+			})
 		}
-		wg.Wait()
+		_ = fetches.Wait()
 	})
 	var out []Document
 	for _, d := range docs {

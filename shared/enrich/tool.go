@@ -1,11 +1,13 @@
 package enrich
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"regintel/shared/llm"
 )
@@ -205,7 +207,15 @@ var compiledSchema = func() *jsonschema.Schema {
 	if err != nil {
 		panic(err)
 	}
-	return jsonschema.MustCompileString(ToolName+".schema.json", string(raw))
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		panic(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(ToolName+".schema.json", doc); err != nil {
+		panic(err)
+	}
+	return c.MustCompile(ToolName + ".schema.json")
 }()
 
 // ErrInvalidArguments marks tool arguments that are not JSON or do not match
@@ -223,7 +233,7 @@ func ParseFacts(raw json.RawMessage) (Facts, error) {
 		// The validation error names schema locations, never the values.
 		var ve *jsonschema.ValidationError
 		if errors.As(err, &ve) {
-			return Facts{}, fmt.Errorf("%w: %s", ErrInvalidArguments, firstLeaf(ve).InstanceLocation)
+			return Facts{}, fmt.Errorf("%w: /%s", ErrInvalidArguments, strings.Join(firstLeaf(ve).InstanceLocation, "/"))
 		}
 		return Facts{}, fmt.Errorf("%w: %v", ErrInvalidArguments, err)
 	}

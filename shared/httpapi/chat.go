@@ -105,7 +105,14 @@ func (a *API) prepareFailed(w http.ResponseWriter, requestID string, err error) 
 		writeError(w, http.StatusConflict, "turn_in_progress", "the previous answer in this conversation is still being written; send the message once it is done")
 	case errors.As(err, &limited):
 		w.Header().Set("Retry-After", strconv.Itoa(int(limited.RetryAfter.Seconds()+0.999)))
+		if limited.Cost {
+			writeError(w, http.StatusTooManyRequests, "daily_cost_limit", "this organisation has reached its spending limit for today (UTC); try again tomorrow")
+			return
+		}
 		writeError(w, http.StatusTooManyRequests, "daily_token_limit", "this organisation has used its tokens for today (UTC); try again tomorrow")
+	case errors.Is(err, chat.ErrUsageUnavailable):
+		w.Header().Set("Retry-After", "30")
+		writeError(w, http.StatusServiceUnavailable, "usage_unavailable", "this organisation's token usage cannot be checked right now, so the daily limit cannot be applied; try again shortly")
 	case errors.Is(err, chat.ErrRequestNotFound):
 		writeError(w, http.StatusNotFound, "context_request_not_found", "no such context request in this conversation")
 	case errors.Is(err, chat.ErrRequestExpired):

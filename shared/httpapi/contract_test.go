@@ -223,7 +223,7 @@ func TestContractCheckerCatchesAResponseOffTheDocument(t *testing.T) {
 		t.Fatal("the retired data-metadata chunk passed")
 	}
 	meta := `{"conversationId":null,"turnNumber":null,"referencedNodes":null,"jurisdictions":null,"uncertaintyLevel":"low",` +
-		`"disclaimerKey":"k","agentId":"a","usage":{"inputTokens":1,"outputTokens":1,"totalTokens":2},"provider":"p","model":"m",` +
+		`"disclaimerKey":"k","agentId":"a","usage":{"inputTokens":1,"outputTokens":1,"totalTokens":2,"cachedInputTokens":0},"provider":"p","model":"m",` +
 		`"latencyMs":1,"stateless":true,"queryComposition":"chat","warnings":null,"modelCalls":1,"concepts":null,"citations":null`
 	if p := c.Check(chat, http.StatusOK, sse, []byte("event: metadata\ndata: "+meta+"}\n\n")); len(p) != 0 {
 		t.Fatalf("complete metadata refused: %v", p)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"regintel/shared/asof"
@@ -34,9 +35,14 @@ func (a *API) decodeJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 
 // decodeJSONUpTo is decodeJSON with another bound.
 func (a *API) decodeJSONUpTo(w http.ResponseWriter, r *http.Request, v any, limit int64) bool {
-	mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mediaType != "application/json" {
 		writeError(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "send the body as application/json")
+		return false
+	}
+	// JSON is UTF-8; a body declared in another charset would be misread.
+	if charset, ok := params["charset"]; ok && !strings.EqualFold(charset, "utf-8") {
+		writeError(w, http.StatusUnsupportedMediaType, "unsupported_charset", "send the body as UTF-8 (charset=utf-8, or no charset)")
 		return false
 	}
 	tooLarge := "the body is over " + sizeText(limit)

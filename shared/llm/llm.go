@@ -77,6 +77,27 @@ type Usage struct {
 	InputTokens  int `json:"inputTokens"`
 	OutputTokens int `json:"outputTokens"`
 	TotalTokens  int `json:"totalTokens"`
+	// CachedInputTokens is the part of InputTokens the provider served
+	// from its prompt cache (billed at the cached input price).
+	CachedInputTokens int `json:"cachedInputTokens"`
+	// Estimated is set when part of the usage is our count, not the
+	// provider's: a call cut off before its usage arrived.
+	Estimated bool `json:"estimated,omitempty"`
+	// CostUSD is the usage at the model's prices; nil when the model has
+	// no price.
+	CostUSD *float64 `json:"costUsd,omitempty"`
+}
+
+// Plus is the usage of two calls together; a sum with an estimated part
+// is estimated. It has no cost: price the sum.
+func (u Usage) Plus(v Usage) Usage {
+	return Usage{
+		InputTokens:       u.InputTokens + v.InputTokens,
+		OutputTokens:      u.OutputTokens + v.OutputTokens,
+		TotalTokens:       u.TotalTokens + v.TotalTokens,
+		CachedInputTokens: u.CachedInputTokens + v.CachedInputTokens,
+		Estimated:         u.Estimated || v.Estimated,
+	}
 }
 
 // Chunk is the tagged union LlmStreamChunk: exactly one of Delta (text),

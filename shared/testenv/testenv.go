@@ -23,3 +23,13 @@ func Require(t testing.TB, name string) string {
 	t.Skipf("%s not set; run `make test` to start the test servers", name)
 	return ""
 }
+
+// BuildsBinary skips a test that builds a binary (a Lambda bootstrap, a
+// command) under `go test -short`, which `make test-unit` uses to stay a
+// fast inner loop; `make test` runs it.
+func BuildsBinary(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds a binary; skipped under -short (make test runs it)")
+	}
+}

@@ -31,6 +31,8 @@ type Store struct {
 	conversations map[key]*record
 	// usage is the total tokens per tenant and UTC day.
 	usage map[usageKey]int64
+	// charged is the daily cap's ledger per tenant and UTC day (ledger.go).
+	charged map[usageKey]charges
 }
 
 type usageKey struct{ tenantID, day string }
@@ -60,7 +62,7 @@ type turnLease struct {
 
 // New returns an empty store.
 func New() *Store {
-	return &Store{conversations: map[key]*record{}, usage: map[usageKey]int64{}}
+	return &Store{conversations: map[key]*record{}, usage: map[usageKey]int64{}, charged: map[usageKey]charges{}}
 }
 
 // ids are compared in canonical (lower-case) form, as Postgres does for uuid.

@@ -59,7 +59,8 @@ func (s *Store) ListConversations(ctx context.Context, tenantID string, q conver
 
 const selectAllTurns = `
 SELECT turn_number, user_text, assistant_text, status, provider, model,
-       input_tokens, output_tokens, total_tokens, latency_ms, referenced_nodes, metadata, created_at
+       input_tokens, output_tokens, total_tokens, latency_ms, referenced_nodes, metadata, created_at,
+       cached_input_tokens, cost_usd::float8, usage_estimated
 FROM conversation_turns
 WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid` + ofOwnedConversation + `
 ORDER BY turn_number`
@@ -102,7 +103,7 @@ func (s *Store) GetConversation(ctx context.Context, tenantID, conversationID st
 	}
 	if held.Context != nil {
 		// An unreadable context shows as no active concepts, as a chat turn
-		// would treat it (seed 000 §4.3).
+		// would treat it (a failed context load is the empty context).
 		if loaded, err := decodeContext(held.Context.Data); err == nil {
 			d.ActiveNodeIDs = loaded.ActiveNodeIDs
 		}

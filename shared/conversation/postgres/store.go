@@ -175,7 +175,7 @@ func scanTurn(row pgx.CollectableRow) (conversation.Turn, error) {
 	var metadata []byte
 	err := row.Scan(&t.Number, &t.UserText, &t.AssistantText, &t.Status, &t.Provider, &t.Model,
 		&t.Usage.InputTokens, &t.Usage.OutputTokens, &t.Usage.TotalTokens, &t.LatencyMS,
-		&t.ReferencedNodes, &metadata, &t.CreatedAt)
+		&t.ReferencedNodes, &metadata, &t.CreatedAt, &t.Usage.CachedInputTokens, &t.Usage.CostUSD, &t.Usage.Estimated)
 	if err != nil {
 		return t, err
 	}
@@ -213,22 +213,25 @@ WITH next AS (
     RETURNING c.tenant_id, c.id, c.last_turn_number
 ),
 usage AS (
-    INSERT INTO tenant_daily_usage AS u (tenant_id, day, shard, input_tokens, output_tokens, total_tokens, turns)
+    INSERT INTO tenant_daily_usage AS u (tenant_id, day, shard, input_tokens, output_tokens, total_tokens,
+                                        cached_input_tokens, cost_usd, turns)
     SELECT next.tenant_id, (now() AT TIME ZONE 'UTC')::date, ` + usageShard + `,
-           $8::integer, $9::integer, $10::integer, 1 FROM next
+           $8::integer, $9::integer, $10::integer, $16::integer, coalesce($17::numeric, 0), 1 FROM next
     WHERE $5 <> 'streaming'
     ON CONFLICT (tenant_id, day, shard) DO UPDATE SET
         input_tokens = u.input_tokens + EXCLUDED.input_tokens,
         output_tokens = u.output_tokens + EXCLUDED.output_tokens,
         total_tokens = u.total_tokens + EXCLUDED.total_tokens,
+        cached_input_tokens = u.cached_input_tokens + EXCLUDED.cached_input_tokens,
+        cost_usd = u.cost_usd + EXCLUDED.cost_usd,
         turns = u.turns + 1,
         updated_at = now()
 )
 INSERT INTO conversation_turns (
     tenant_id, conversation_id, turn_number, user_text, assistant_text, status, provider, model,
-    input_tokens, output_tokens, total_tokens, latency_ms, referenced_nodes, metadata)
+    input_tokens, output_tokens, total_tokens, latency_ms, referenced_nodes, metadata, cached_input_tokens, cost_usd, usage_estimated)
 SELECT next.tenant_id, next.id, next.last_turn_number, $3, $4, $5, $6, $7,
-       $8::integer, $9::integer, $10::integer, $11::bigint, $12::text[], $13::jsonb
+       $8::integer, $9::integer, $10::integer, $11::bigint, $12::text[], $13::jsonb, $16::integer, $17::numeric, $18::boolean
 FROM next
 RETURNING turn_number`
 
@@ -260,7 +263,8 @@ func (s *Store) AppendTurn(ctx context.Context, tenantID, conversationID string,
 	err = sc.queryRow(ctx, s.pool, appendTurn, tenantID, conversationID,
 		t.UserText, t.AssistantText, string(status), t.Provider, t.Model,
 		t.Usage.InputTokens, t.Usage.OutputTokens, t.Usage.TotalTokens, t.LatencyMS,
-		nonNil(t.ReferencedNodes), metadata, profile, leaseParam(t.LeaseID),
+		nonNil(t.ReferencedNodes), metadata, profile, leaseParam(t.LeaseID), t.Usage.CachedInputTokens, t.Usage.CostUSD,
+		t.Usage.Estimated,
 	).Scan(&number)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, conversation.ErrNotFound

@@ -32,7 +32,7 @@ func TestStoreContract(t *testing.T) {
 }
 
 // An unreadable context is reported in ContextErr; the conversation and
-// history still load (seed 000 §4.3).
+// history still load (a failed context load is the empty context).
 func TestUnreadableContextIsContextErr(t *testing.T) {
 	ctx := conversation.WithOwner(context.Background(), "u")
 	pool := pgtest.NewMigratedPool(t, 2)

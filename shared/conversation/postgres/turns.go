@@ -339,7 +339,8 @@ func (s *Store) ReserveTurn(ctx context.Context, tenantID, conversationID string
 }
 
 const turnColumns = `turn_number, user_text, assistant_text, status, provider, model,
-       input_tokens, output_tokens, total_tokens, latency_ms, referenced_nodes, metadata, created_at`
+       input_tokens, output_tokens, total_tokens, latency_ms, referenced_nodes, metadata, created_at,
+       cached_input_tokens, cost_usd::float8, usage_estimated`
 
 // retryTurn restarts the conversation's last turn if it failed or was
 // interrupted. The row lock makes a concurrent second retry see the
@@ -388,7 +389,8 @@ WITH finished AS (
     UPDATE conversation_turns
     SET assistant_text = $4, status = $5, provider = $6, model = $7,
         input_tokens = $8::integer, output_tokens = $9::integer, total_tokens = $10::integer,
-        latency_ms = $11::bigint, referenced_nodes = $12::text[], metadata = $13::jsonb
+        latency_ms = $11::bigint, referenced_nodes = $12::text[], metadata = $13::jsonb,
+        cached_input_tokens = $15::integer, cost_usd = $16::numeric, usage_estimated = $17::boolean
     WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid AND turn_number = $3::integer` + ofOwnedConversation + `
     RETURNING tenant_id, conversation_id
 ),
@@ -403,13 +405,16 @@ touched AS (
     RETURNING c.tenant_id, c.id
 ),
 usage AS (
-    INSERT INTO tenant_daily_usage AS u (tenant_id, day, shard, input_tokens, output_tokens, total_tokens, turns)
+    INSERT INTO tenant_daily_usage AS u (tenant_id, day, shard, input_tokens, output_tokens, total_tokens,
+                                        cached_input_tokens, cost_usd, turns)
     SELECT touched.tenant_id, (now() AT TIME ZONE 'UTC')::date, ` + usageShard + `,
-           $8::integer, $9::integer, $10::integer, 1 FROM touched
+           $8::integer, $9::integer, $10::integer, $15::integer, coalesce($16::numeric, 0), 1 FROM touched
     ON CONFLICT (tenant_id, day, shard) DO UPDATE SET
         input_tokens = u.input_tokens + EXCLUDED.input_tokens,
         output_tokens = u.output_tokens + EXCLUDED.output_tokens,
         total_tokens = u.total_tokens + EXCLUDED.total_tokens,
+        cached_input_tokens = u.cached_input_tokens + EXCLUDED.cached_input_tokens,
+        cost_usd = u.cost_usd + EXCLUDED.cost_usd,
         turns = u.turns + 1,
         updated_at = now()
 )
@@ -445,7 +450,7 @@ func (s *Store) FinishTurn(ctx context.Context, tenantID, conversationID string,
 	batch.Queue(finishTurn, tenantID, conversationID, t.Number,
 		t.AssistantText, string(t.Status), t.Provider, t.Model,
 		t.Usage.InputTokens, t.Usage.OutputTokens, t.Usage.TotalTokens, t.LatencyMS,
-		nonNil(t.ReferencedNodes), metadata, leaseParam(t.LeaseID))
+		nonNil(t.ReferencedNodes), metadata, leaseParam(t.LeaseID), t.Usage.CachedInputTokens, t.Usage.CostUSD, t.Usage.Estimated)
 	if withContext {
 		batch.Queue(saveTurnContext, tenantID, conversationID, nonNil(f.ActiveNodes), maxNodes, used)
 	}

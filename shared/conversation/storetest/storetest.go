@@ -50,6 +50,11 @@ func Run(t *testing.T, newStore func(t *testing.T) conversation.Store) {
 		{"StartRetriesTheFailedTurn", testStartRetries},
 		{"StartConversationReservesItsFirstTurn", testStartConversation},
 		{"FinishTouchesUsedItems", testFinishTouchesUsedItems},
+		// The daily cap's ledger.
+		{"ConcurrentChargesHoldTheCap", testConcurrentChargesHoldTheCap},
+		{"ChargeThenSettle", testChargeThenSettle},
+		{"UsageKeepsCachedTokensAndCost", testUsageKeepsCachedTokensAndCost},
+		{"CostLimit", testCostLimit},
 		// Context handoff.
 		{"RequestCreatedPendingAndLoaded", testRequestLifecycle},
 		{"RequestsAreTenantAndConversationScoped", testRequestIsolation},

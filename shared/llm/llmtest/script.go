@@ -136,6 +136,9 @@ func Pause(d time.Duration) Step { return Step{Kind: StepPause, Pause: d} }
 type Usage struct {
 	InputTokens  int
 	OutputTokens int
+	// CachedInputTokens is the part of InputTokens reported as served
+	// from the prompt cache.
+	CachedInputTokens int
 }
 
 // Script is the scripted answer to one request.

@@ -227,7 +227,7 @@ func (p *streamPlayer) playResponses() {
 	}
 	usage := p.usage()
 	usageObject := object{
-		{"input_tokens", usage.InputTokens}, {"input_tokens_details", object{{"cached_tokens", 0}}},
+		{"input_tokens", usage.InputTokens}, {"input_tokens_details", object{{"cached_tokens", usage.CachedInputTokens}}},
 		{"output_tokens", usage.OutputTokens}, {"output_tokens_details", object{{"reasoning_tokens", 0}}},
 		{"total_tokens", usage.InputTokens + usage.OutputTokens},
 	}
@@ -412,7 +412,7 @@ func (c *chatStream) finish(finishReason string) {
 		if !c.chunk(nil, object{
 			{"prompt_tokens", usage.InputTokens}, {"completion_tokens", usage.OutputTokens},
 			{"total_tokens", usage.InputTokens + usage.OutputTokens},
-			{"prompt_tokens_details", object{{"cached_tokens", 0}, {"audio_tokens", 0}}},
+			{"prompt_tokens_details", object{{"cached_tokens", usage.CachedInputTokens}, {"audio_tokens", 0}}},
 			{"completion_tokens_details", object{{"reasoning_tokens", 0}, {"audio_tokens", 0},
 				{"accepted_prediction_tokens", 0}, {"rejected_prediction_tokens", 0}}},
 		}) {

@@ -251,6 +251,8 @@ func chunkUsage(chunk openaisdk.ChatCompletionChunk) (*llm.Usage, bool) {
 			InputTokens:  int(chunk.Usage.PromptTokens),
 			OutputTokens: int(chunk.Usage.CompletionTokens),
 			TotalTokens:  int(chunk.Usage.TotalTokens),
+			// Reported as prompt_tokens_details.cached_tokens.
+			CachedInputTokens: int(chunk.Usage.PromptTokensDetails.CachedTokens),
 		}, true
 	}
 	if extra, ok := chunk.JSON.ExtraFields["x_groq"]; ok && extra.Valid() {

@@ -301,6 +301,8 @@ func (s *responsesStream) complete(resp responses.Response) {
 		InputTokens:  int(usage.InputTokens),
 		OutputTokens: int(usage.OutputTokens),
 		TotalTokens:  int(usage.TotalTokens),
+		// Reported as input_tokens_details.cached_tokens.
+		CachedInputTokens: int(usage.InputTokensDetails.CachedTokens),
 	}})
 }
 

@@ -71,6 +71,11 @@ func New(name string, handler queue.Handler, log *slog.Logger, opts ...Option) *
 
 // Publish starts one delivery per envelope and returns at once.
 func (p *Publisher) Publish(ctx context.Context, msgs ...queue.Envelope) error {
+	// A caller that has given up publishes nothing, as with SQS; a message
+	// once accepted is handled even after the caller's context ends.
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {

@@ -18,12 +18,16 @@ import (
 )
 
 func TestConformance(t *testing.T) {
-	queuetest.Run(t, func(t *testing.T, handler queue.Handler, maxDeliveries int) queuetest.Queue {
-		p := New("conformance", handler, slog.New(slog.NewTextHandler(io.Discard, nil)),
-			WithMaxDeliveries(maxDeliveries), WithRetryDelay(time.Millisecond))
-		t.Cleanup(p.Close)
-		return queuetest.Queue{Publisher: p, Settle: func(*testing.T) { p.Wait() }}
-	})
+	queuetest.Run(t, newConformanceQueue)
+}
+
+func BenchmarkConformanceQueue(b *testing.B) { queuetest.Bench(b, newConformanceQueue) }
+
+func newConformanceQueue(t testing.TB, handler queue.Handler, maxDeliveries int) queuetest.Queue {
+	p := New("conformance", handler, slog.New(slog.NewTextHandler(io.Discard, nil)),
+		WithMaxDeliveries(maxDeliveries), WithRetryDelay(time.Millisecond))
+	t.Cleanup(p.Close)
+	return queuetest.Queue{Publisher: p, Settle: func(testing.TB) { p.Wait() }}
 }
 
 func TestPublishDeliversEveryEnvelopeAndWaitWaits(t *testing.T) {

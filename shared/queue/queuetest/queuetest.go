@@ -8,9 +8,11 @@ package queuetest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"regintel/shared/queue"
 )
@@ -20,12 +22,12 @@ type Queue struct {
 	Publisher queue.Publisher
 	// Settle returns once everything published so far has been handled or
 	// given up after its last delivery.
-	Settle func(t *testing.T)
+	Settle func(t testing.TB)
 }
 
 // NewQueue returns a fresh queue whose consumer hands each message to
 // handler, at most maxDeliveries times.
-type NewQueue func(t *testing.T, handler queue.Handler, maxDeliveries int) Queue
+type NewQueue func(t testing.TB, handler queue.Handler, maxDeliveries int) Queue
 
 // Run runs the contract against the queues newQueue returns.
 func Run(t *testing.T, newQueue NewQueue) {
@@ -38,6 +40,8 @@ func Run(t *testing.T, newQueue NewQueue) {
 		{"NothingToPublish", testNothingToPublish},
 		{"FailedMessageIsDeliveredAgainAlone", testFailedMessageRedelivered},
 		{"GivenUpAfterMaxDeliveries", testGivenUpAfterMaxDeliveries},
+		{"CancelledContextPublishesNothing", testCancelledContextPublishesNothing},
+		{"ExpiredDeadlinePublishesNothing", testExpiredDeadlinePublishesNothing},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -91,7 +95,7 @@ func (d *deliveries) total() int {
 }
 
 // envelopes returns n envelopes, alternating the two message types.
-func envelopes(t *testing.T, n int) []queue.Envelope {
+func envelopes(t testing.TB, n int) []queue.Envelope {
 	t.Helper()
 	out := make([]queue.Envelope, 0, n)
 	for i := range n {
@@ -113,7 +117,7 @@ func envelopes(t *testing.T, n int) []queue.Envelope {
 	return out
 }
 
-func mustPublish(t *testing.T, q Queue, msgs ...queue.Envelope) {
+func mustPublish(t testing.TB, q Queue, msgs ...queue.Envelope) {
 	t.Helper()
 	if err := q.Publisher.Publish(context.Background(), msgs...); err != nil {
 		t.Fatalf("Publish of %d: %v", len(msgs), err)
@@ -219,4 +223,48 @@ func testGivenUpAfterMaxDeliveries(t *testing.T, newQueue NewQueue) {
 	if n := d.count(broken); n != maxDeliveries {
 		t.Errorf("given-up message came back: %d deliveries", n)
 	}
+}
+
+// A caller that has given up (its request cancelled, its deadline passed)
+// gets the context's error back, and no message leaves: a turn that was
+// abandoned must not half-publish.
+func testCancelledContextPublishesNothing(t *testing.T, newQueue NewQueue) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	publishUnder(t, newQueue, ctx, context.Canceled)
+}
+
+func testExpiredDeadlinePublishesNothing(t *testing.T, newQueue NewQueue) {
+	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	publishUnder(t, newQueue, ctx, context.DeadlineExceeded)
+}
+
+func publishUnder(t *testing.T, newQueue NewQueue, ctx context.Context, want error) {
+	d := newDeliveries(nil)
+	q := newQueue(t, d.handle, 1)
+	err := q.Publisher.Publish(ctx, envelopes(t, 3)...)
+	if !errors.Is(err, want) {
+		t.Fatalf("Publish = %v, want an error that is %v", err, want)
+	}
+	q.Settle(t)
+	if n := d.total(); n != 0 {
+		t.Fatalf("%d deliveries after a publish under a dead context, want 0", n)
+	}
+}
+
+// Bench measures publishing and handling batches of ten envelopes, the size
+// of one SQS batch, through the queue newQueue returns.
+func Bench(b *testing.B, newQueue NewQueue) {
+	d := newDeliveries(nil)
+	q := newQueue(b, d.handle, 1)
+	batch := envelopes(b, 10)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := q.Publisher.Publish(context.Background(), batch...); err != nil {
+			b.Fatal(err)
+		}
+	}
+	q.Settle(b)
+	b.ReportMetric(float64(d.total())/float64(b.N), "deliveries/op")
 }

@@ -29,18 +29,23 @@ import (
 // each to the handler, delete the ones handled; the rest become visible
 // again and, after maxReceiveCount receives, move to the dead-letter queue.
 func TestConformance(t *testing.T) {
-	client := sqstest.Client(t)
-	queuetest.Run(t, func(t *testing.T, handler queue.Handler, maxDeliveries int) queuetest.Queue {
+	queuetest.Run(t, motoQueues(sqstest.Client(t)))
+}
+
+func BenchmarkConformanceQueue(b *testing.B) { queuetest.Bench(b, motoQueues(sqstest.Client(b))) }
+
+func motoQueues(client *awssqs.Client) queuetest.NewQueue {
+	return func(t testing.TB, handler queue.Handler, maxDeliveries int) queuetest.Queue {
 		q := sqstest.NewQueue(t, client, "conformance", maxDeliveries)
 		return queuetest.Queue{
 			Publisher: sqs.NewPublisher(client, q.URL),
-			Settle:    func(t *testing.T) { consume(t, client, q.URL, handler) },
+			Settle:    func(t testing.TB) { consume(t, client, q.URL, handler) },
 		}
-	})
+	}
 }
 
 // consume delivers until the queue has stayed empty for a few receives.
-func consume(t *testing.T, client *awssqs.Client, queueURL string, handler queue.Handler) {
+func consume(t testing.TB, client *awssqs.Client, queueURL string, handler queue.Handler) {
 	t.Helper()
 	ctx := context.Background()
 	for round, empty := 0, 0; empty < 3; round++ {

@@ -19,7 +19,7 @@ import (
 
 // Client returns an SQS client for the moto server, with fake credentials
 // so nothing on the machine is used.
-func Client(t *testing.T) *awssqs.Client {
+func Client(t testing.TB) *awssqs.Client {
 	t.Helper()
 	endpoint := testenv.Require(t, "TEST_SQS_ENDPOINT")
 	t.Setenv("AWS_ACCESS_KEY_ID", "test")
@@ -47,7 +47,7 @@ type Queue struct {
 // dead-letter queue after maxReceiveCount receives. Its visibility timeout
 // is zero, so a message not deleted is visible again at once: tests never
 // wait for redelivery. Both are deleted when the test ends.
-func NewQueue(t *testing.T, client *awssqs.Client, name string, maxReceiveCount int) Queue {
+func NewQueue(t testing.TB, client *awssqs.Client, name string, maxReceiveCount int) Queue {
 	t.Helper()
 	ctx := context.Background()
 	suffix := strings.ReplaceAll(uuid.NewString()[:8], "-", "")
@@ -72,7 +72,7 @@ func NewQueue(t *testing.T, client *awssqs.Client, name string, maxReceiveCount 
 	return Queue{URL: *q.QueueUrl, ARN: arn(t, client, *q.QueueUrl), DLQURL: *dlq.QueueUrl}
 }
 
-func arn(t *testing.T, client *awssqs.Client, queueURL string) string {
+func arn(t testing.TB, client *awssqs.Client, queueURL string) string {
 	t.Helper()
 	out, err := client.GetQueueAttributes(context.Background(), &awssqs.GetQueueAttributesInput{
 		QueueUrl: aws.String(queueURL), AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameQueueArn},

@@ -1,0 +1,120 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"regintel/shared/conversation"
+)
+
+// chargeTokens adds the tokens $2 and cost $3 to the tenant's ledger of
+// today unless it already reached the token limit $4 or the cost limit $5
+// (zero: none). The conflict's WHERE is checked on the row as locked, so a
+// concurrent charge waits and then sees this one: no row returned means a
+// limit was reached and nothing was charged.
+const chargeTokens = `
+INSERT INTO tenant_token_ledger AS l (tenant_id, day, charged_tokens, charged_cost_usd)
+VALUES ($1::uuid, (now() AT TIME ZONE 'UTC')::date, $2::bigint, $3::numeric)
+ON CONFLICT (tenant_id, day) DO UPDATE
+SET charged_tokens = l.charged_tokens + EXCLUDED.charged_tokens,
+    charged_cost_usd = l.charged_cost_usd + EXCLUDED.charged_cost_usd, updated_at = now()
+WHERE ($4::bigint = 0 OR l.charged_tokens < $4::bigint)
+  AND ($5::numeric = 0 OR l.charged_cost_usd < $5::numeric)
+RETURNING day::text`
+
+// selectChargedToday reads the ledger after a charge in the same batch, to
+// name the limit a refused charge met.
+const selectChargedToday = `
+SELECT coalesce(sum(charged_tokens), 0), coalesce(sum(charged_cost_usd), 0)::float8 FROM tenant_token_ledger
+WHERE tenant_id = $1::uuid AND day = (now() AT TIME ZONE 'UTC')::date`
+
+// ChargeTokens charges the worst case while the tenant's day is under
+// both limits, in one round trip.
+func (s *Store) ChargeTokens(ctx context.Context, tenantID string, worst conversation.TokenCharge, limits conversation.DailyLimits) (conversation.TokenCharge, error) {
+	sc, err := scopeOf(ctx, tenantID)
+	if err != nil {
+		return conversation.TokenCharge{}, err
+	}
+	batch := sc.newBatch()
+	batch.Queue(chargeTokens, tenantID, worst.Tokens, worst.CostUSD, max(limits.Tokens, 0), max(limits.CostUSD, 0))
+	batch.Queue(selectChargedToday, tenantID)
+	results, err := send(ctx, s.pool, batch)
+	if err != nil {
+		return conversation.TokenCharge{}, fmt.Errorf("charge tokens: %w", err)
+	}
+	defer results.Close()
+	chargeErr := results.QueryRow().Scan(&worst.Day)
+	var tokens int64
+	var cost float64
+	if err := results.QueryRow().Scan(&tokens, &cost); err != nil {
+		return conversation.TokenCharge{}, fmt.Errorf("charge tokens: %w", err)
+	}
+	switch {
+	case errors.Is(chargeErr, pgx.ErrNoRows) && limits.Tokens > 0 && tokens >= limits.Tokens:
+		return conversation.TokenCharge{}, conversation.ErrOverLimit
+	case errors.Is(chargeErr, pgx.ErrNoRows):
+		return conversation.TokenCharge{}, conversation.ErrOverCostLimit
+	case chargeErr != nil:
+		return conversation.TokenCharge{}, fmt.Errorf("charge tokens: %w", chargeErr)
+	}
+	return worst, results.Close()
+}
+
+// settleTokens moves the ledger of the charge's day $2 by the used tokens
+// $3 less the charge $4, and by the cost $8 less the charged cost $10;
+// when $9 it adds the usage to the tenant's daily usage on a random shard
+// (such a turn has no conversation to pick one).
+const settleTokens = `
+WITH recorded AS (
+    INSERT INTO tenant_daily_usage AS u (tenant_id, day, shard, input_tokens, output_tokens, total_tokens,
+                                        cached_input_tokens, cost_usd, turns)
+    SELECT $1::uuid, $2::date, floor(random() * 16)::smallint, $5::bigint, $6::bigint, $3::bigint,
+           $7::bigint, coalesce($8::numeric, 0), 1
+    WHERE $9::boolean
+    ON CONFLICT (tenant_id, day, shard) DO UPDATE SET
+        input_tokens = u.input_tokens + EXCLUDED.input_tokens,
+        output_tokens = u.output_tokens + EXCLUDED.output_tokens,
+        total_tokens = u.total_tokens + EXCLUDED.total_tokens,
+        cached_input_tokens = u.cached_input_tokens + EXCLUDED.cached_input_tokens,
+        cost_usd = u.cost_usd + EXCLUDED.cost_usd,
+        turns = u.turns + 1,
+        updated_at = now()
+)
+UPDATE tenant_token_ledger
+SET charged_tokens = charged_tokens + $3::bigint - $4::bigint,
+    charged_cost_usd = charged_cost_usd + coalesce($8::numeric, 0) - $10::numeric, updated_at = now()
+WHERE tenant_id = $1::uuid AND day = $2::date`
+
+// SettleTokens replaces the charge by what the turn used.
+func (s *Store) SettleTokens(ctx context.Context, tenantID string, c conversation.TokenCharge, settle conversation.Settlement) error {
+	sc, err := scopeOf(ctx, tenantID)
+	if err != nil {
+		return err
+	}
+	u := settle.Usage
+	if _, err := sc.exec(ctx, s.pool, settleTokens, tenantID, c.Day, int64(u.TotalTokens), c.Tokens,
+		int64(u.InputTokens), int64(u.OutputTokens), int64(u.CachedInputTokens), u.CostUSD, settle.Record, c.CostUSD); err != nil {
+		return fmt.Errorf("settle tokens: %w", err)
+	}
+	return nil
+}
+
+const selectTenantChargedToday = `
+SELECT coalesce(sum(charged_tokens), 0) FROM tenant_token_ledger
+WHERE tenant_id = $1::uuid AND day = (now() AT TIME ZONE 'UTC')::date`
+
+// TenantChargedToday is the tenant's ledger on the current UTC day.
+func (s *Store) TenantChargedToday(ctx context.Context, tenantID string) (int64, error) {
+	sc, err := scopeOf(ctx, tenantID)
+	if err != nil {
+		return 0, err
+	}
+	var tokens int64
+	if err := sc.queryRow(ctx, s.pool, selectTenantChargedToday, tenantID).Scan(&tokens); err != nil {
+		return 0, fmt.Errorf("tenant charged tokens: %w", err)
+	}
+	return tokens, nil
+}
