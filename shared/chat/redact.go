@@ -59,6 +59,10 @@ func (r redactor) forLLM(text string) string {
 	return out
 }
 
+// redact replaces personal data with typed markers; pii reads the text in
+// the folded form the graph guard checks, so a value disguised with
+// zero-width characters, other digits or look-alike letters is replaced
+// whole in the original text.
 func redact(text string) (string, bool) {
 	out, kinds := pii.Redact(text)
 	return out, len(kinds) > 0

@@ -58,10 +58,12 @@ func TestChatToSQSToResolverToBoltAndBackIntoThePrompt(t *testing.T) {
 	graphStore := bolttest.Open(t)
 	conceptsURL, enrichURL := newQueue(t, client, "concepts"), newQueue(t, client, "enrichment")
 
-	// A kind unique to this run, so the concept is new to the shared test graph.
-	kind := "E2E_" + strings.ToUpper(strings.ReplaceAll(uuid.NewString()[:8], "-", ""))
+	// A kind unique to this run, so the concept is new to the shared test
+	// graph; outside the vocabulary, so the graph keeps it bare.
+	unique := uniqueLetters()
+	kind := "ENDTOEND_" + unique
 	conceptID := "TAX:IE:" + kind
-	label := "End-to-end relief " + kind
+	label := "End-to-end relief " + unique
 	fake := llmtest.NewServer(t)
 	fake.Enqueue(llmtest.Script{Steps: llmtest.Steps(llmtest.Words("The relief applies to qualifying expenditure."),
 		llmtest.ToolCallJSON("capture_concepts", map[string]any{"concepts": []map[string]any{{
@@ -140,9 +142,10 @@ func TestChatToSQSToResolverToBoltAndBackIntoThePrompt(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Turn 2's system prompt names the concept by the label this
-	// conversation captured (never the captured definition) with its fact
-	// from the Bolt graph, and the metadata cites the fact with its source.
+	// Turn 2's system prompt renders the concept (bare: the definition the
+	// model captured for a kind outside the vocabulary is not kept) and its
+	// fact from the Bolt graph, and the metadata cites the fact with its
+	// source.
 	second := turn(`{"conversationId":"` + convID + `","message":"Does it apply to me?"}`)
 	reqs := fake.Requests()
 	if len(reqs) != 2 || !strings.Contains(reqs[1].System, "- "+label+" (IE)") || strings.Contains(reqs[1].System, "a test relief on qualifying expenditure") ||
@@ -152,4 +155,15 @@ func TestChatToSQSToResolverToBoltAndBackIntoThePrompt(t *testing.T) {
 	if !strings.Contains(second, `{"nodeId":"`+rateID+`","label":"`+label+` rate","value":12.5,"unit":"%","validFrom":null,"validTo":null,"url":"`+source+`","lastVerifiedAt":"2026-11-02T09:00:00Z"}`) {
 		t.Fatalf("turn 2 metadata does not cite the fact:\n%s", second)
 	}
+}
+
+// uniqueLetters is eight capitals unique to the run: a uuid's hex with its
+// digits read as letters, since a kind takes few digits.
+func uniqueLetters() string {
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return 'G' + r - '0'
+		}
+		return r - 'a' + 'A'
+	}, uuid.NewString()[:8])
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
-	"github.com/google/uuid"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
@@ -66,11 +65,12 @@ func TestATurnAndItsResolverFormOneTrace(t *testing.T) {
 
 	graphStore := bolttest.Open(t)
 	conceptsURL, enrichURL := newQueue(t, client, "concepts"), newQueue(t, client, "enrichment")
-	kind := "TRACE_" + strings.ToUpper(strings.ReplaceAll(uuid.NewString()[:8], "-", ""))
+	unique := uniqueLetters()
+	kind := "TRACE_" + unique
 	fake := llmtest.NewServer(t)
 	fake.Enqueue(llmtest.Script{Steps: llmtest.Steps(llmtest.Words("The relief applies."),
 		llmtest.ToolCallJSON("capture_concepts", map[string]any{"concepts": []map[string]any{{
-			"domain": "TAX", "kind": kind, "jurisdiction": "IE", "prefLabel": "Traced relief " + kind,
+			"domain": "TAX", "kind": kind, "jurisdiction": "IE", "prefLabel": "Traced relief " + unique,
 			"definition": "a test relief", "sourceUrls": []string{"https://www.revenue.ie/en/"}}}}, 3))})
 
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))

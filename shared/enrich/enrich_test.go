@@ -19,6 +19,7 @@ import (
 	"regintel/shared/graph/bolt/bolttest"
 	graphmem "regintel/shared/graph/memory"
 	"regintel/shared/graph/write"
+	"regintel/shared/jurisdiction"
 	"regintel/shared/llm/llmtest"
 	"regintel/shared/llm/openai"
 	"regintel/shared/metrics"
@@ -52,7 +53,9 @@ type harness struct {
 func uniqueJurisdiction() string {
 	b := make([]byte, 5)
 	_, _ = rand.Read(b)
-	return "T" + strings.ToUpper(hex.EncodeToString(b))
+	code := "T" + strings.ToUpper(hex.EncodeToString(b))
+	jurisdiction.RegisterTestCode(code)
+	return code
 }
 
 func newHarness(t *testing.T, s store) *harness {

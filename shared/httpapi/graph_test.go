@@ -23,6 +23,7 @@ import (
 	graphmem "regintel/shared/graph/memory"
 	"regintel/shared/graph/write"
 	"regintel/shared/httpapi"
+	"regintel/shared/jurisdiction"
 	"regintel/shared/llm/llmtest"
 	"regintel/shared/llm/openai"
 	"regintel/shared/queue"
@@ -166,7 +167,9 @@ func keysOf(conceptID string, want enrichtest.Expected) []string {
 func uniqueJurisdiction() string {
 	b := make([]byte, 5)
 	_, _ = rand.Read(b)
-	return "T" + strings.ToUpper(hex.EncodeToString(b))
+	code := "T" + strings.ToUpper(hex.EncodeToString(b))
+	jurisdiction.RegisterTestCode(code)
+	return code
 }
 
 func TestFeedMemory(t *testing.T) { runFeedScenario(t, graphmem.New()) }

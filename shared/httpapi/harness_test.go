@@ -87,6 +87,7 @@ type envOptions struct {
 	keepAlive time.Duration          // default: httpapi.DefaultKeepAlive
 	demoPage  bool                   // serve the demo page too
 	api       func(*httpapi.Options) // adjusts the handler's options (limits, readiness)
+	log       *slog.Logger           // the engine's and the handler's logger (default: discarded)
 }
 
 // forEachStore runs test on the memory store and, when the test servers
@@ -131,6 +132,9 @@ func newEnv(t testing.TB, o envOptions) *env {
 		provider = openai.NewChat(ocfg)
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if o.log != nil {
+		quiet = o.log
+	}
 	cfg := o.engine
 	cfg.Model = "gpt-test"
 	engine := chat.New(chat.Deps{Store: store, Graph: reader, Provider: provider, Concepts: e.queue, Log: quiet}, cfg)

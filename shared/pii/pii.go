@@ -1,7 +1,14 @@
 // Package pii finds personal data in free text and property keys: e-mail
 // addresses, phone numbers, IBANs, payment card numbers, Irish PPSNs, UK
-// NINOs and IP addresses. It is the one detector set shared by the graph
-// ingress guard (which rejects) and chat storage / LLM requests (which redact).
+// NINOs, IP addresses, passport numbers, dates of birth, vehicle
+// registrations, Eircodes, UK postcodes, street addresses and names. It is
+// the one detector set shared by the graph ingress guard (which rejects)
+// and chat storage / LLM requests (which redact).
+//
+// Detectors read the text folded (see Fold) and with the separators inside
+// numbers taken out, so zero-width characters, other scripts' digits,
+// look-alike letters and "087/123/4567" hide nothing; a match is reported
+// as the span of the original text.
 //
 // Detectors favour precision where a checksum exists (IBAN mod-97, Luhn,
 // PPSN check letter) so that regulatory text full of rates, amounts and
@@ -11,6 +18,7 @@ package pii
 import (
 	"net/netip"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -27,12 +35,21 @@ const (
 	KindPPSN  Kind = "PPSN"
 	KindNINO  Kind = "NINO"
 	KindIP    Kind = "IP_ADDRESS"
+
+	KindPassport   Kind = "PASSPORT"
+	KindDOB        Kind = "DATE_OF_BIRTH"
+	KindVehicleReg Kind = "VEHICLE_REG"
+	KindEircode    Kind = "EIRCODE"
+	KindPostcode   Kind = "UK_POSTCODE"
+	KindAddress    Kind = "ADDRESS"
+	KindName       Kind = "PERSON_NAME"
 )
 
 // AllKinds lists every kind in detection priority order: when two matches
 // overlap, the earlier kind wins (an e-mail local part full of digits is an
 // e-mail, not a phone number).
-var AllKinds = []Kind{KindEmail, KindIBAN, KindCard, KindPPSN, KindNINO, KindIP, KindPhone}
+var AllKinds = []Kind{KindEmail, KindIBAN, KindCard, KindPPSN, KindNINO, KindPassport, KindIP, KindDOB,
+	KindPhone, KindVehicleReg, KindEircode, KindPostcode, KindAddress, KindName}
 
 // Match is one detected span, as byte offsets into the searched text.
 type Match struct {
@@ -48,12 +65,57 @@ func Marker(k Kind) string { return "[REDACTED:" + string(k) + "]" }
 func Find(text string) []Match { return FindKinds(text, AllKinds...) }
 
 // FindKinds is Find restricted to the given kinds (priority still follows
-// AllKinds).
+// AllKinds). The detectors read every derived form of the text (see Fold
+// and forms), and each match is reported as the span of the original text
+// it came from, so a disguised value is found and redacted whole.
 func FindKinds(text string, kinds ...Kind) []Match {
 	want := make(map[Kind]bool, len(kinds))
 	for _, k := range kinds {
 		want[k] = true
 	}
+	var all []Match
+	for _, f := range forms(text) {
+		for _, m := range findIn(f.text, want) {
+			m.Start, m.End = f.span(m.Start, m.End)
+			all = append(all, m)
+		}
+	}
+	return mergeSpans(all)
+}
+
+// mergeSpans orders matches by start and merges those that overlap (the
+// same value found in two forms, or two values sharing one character of
+// the original); the earlier match names the kind.
+func mergeSpans(ms []Match) []Match {
+	sort.SliceStable(ms, func(i, j int) bool {
+		if ms[i].Start != ms[j].Start {
+			return ms[i].Start < ms[j].Start
+		}
+		return priority(ms[i].Kind) < priority(ms[j].Kind)
+	})
+	var out []Match
+	for _, m := range ms {
+		if n := len(out); n > 0 && m.Start < out[n-1].End {
+			out[n-1].End = max(out[n-1].End, m.End)
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func priority(k Kind) int {
+	for i, have := range AllKinds {
+		if have == k {
+			return i
+		}
+	}
+	return len(AllKinds)
+}
+
+// findIn runs the wanted detectors on one form, highest priority first;
+// a match overlapping one already accepted is dropped.
+func findIn(text string, want map[Kind]bool) []Match {
 	var accepted []Match
 	// covered marks bytes already claimed by a higher-priority match; it
 	// keeps overlap checks linear in the text however many matches there are.
@@ -84,7 +146,6 @@ func FindKinds(text string, kinds ...Kind) []Match {
 			accepted = append(accepted, m)
 		}
 	}
-	sort.Slice(accepted, func(i, j int) bool { return accepted[i].Start < accepted[j].Start })
 	return accepted
 }
 
@@ -103,28 +164,40 @@ func Contains(text string, kinds ...Kind) (Kind, bool) {
 
 // Redact replaces every match with its typed marker (for example
 // "[REDACTED:EMAIL]") and returns the distinct kinds found, in order of first
-// appearance.
+// appearance. Taking a value out can leave its neighbours a shape of their
+// own (a bracket no longer glued to digits), so it reads the result again
+// until nothing is found; markers hold no digits, so this ends.
 func Redact(text string) (string, []Kind) {
-	ms := Find(text)
-	if len(ms) == 0 {
-		return text, nil
+	var kinds []Kind
+	for range maxRedactRounds {
+		ms := Find(text)
+		if len(ms) == 0 {
+			break
+		}
+		text = replaceMatches(text, ms)
+		for _, m := range ms {
+			if !slices.Contains(kinds, m.Kind) {
+				kinds = append(kinds, m.Kind)
+			}
+		}
 	}
+	return text, kinds
+}
+
+// maxRedactRounds bounds Redact's passes; real text needs one or two.
+const maxRedactRounds = 8
+
+func replaceMatches(text string, ms []Match) string {
 	var b strings.Builder
 	b.Grow(len(text))
-	var kinds []Kind
-	seen := map[Kind]bool{}
 	last := 0
 	for _, m := range ms {
 		b.WriteString(text[last:m.Start])
 		b.WriteString(Marker(m.Kind))
 		last = m.End
-		if !seen[m.Kind] {
-			seen[m.Kind] = true
-			kinds = append(kinds, m.Kind)
-		}
 	}
 	b.WriteString(text[last:])
-	return b.String(), kinds
+	return b.String()
 }
 
 // textShape is what a single pass over the text tells the detectors, so
@@ -145,12 +218,13 @@ type textShape struct {
 	dottedQuad bool
 	at         bool
 	ibanStart  bool // two letters then two digits at the start of a word
+	words      wordShape
 }
 
 const maxDigitGap = 3
 
 func shapeOf(text string) textShape {
-	var s textShape
+	s := textShape{words: wordShapeOf(text)}
 	run, gap := 0, 0
 	hex := -1 // hex digits since the last colon; -1: no colon open
 	dots, dotAfterDigit := 0, false
@@ -186,7 +260,7 @@ func shapeOf(text string) textShape {
 			run++
 			gap = 0
 			s.cluster = max(s.cluster, run)
-		case c == ' ' || c == '.' || c == '-' || c == '(' || c == ')':
+		case isSeparator(c) || c == '(' || c == ')':
 			gap++
 		default:
 			run, gap = 0, 0
@@ -224,6 +298,18 @@ func (s textShape) mayHold(k Kind) bool {
 		return s.cluster >= 6
 	case KindIP:
 		return s.dottedQuad || s.colonPair
+	case KindPassport:
+		return s.cluster >= 7 || s.words.passportCue
+	case KindDOB:
+		return s.cluster >= 6 || s.words.birthCue
+	case KindVehicleReg, KindPostcode:
+		return s.words.capsNextToDigit
+	case KindEircode:
+		return s.words.letterTwoDigits
+	case KindAddress:
+		return s.words.street
+	case KindName:
+		return s.words.honorific || s.words.intro || s.words.givenName
 	}
 	return true
 }
@@ -236,6 +322,14 @@ var detectors = map[Kind]func(string) []Match{
 	KindPPSN:  findPPSNs,
 	KindNINO:  findNINOs,
 	KindIP:    findIPs,
+
+	KindPassport:   findPassports,
+	KindDOB:        findDatesOfBirth,
+	KindVehicleReg: findVehicleRegs,
+	KindEircode:    findEircodes,
+	KindPostcode:   findPostcodes,
+	KindAddress:    findAddresses,
+	KindName:       findNames,
 }
 
 // isWordByte reports whether b would continue a token (so a match next to it

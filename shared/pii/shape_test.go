@@ -15,6 +15,7 @@ func TestShapeNeverHidesAMatch(t *testing.T) {
 	seeds := []string{
 		"jo@example.ie", "+353 87 123 4567", "087 123 4567", "IE29 AIBK 9311 5212 3456 78",
 		"4111 1111 1111 1111", "1234567T", "AB 12 34 56 C", "192.168.1.20", "fe80::1ff:fe23:4567:890a", "+353 (1) (234) 5678",
+		"born 14 March 1985", "12 Main Street", "Mr Murphy", "PA1234567", "D02 X285", "SW1A 1AA", "191-D-12345",
 	}
 	rng := rand.New(rand.NewPCG(13, 1))
 	texts := append([]string{}, seeds...)
@@ -51,7 +52,9 @@ func TestShapeSparesRegulatoryProse(t *testing.T) {
 		"(s. 46(1)(c), VATCA 2010); the threshold is EUR 42,500 for goods. See Revenue's 2025 guidance, part 3.2.1.\n" +
 		"Rate: 23%. Deadline: 23:59 on the 19th. Sources: revenue.ie"
 	shape := shapeOf(prose)
-	for _, k := range AllKinds {
+	// The kinds found by words and cues rather than digit groups have no
+	// shape to check; their patterns run on every text.
+	for _, k := range []Kind{KindEmail, KindPhone, KindIBAN, KindCard, KindPPSN, KindNINO, KindIP} {
 		if shape.mayHold(k) {
 			t.Errorf("prose without %s still runs its detector (shape %+v)", k, shape)
 		}

@@ -15,6 +15,7 @@ import (
 	"regintel/shared/concept"
 	"regintel/shared/graph"
 	"regintel/shared/graph/seeddata"
+	"regintel/shared/jurisdiction"
 )
 
 // NewStore returns the store under test holding the seed dataset. It may be
@@ -59,7 +60,9 @@ func LoadSeed(t testing.TB, s graph.Store, now time.Time) {
 func UniqueJurisdiction() string {
 	b := make([]byte, 5)
 	_, _ = rand.Read(b)
-	return "T" + strings.ToUpper(hex.EncodeToString(b))
+	code := "T" + strings.ToUpper(hex.EncodeToString(b))
+	jurisdiction.RegisterTestCode(code)
+	return code
 }
 
 // Concept is a normalised TAX concept of jurisdiction jur.

@@ -14,8 +14,9 @@ import (
 // CheckCaptured checks a captured concept exactly as the model produced it,
 // before anything (its id, its resolution) is computed from it: every field
 // must be free of personal data in its raw form and in every form derived
-// from it. It returns nil or a *Rejection that names the field and the kind
-// of data but never the value or the concept's id. It is pure: no I/O.
+// from it, and the concept must pass the allowlist (checkAllowlist). It
+// returns nil or a *Rejection that names the field and the kind of data
+// but never the value or the concept's id. It is pure: no I/O.
 func CheckCaptured(c concept.Concept) error {
 	fields := []struct {
 		name   string
@@ -31,13 +32,41 @@ func CheckCaptured(c concept.Concept) error {
 		{"source_urls", c.SourceURLs},
 	}
 	for _, f := range fields {
+		// Source URLs hold dated paths and query strings: only the number
+		// detectors apply to them.
+		kinds := pii.AllKinds
+		if f.name == "source_urls" {
+			kinds = GuardedPIIKinds
+		}
 		for _, v := range f.values {
-			if kind, found := findPII(v); found {
+			if kind, found := findPIIIn(v, kinds); found {
 				return &Rejection{Label: "Concept", Field: f.name, Reason: ReasonPIIValue, PIIKind: kind}
 			}
 		}
 	}
+	if rej := checkAllowlist(c); rej != nil {
+		return rej
+	}
 	return nil
+}
+
+// checkAllowlist checks the concept's vocabulary and each of its texts.
+func checkAllowlist(c concept.Concept) *Rejection {
+	if rej := checkVocabulary(c); rej != nil {
+		return rej
+	}
+	if rej := checkConceptText("pref_label", c.PrefLabel); rej != nil {
+		return rej
+	}
+	for _, l := range c.AltLabels {
+		if rej := checkConceptText("alt_labels", l); rej != nil {
+			return rej
+		}
+	}
+	if c.Definition == "" {
+		return nil
+	}
+	return checkConceptText("definition", c.Definition)
 }
 
 // findPII looks for guarded personal data in s and in every form derived
@@ -45,9 +74,12 @@ func CheckCaptured(c concept.Concept) error {
 // (full-width "＠"), URL and HTML escapes ("%40", "&#64;"), and "_", ":"
 // and "+" read as spaces (how a canonical id part or a query string joins
 // words, which the detectors would otherwise take for one word).
-func findPII(s string) (pii.Kind, bool) {
+func findPII(s string) (pii.Kind, bool) { return findPIIIn(s, GuardedPIIKinds) }
+
+// findPIIIn is findPII for the given kinds.
+func findPIIIn(s string, kinds []pii.Kind) (pii.Kind, bool) {
 	for _, form := range derivedForms(s) {
-		if kind, found := pii.Contains(form, GuardedPIIKinds...); found {
+		if kind, found := pii.Contains(form, kinds...); found {
 			return kind, true
 		}
 	}

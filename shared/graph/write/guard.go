@@ -1,6 +1,7 @@
 // Package write is the graph write service: the only way anything writes to
 // the rules graph. Every write passes the ingress guard first (label and
-// relationship whitelist, per-label property whitelist, personal data), so
+// relationship whitelist, per-label property whitelist, personal data, and
+// for concepts an allowlist of vocabulary, code lists and text shapes), so
 // the graph holds public regulatory knowledge only.
 package write
 
@@ -230,6 +231,10 @@ func (g *Guard) CheckConcept(c concept.Concept) error {
 	props := ConceptProperties(c)
 	if err := g.checkProps("Concept", c.ID, props); err != nil {
 		return err
+	}
+	if rej := checkAllowlist(c); rej != nil {
+		rej.ConceptID = safeID(c.ID)
+		return rej
 	}
 	return nil
 }

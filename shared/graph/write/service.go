@@ -227,6 +227,7 @@ func (s *Service) acceptConcepts(ctx context.Context, concepts []concept.Concept
 			s.rejectInto(ctx, res, err)
 			continue
 		}
+		c = BareUnlessKnown(c)
 		var dropped int
 		if c.SourceURLs, dropped = s.guard.OfficialSourceURLs(c.SourceURLs); dropped > 0 {
 			s.log.InfoContext(ctx, "source urls off the official allowlist left out", "concept_id", safeID(c.ID), "dropped", dropped)

@@ -67,7 +67,7 @@ func newTestService(store graph.ConceptStore) (*Service, *bytes.Buffer) {
 func TestResolveConceptsWritesCleanOnesInOneCallAndRejectsPII(t *testing.T) {
 	store := &fakeStore{}
 	svc, logs := newTestService(store)
-	vrt := concept.Normalize(concept.Concept{Domain: "vehicles", Jurisdiction: "IE", Kind: "VRT", PrefLabel: "Vehicle Registration Tax"})
+	vrt := concept.Normalize(concept.Concept{Domain: "vehicle reg", Jurisdiction: "IE", Kind: "VRT", PrefLabel: "Vehicle Registration Tax"})
 	leaky := concept.Normalize(concept.Concept{Domain: "welfare", Jurisdiction: "IE", Kind: "Jobseekers Benefit",
 		PrefLabel: "Jobseeker's Benefit", Definition: "Ask Mary at mary.murphy@example.ie or 087 123 4567"})
 
@@ -78,7 +78,7 @@ func TestResolveConceptsWritesCleanOnesInOneCallAndRejectsPII(t *testing.T) {
 	if len(store.calls) != 1 || len(store.calls[0]) != 2 {
 		t.Fatalf("store calls = %v, want one call with two concepts", store.calls)
 	}
-	if strings.Join(res.Written, ",") != "TAX:IE:VAT,VEHICLES:IE:VRT" {
+	if strings.Join(res.Written, ",") != "TAX:IE:VAT,VEHICLE_REG:IE:VRT" {
 		t.Fatalf("written = %v", res.Written)
 	}
 	if len(res.Rejected) != 1 {

@@ -1,0 +1,263 @@
+package pii
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// Fold returns text in the form the detectors read it: NFKC, with format
+// characters (zero-width spaces and joiners, soft hyphens, word joiners)
+// and combining marks removed, decimal digits of every script as ASCII
+// digits, every dash as "-", every space as " ", and Cyrillic and Greek
+// letters that look like Latin ones as those Latin letters. A disguised
+// value ("٠٨٧ ١٢٣ ٤٥٦٧", "jаne@example.com" with a Cyrillic "а") reads as
+// the plain one.
+func Fold(text string) string { return fold(text).text }
+
+// folded is a derived form of a text with, for each of its bytes, the span
+// of the original text it came from, so a match in the form can be
+// replaced in the original.
+type folded struct {
+	text       string
+	start, end []int
+}
+
+func fold(s string) folded {
+	if isPlainASCII(s) {
+		return identity(s)
+	}
+	f := folded{start: make([]int, 0, len(s)), end: make([]int, 0, len(s))}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		var out string
+		if r < utf8.RuneSelf {
+			out = s[i : i+1]
+		} else {
+			out = foldRune(r)
+		}
+		b.WriteString(out)
+		for range len(out) {
+			f.start = append(f.start, i)
+			f.end = append(f.end, i+size)
+		}
+		i += size
+	}
+	f.text = b.String()
+	return f
+}
+
+// isPlainASCII: nothing to fold (the common case).
+func isPlainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// identity is s as its own form: byte i comes from byte i (no span
+// slices).
+func identity(s string) folded { return folded{text: s} }
+
+// spans returns the form's span slices, built for an identity form.
+func (f folded) spans() (start, end []int) {
+	if f.start != nil || f.text == "" {
+		return f.start, f.end
+	}
+	start, end = make([]int, len(f.text)), make([]int, len(f.text))
+	for i := range f.text {
+		start[i], end[i] = i, i+1
+	}
+	return start, end
+}
+
+func foldRune(r rune) string {
+	var b strings.Builder
+	for _, c := range norm.NFKC.String(string(r)) {
+		switch {
+		case unicode.Is(unicode.Cf, c) || unicode.Is(unicode.Mn, c):
+		case unicode.IsDigit(c):
+			b.WriteByte('0' + digitValue(c))
+		case unicode.Is(unicode.Pd, c) || c == '−':
+			b.WriteByte('-')
+		case unicode.IsSpace(c) || unicode.Is(unicode.Zs, c):
+			b.WriteByte(' ')
+		default:
+			if l, ok := lookAlikes[c]; ok {
+				c = l
+			}
+			b.WriteRune(c)
+		}
+	}
+	return b.String()
+}
+
+// digitValue is the value of a decimal digit of any script: Unicode lays
+// out every script's digits as one run of ten, zero first, so the value is
+// the rune's place in its run.
+func digitValue(r rune) byte {
+	n := 0
+	for n < 40 && unicode.IsDigit(r-rune(n)-1) {
+		n++
+	}
+	return byte(n % 10)
+}
+
+// lookAlikes folds the Cyrillic and Greek letters that are drawn like
+// Latin ones (the confusables an attacker swaps into an identifier) to
+// those Latin letters. Letters with no Latin twin are left as they are.
+var lookAlikes = map[rune]rune{
+	'а': 'a', 'е': 'e', 'о': 'o', 'р': 'p', 'с': 'c', 'у': 'y', 'х': 'x', 'і': 'i', 'ј': 'j', 'ѕ': 's',
+	'һ': 'h', 'ԁ': 'd', 'ԛ': 'q', 'ԝ': 'w', 'ӏ': 'l',
+	'А': 'A', 'В': 'B', 'Е': 'E', 'К': 'K', 'М': 'M', 'Н': 'H', 'О': 'O', 'Р': 'P', 'С': 'C', 'Т': 'T',
+	'Х': 'X', 'У': 'Y', 'І': 'I', 'Ј': 'J', 'Ѕ': 'S', 'Ԁ': 'D', 'Ԛ': 'Q', 'Ԝ': 'W', 'Ӏ': 'I',
+	'ο': 'o', 'α': 'a', 'ι': 'i', 'κ': 'k', 'ν': 'v', 'ρ': 'p', 'τ': 't', 'υ': 'u', 'χ': 'x', 'ϲ': 'c',
+	'Α': 'A', 'Β': 'B', 'Ε': 'E', 'Ζ': 'Z', 'Η': 'H', 'Ι': 'I', 'Κ': 'K', 'Μ': 'M', 'Ν': 'N', 'Ο': 'O',
+	'Ρ': 'P', 'Τ': 'T', 'Υ': 'Y', 'Χ': 'X',
+}
+
+// span maps a byte range of the form back to the original text.
+func (f folded) span(start, end int) (int, int) {
+	if f.start == nil {
+		return start, end
+	}
+	return f.start[start], f.end[end-1]
+}
+
+// keep returns the form without the bytes drop marks.
+func (f folded) keep(drop []bool) folded {
+	fs, fe := f.spans()
+	out := folded{start: make([]int, 0, len(fs)), end: make([]int, 0, len(fe))}
+	var b strings.Builder
+	for i := 0; i < len(f.text); i++ {
+		if drop[i] {
+			continue
+		}
+		b.WriteByte(f.text[i])
+		out.start = append(out.start, fs[i])
+		out.end = append(out.end, fe[i])
+	}
+	out.text = b.String()
+	return out
+}
+
+// replace substitutes repl for every match of re; each byte of repl maps
+// to the whole span the match came from.
+func (f folded) replace(re *regexp.Regexp, repl string) folded {
+	locs := re.FindAllStringIndex(f.text, -1)
+	if locs == nil {
+		return f
+	}
+	fs, fe := f.spans()
+	out := folded{}
+	var b strings.Builder
+	last := 0
+	for _, loc := range locs {
+		b.WriteString(f.text[last:loc[0]])
+		out.start = append(out.start, fs[last:loc[0]]...)
+		out.end = append(out.end, fe[last:loc[0]]...)
+		s, e := f.span(loc[0], loc[1])
+		for range len(repl) {
+			out.start = append(out.start, s)
+			out.end = append(out.end, e)
+		}
+		b.WriteString(repl)
+		last = loc[1]
+	}
+	b.WriteString(f.text[last:])
+	out.start = append(out.start, fs[last:]...)
+	out.end = append(out.end, fe[last:]...)
+	out.text = b.String()
+	return out
+}
+
+func isSeparator(c byte) bool { return c == ' ' || c == '.' || c == '-' || c == '/' || c == '_' }
+
+// compact drops runs of one or two separators (space, dot, dash, slash,
+// underscore) that sit inside a number or between a number and a letter:
+// after a digit always, before a digit too when digitLedOnly is false; a
+// run holding a space only between two digits. "087/123/4567" and
+// "1234567-T" read as "0871234567" and "1234567T".
+func (f folded) compact(digitLedOnly bool) folded {
+	t := f.text
+	drop := make([]bool, len(t))
+	for i := 0; i < len(t); {
+		if !isSeparator(t[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(t) && isSeparator(t[j]) {
+			j++
+		}
+		spaced := strings.Contains(t[i:j], " ")
+		if i > 0 && j < len(t) && j-i <= 2 && isAlnum(t[i-1]) && isAlnum(t[j]) {
+			// A space ends a word unless digits stand on both sides of it.
+			if spaced && !(isDigit(t[i-1]) && isDigit(t[j])) {
+				i = j
+				continue
+			}
+			if isDigit(t[i-1]) || (!digitLedOnly && isDigit(t[j])) {
+				for k := i; k < j; k++ {
+					drop[k] = true
+				}
+			}
+		}
+		i = j
+	}
+	if !slices.Contains(drop, true) {
+		return f
+	}
+	return f.keep(drop)
+}
+
+var (
+	spelledAt  = regexp.MustCompile(`(?i)\s*[\[(]\s*at\s*[\])]\s*|%40|&#0*64;|&#x0*40;|&commat;`)
+	spelledDot = regexp.MustCompile(`(?i)\s*[\[(]\s*dot\s*[\])]\s*|%2e|&#0*46;|&period;`)
+	underscore = regexp.MustCompile(`_`)
+)
+
+// forms are the derived forms the detectors run on: the folded text
+// with "(at)", "%40" and "&#64;" read as "@" (and the same for ".") and
+// "_" as a space (how an id joins words), and its two compactions.
+func forms(text string) []folded {
+	base := fold(text)
+	if lower := strings.ToLower(base.text); containsAny(lower, "at)", "at]", "%40", "&#", "&commat;") {
+		base = base.replace(spelledAt, "@")
+		if containsAny(lower, "dot)", "dot]", "%2e", "&#", "&period;") {
+			base = base.replace(spelledDot, ".")
+		}
+	}
+	if strings.Contains(base.text, "_") {
+		base = base.replace(underscore, " ")
+	}
+	out := []folded{base}
+	// Compaction only serves the number detectors, and those need six
+	// grouped digits at least (see textShape).
+	if shapeOf(base.text).cluster < 6 {
+		return out
+	}
+	for _, f := range []folded{base.compact(true), base.compact(false)} {
+		if f.text != out[len(out)-1].text {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func containsAny(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,66 @@
+package pii
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Names of people are found three ways, each a shape regulatory text does
+// not take: an honorific and a capitalised word ("Mr Murphy", "Dr Aoife
+// Byrne"); a self-introduction and two or more capitalised words ("my name
+// is Seán Kelly"); and a common given name followed by a capitalised word
+// ("Mary Murphy"). Given names that are also everyday words (Will, May,
+// Mark, Grace, Bill) are not in the list.
+var (
+	honorificPattern = regexp.MustCompile(`\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Fr|Rev)\.?\s+\p{Lu}[\p{L}'’-]+(?:\s+\p{Lu}[\p{L}'’-]+){0,2}`)
+	introPattern     = regexp.MustCompile(`(?i:\b(?:my name is|i am called|name:|signed))\s+(\p{Lu}[\p{L}'’-]+(?:\s+\p{Lu}[\p{L}'’-]+)+)`)
+	givenNameWord    = regexp.MustCompile(`\p{Lu}\p{Ll}+`)
+	surnameAfter     = regexp.MustCompile(`^\s+(?:(?:O|Mac|Mc|Ní|Ni|Nic|Ó|Ua)['’ ]?)?\p{Lu}[\p{L}'’-]+`)
+)
+
+func findNames(text string) []Match {
+	out := matchesOf(KindName, honorificPattern, text, 0)
+	for _, loc := range introPattern.FindAllStringSubmatchIndex(text, -1) {
+		out = append(out, Match{KindName, loc[2], loc[3]})
+	}
+	return append(out, givenNameMatches(text)...)
+}
+
+// givenNameMatches finds a given name followed by a capitalised word,
+// reading words directly rather than by pattern: it runs on most texts.
+func givenNameMatches(text string) []Match {
+	var out []Match
+	for _, loc := range givenNameWord.FindAllStringIndex(text, -1) {
+		// Unicode word start: "\b" only knows ASCII letters.
+		before, _ := utf8.DecodeLastRuneInString(text[:loc[0]])
+		if unicode.IsLetter(before) || !givenNames[strings.ToLower(text[loc[0]:loc[1]])] {
+			continue
+		}
+		if m := surnameAfter.FindStringIndex(text[loc[1]:]); m != nil {
+			out = append(out, Match{KindName, loc[0], loc[1] + m[1]})
+		}
+	}
+	return out
+}
+
+// givenNames are common given names in Ireland and the UK, in lower case,
+// with and without their fadas.
+var givenNames = func() map[string]bool {
+	m := map[string]bool{}
+	for _, n := range strings.Fields(`
+		aaron adam aidan aileen aine áine alan alice alison amanda amy andrew angela ann anna anne anthony aoife
+		barry ben brendan brian bridget caoimhe caroline catherine cathal ciara ciaran ciarán claire colm conor
+		daniel darragh david declan deirdre denis derek donal dylan eamon eamonn edward eileen eimear elaine eleanor
+		elizabeth emily emma eoin eve fiona frank gary george gerard grainne gráinne helen hugh ian isabel jack
+		jacqueline james jane janet jason jennifer jessica joan joanne john jonathan joseph julie karen kate
+		katherine kathleen kevin laura liam linda lisa louise lucy maeve margaret maria marie martin mary maureen
+		michael michelle muireann niall niamh nicola noel nora oisin oisín oliver orla padraig pádraig patricia
+		patrick paul peter philip rachel rebecca richard robert roisin róisín ronan rory ruth ryan sarah sean seán
+		shane sharon sinead sinéad siobhan siobhán sophie stephen susan tadhg thomas timothy tom tomas tomás
+		una úna victoria william`) {
+		m[n] = true
+	}
+	return m
+}()

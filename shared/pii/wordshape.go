@@ -1,0 +1,119 @@
+package pii
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// wordShape is what one pass over the words of a text tells the detectors
+// that look for words and cues rather than digit groups, so their patterns
+// run only on text that could hold a match.
+type wordShape struct {
+	honorific, intro, givenName bool // the three ways names are found
+	street                      bool // a street type or a flat/unit word
+	birthCue, passportCue       bool
+	// capsNextToDigit: a run of one to three capitals bounded by a digit on
+	// one side (across at most one space or dash), as in registrations
+	// ("191-D-12345", "AB12 CDE") and postcodes ("SW1A 1AA").
+	capsNextToDigit bool
+	// letterTwoDigits: a letter starting a word and two digits, as an
+	// Eircode's routing key ("D02").
+	letterTwoDigits bool
+}
+
+var (
+	honorifics  = setOf("Mr", "Mrs", "Ms", "Miss", "Mx", "Dr", "Prof", "Sir", "Dame", "Fr", "Rev")
+	streetWords = setOf("street", "st", "road", "rd", "avenue", "ave", "lane", "drive", "close", "park", "terrace",
+		"crescent", "place", "square", "way", "court", "grove", "gardens", "row", "quay", "hill", "green", "view",
+		"heights", "walk", "mews", "rise", "manor", "lawn", "lawns", "apartment", "apt", "flat", "unit")
+	birthWords = setOf("born", "birth", "dob", "birthdate", "birthday", "d")
+	introWords = setOf("name", "called", "signed")
+)
+
+func setOf(words ...string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
+}
+
+func wordShapeOf(text string) wordShape {
+	var s wordShape
+	var buf [24]byte
+	prevGiven := false
+	for i := 0; i < len(text); {
+		if !isLetter(text[i]) && text[i] < utf8.RuneSelf {
+			s.checkDigitsAround(text, i)
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && (isLetter(text[j]) || text[j] >= 0x80) {
+			j++
+		}
+		word := text[i:j]
+		lower := lowerASCII(word, &buf)
+		first, _ := utf8.DecodeRuneInString(word)
+		capitalised := unicode.IsUpper(first)
+		s.honorific = s.honorific || honorifics[word]
+		s.street = s.street || streetWords[string(lower)]
+		s.birthCue = s.birthCue || birthWords[string(lower)]
+		s.passportCue = s.passportCue || string(lower) == "passport"
+		s.intro = s.intro || introWords[string(lower)]
+		s.givenName = s.givenName || (prevGiven && capitalised)
+		prevGiven = capitalised && givenNames[string(lower)]
+		s.checkCaps(text, i, j)
+		i = j
+	}
+	return s
+}
+
+// checkCaps looks at the capitals run text[i:j] (a word) for the
+// registration, postcode and Eircode shapes.
+func (s *wordShape) checkCaps(text string, i, j int) {
+	if j-i <= 3 && strings.ToUpper(text[i:j]) == text[i:j] && (digitNear(text, i-1, -1) || digitNear(text, j, 1)) {
+		s.capsNextToDigit = true
+	}
+	if j-i >= 1 && j+1 < len(text) && isDigit(text[j]) && isDigit(text[j+1]) {
+		s.letterTwoDigits = true
+	}
+}
+
+// checkDigitsAround marks a capital glued to a digit inside a token
+// ("SW1A", "4567T").
+func (s *wordShape) checkDigitsAround(text string, i int) {
+	if isDigit(text[i]) && i+1 < len(text) && text[i+1] >= 'A' && text[i+1] <= 'Z' {
+		s.capsNextToDigit = true
+	}
+}
+
+// digitNear reports a digit at i, or one step further in direction dir
+// across a single space or dash.
+func digitNear(text string, i, dir int) bool {
+	if i < 0 || i >= len(text) {
+		return false
+	}
+	if isDigit(text[i]) {
+		return true
+	}
+	k := i + dir
+	return (text[i] == ' ' || text[i] == '-') && k >= 0 && k < len(text) && isDigit(text[k])
+}
+
+// lowerASCII lower-cases a short word into buf without allocating; longer
+// words are not cue words and come back empty.
+func lowerASCII(word string, buf *[24]byte) []byte {
+	if len(word) > len(buf) {
+		return nil
+	}
+	for i := 0; i < len(word); i++ {
+		c := word[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	return buf[:len(word)]
+}
