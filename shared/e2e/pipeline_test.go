@@ -142,10 +142,9 @@ func TestChatToSQSToResolverToBoltAndBackIntoThePrompt(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Turn 2's system prompt renders the concept (bare: the definition the
-	// model captured for a kind outside the vocabulary is not kept) and its
-	// fact from the Bolt graph, and the metadata cites the fact with its
-	// source.
+	// Turn 2's system prompt names the concept by the label this
+	// conversation captured (never the captured definition) with its fact
+	// from the Bolt graph, and the metadata cites the fact with its source.
 	second := turn(`{"conversationId":"` + convID + `","message":"Does it apply to me?"}`)
 	reqs := fake.Requests()
 	if len(reqs) != 2 || !strings.Contains(reqs[1].System, "- "+label+" (IE)") || strings.Contains(reqs[1].System, "a test relief on qualifying expenditure") ||

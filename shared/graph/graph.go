@@ -2,6 +2,20 @@
 // it: nodes, the read and write interfaces, and the whitelist of what may be
 // stored. Implementations live in graph/memory (local) and graph/bolt
 // (Memgraph in production, Neo4j in tests).
+//
+// Every tenant reads the same graph, so every node and alias edge records
+// its provenance. Official: a curated dataset record, or enrichment that
+// found the text, with a verified quote, on an allowlisted official page.
+// Capture: a tenant's model named it. A capture is stored as a bare node
+// (id, domain, kind, jurisdiction); its label, aliases and definition stay
+// in the tenant's conversation. Readers see text only from official nodes
+// and match names only through official aliases.
+//
+// Facts carry valid time as the source states it (valid_from, valid_to,
+// status) beside record time (created_at, last_verified_at). The values of
+// one rate or threshold over time share a series; a new value closes the
+// one before it and is added, never written over it. Grounding picks the
+// values valid on the turn's as-of date and the neighbouring ones.
 package graph
 
 import (

@@ -251,4 +251,14 @@ func validTimeUndated(t *testing.T, newStore NewStore) {
 	if got := factsOn(t, s, c.ID, "2026-03-10"); len(got) != 2 {
 		t.Errorf("undated values on 2026-03-10: %v, want both", got)
 	}
+	// Seen undated, a value the series holds in force today is that
+	// value re-verified, not a second node.
+	_, err = svc.RecordFactValues(context.Background(), []write.FactValue{{ConceptID: c.ID, Relationship: "HAS_RATE", Node: graph.NodeWrite{
+		Label: "Rate", Props: map[string]any{"series": series, "valid_from": "2026-01-01", "percent": 23.0, graph.ProvenanceKey: string(graph.ProvenanceOfficial)},
+	}}})
+	must(t, err)
+	record(23)
+	if history := seriesByID(t, s, series); len(history) != 3 || history[series+":2026-01-01"] != [3]string{"2026-01-01", "", "in_force"} {
+		t.Errorf("series after the in-force value seen undated: %v", history)
+	}
 }

@@ -44,7 +44,7 @@ func TestGuardRefusesEveryProbe(t *testing.T) {
 				inputs = append(inputs, claimed)
 			}
 			for _, in := range inputs {
-				res, err := svc.ResolveConcepts(context.Background(), []concept.Concept{in})
+				res, err := svc.ResolveConcepts(context.Background(), []concept.Concept{in}, graph.ProvenanceCapture)
 				if err != nil || len(res.Written) != 0 || len(res.Rejected) != 1 {
 					t.Errorf("service result %+v, %v for %+v", res, err, in)
 				}
@@ -133,13 +133,13 @@ func TestAllowlistRules(t *testing.T) {
 }
 
 // TestUnknownKindIsWrittenBare: a well-shaped kind outside the vocabulary
-// reaches the graph as its id and label only.
+// reaches the graph as a bare node: its id and canonical fields, no text.
 func TestUnknownKindIsWrittenBare(t *testing.T) {
 	store := graphmem.New()
 	svc := NewService(store, WithLogger(slogDiscard()))
 	c := concept.Concept{Domain: "WELFARE", Kind: "Respite Care Grant", Jurisdiction: "IE", PrefLabel: "Respite Care Grant",
 		AltLabels: []string{"Carer's Grant"}, Definition: "An annual grant paid to carers."}
-	res, err := svc.ResolveConcepts(context.Background(), []concept.Concept{c})
+	res, err := svc.ResolveConcepts(context.Background(), []concept.Concept{c}, graph.ProvenanceCapture)
 	if err != nil || len(res.Written) != 1 || res.Written[0] != "WELFARE:IE:RESPITE_CARE_GRANT" {
 		t.Fatalf("result %+v, %v", res, err)
 	}
@@ -152,7 +152,7 @@ func TestUnknownKindIsWrittenBare(t *testing.T) {
 			t.Errorf("captured text of an unknown kind reached the graph: %q", s)
 		}
 	}
-	if nodes[0].PrefLabel != "Respite Care Grant" {
-		t.Errorf("label %q", nodes[0].PrefLabel)
+	if nodes[0].PrefLabel != "" {
+		t.Errorf("a capture's label reached the shared graph: %q", nodes[0].PrefLabel)
 	}
 }

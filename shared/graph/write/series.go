@@ -35,9 +35,10 @@ const undatedMarker = ":UNDATED"
 // day before its valid_from, status superseded once that day has passed)
 // and is added as a node of its own, so the history stays. A value whose
 // source states no date is recorded undated, with the day it was seen
-// (created_at, last_verified_at) and its own node, unless the series already holds it,
-// in which case that node is only re-verified; no date is invented and
-// nothing is closed. Everything goes through the guard in one Write.
+// (created_at, last_verified_at) and its own node, unless the series already
+// holds it undated or in force today, in which case that node is only
+// re-verified; no date is invented and nothing is closed. Everything goes
+// through the guard in one Write.
 func (s *Service) RecordFactValues(ctx context.Context, values []FactValue) (Result, error) {
 	reader, ok := s.store.(graph.SeriesReader)
 	if !ok {
@@ -163,12 +164,14 @@ func (h *seriesHistory) closeWrite(old graph.Node, end string) graph.NodeWrite {
 	return graph.NodeWrite{Label: label, ID: old.ID, Props: props}
 }
 
-// placeUndated re-verifies the series' undated node holding the same value,
-// or adds one named after the day it was seen.
+// placeUndated re-verifies the series' node holding the same value, undated
+// or in force today, or adds an undated node.
 func (h *seriesHistory) placeUndated(label, name string, props map[string]any) graph.NodeWrite {
 	props["last_verified_at"] = h.now
 	for _, old := range h.bySeries[name] {
-		if validFrom(old.Properties) == "" && sameValue(old.Properties, props) {
+		from, to := validFrom(old.Properties), validTo(old.Properties)
+		inForce := from != "" && from <= h.today && (to == "" || h.today <= to)
+		if (from == "" || inForce) && sameValue(old.Properties, props) {
 			return graph.NodeWrite{Label: label, ID: old.ID, Props: props}
 		}
 	}
