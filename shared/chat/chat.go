@@ -189,6 +189,9 @@ type Request struct {
 	Stateless      bool
 	Messages       []llm.Message // stateless mode only: the client-held history
 	RequestID      string        // for logs
+	// AsOf is the date the client asks about (zero: taken from the
+	// question, else today).
+	AsOf time.Time
 	// Supply is context supplied with this request (the context handoff). With a
 	// RequestID and no Message, the turn answers the deferred question.
 	Supply *Supply

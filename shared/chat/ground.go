@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"regintel/shared/asof"
 	"regintel/shared/concept"
 	"regintel/shared/conversation"
 	"regintel/shared/graph"
@@ -35,7 +36,7 @@ func (t *Turn) ground(ctx context.Context, log *slog.Logger) grounding {
 	gctx, cancel := context.WithTimeout(ctx, e.cfg.GraphTimeout)
 	found, err := e.graph.Ground(gctx, graph.GroundingQuery{
 		ActiveIDs: active, Text: t.questionForLLM(),
-		Jurisdictions: t.profileJurisdictions(), MaxFactsPerConcept: maxFactsPerConcept,
+		Jurisdictions: t.profileJurisdictions(), MaxFactsPerConcept: maxFactsPerConcept, AsOf: t.asOf().Date,
 	})
 	cancel()
 	if err != nil {
@@ -43,7 +44,8 @@ func (t *Turn) ground(ctx context.Context, log *slog.Logger) grounding {
 		t.warn("The rules graph is unavailable; this answer is not grounded in its facts or in concepts from earlier turns.")
 		return grounding{}
 	}
-	return grounding{concepts: t.conceptLines(active, found), facts: factGroups(found)}
+	t.keepFacts(found)
+	return grounding{concepts: t.conceptLines(active, found), facts: factGroups(found, e.now().UTC().Format(asof.DateLayout))}
 }
 
 // conceptLines names each active concept, in the context's order: by the
@@ -99,7 +101,7 @@ func cmp(a, b string) string {
 // factGroups orders the facts for the prompt: the concepts the question
 // names first, then the conversation's; each concept's facts as read
 // (newest first).
-func factGroups(found []graph.GroundedConcept) []prompt.FactGroup {
+func factGroups(found []graph.GroundedConcept, today string) []prompt.FactGroup {
 	ordered := slices.Clone(found)
 	sort.SliceStable(ordered, func(i, j int) bool { return ordered[i].Mentioned && !ordered[j].Mentioned })
 	var out []prompt.FactGroup
@@ -109,7 +111,7 @@ func factGroups(found []graph.GroundedConcept) []prompt.FactGroup {
 		}
 		group := prompt.FactGroup{ConceptID: g.Node.ID, Concept: cmp(g.Node.PrefLabel, g.Node.ID)}
 		for _, f := range g.Facts {
-			group.Facts = append(group.Facts, factLine(f))
+			group.Facts = append(group.Facts, withValidity(factLine(f), f, today))
 		}
 		out = append(out, group)
 	}
@@ -150,6 +152,7 @@ func (t *Turn) fit(g grounding, tools []llm.Tool) (prompt.Fitted, error) {
 		Data: prompt.Data{
 			AgentID: e.cfg.AgentID, Jurisdictions: t.profileJurisdictions(), PersonaType: code,
 			Concepts: g.concepts, CaptureConcepts: hasTool(tools, concept.CaptureToolName), RequestContext: hasTool(tools, RequestContextToolName),
+			AsOf: t.asOf().String(),
 		},
 		Facts: g.facts, Question: t.questionForLLM(), ToolTokens: t.toolTokens(tools), HistoryWindow: e.cfg.HistoryTurns,
 	}

@@ -79,7 +79,7 @@ func (t *Turn) metadata(out *conversed, fitted prompt.Fitted, refs []conversatio
 		LatencyMS: time.Since(t.started).Milliseconds(), Stateless: t.req.Stateless,
 		TurnMetadata: conversation.TurnMetadata{
 			QueryComposition: fitted.Composition, Context: &usage, ModelCalls: out.calls, Warnings: slices.Clone(t.warnings),
-			Concepts: refs, Citations: citations(fitted.Facts),
+			Concepts: refs, Citations: t.citations(fitted.Facts), AsOf: t.asOfMetadata(),
 		},
 	}
 	if m.Warnings == nil {
@@ -99,22 +99,6 @@ func (t *Turn) metadata(out *conversed, fitted prompt.Fitted, refs []conversatio
 		m.TurnNumber = &n
 	}
 	return m
-}
-
-// citations name every fact given to the model, with its official source.
-func citations(facts []prompt.FactLine) []conversation.Citation {
-	out := make([]conversation.Citation, 0, len(facts))
-	for _, f := range facts {
-		c := conversation.Citation{NodeID: f.NodeID, Label: f.Label}
-		if len(f.Sources) > 0 {
-			c.URL = f.Sources[0]
-		}
-		if when := f.LastVerified; !when.IsZero() {
-			c.LastVerifiedAt = &when
-		}
-		out = append(out, c)
-	}
-	return out
 }
 
 func (t *Turn) publishConcepts(ctx context.Context, concepts []concept.Concept, log *slog.Logger) {

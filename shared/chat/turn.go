@@ -7,7 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"regintel/shared/asof"
 	"regintel/shared/conversation"
+	"regintel/shared/graph"
 	"regintel/shared/llm"
 )
 
@@ -85,6 +87,10 @@ type Turn struct {
 	// charge is the turn's worst case charged to the daily cap, until it
 	// is settled (nil without a cap).
 	charge *conversation.TokenCharge
+	// chosenAsOf is the date the answer is about (see asOf), and
+	// groundedFacts the facts grounding read, by node id, for citations.
+	chosenAsOf    *asof.AsOf
+	groundedFacts map[string]graph.Fact
 }
 
 // Start is the first event of every stream: the conversation and turn the

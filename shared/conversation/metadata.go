@@ -21,6 +21,16 @@ type TurnMetadata struct {
 	Concepts []ConceptRef `json:"concepts"`
 	// Citations are the graph's facts given to the model, with sources.
 	Citations []Citation `json:"citations"`
+	// AsOf is the date the answer is about and where it came from.
+	AsOf *AsOf `json:"asOf,omitempty"`
+}
+
+// AsOf is a turn's as-of date (ISO), its source (request, question or
+// today) and, when read from the question, the words that named it.
+type AsOf struct {
+	Date   string `json:"date"`
+	Source string `json:"source"`
+	Phrase string `json:"phrase,omitempty"`
 }
 
 // ConceptRef is a concept of a turn.
@@ -29,10 +39,20 @@ type ConceptRef struct {
 	Label string `json:"label"`
 }
 
-// Citation is a fact of the rules graph that an answer was given.
+// Citation is a fact of the rules graph that an answer was given: its
+// value, when it is valid and where it is published.
 type Citation struct {
-	NodeID         string     `json:"nodeId"`
-	Label          string     `json:"label"`
+	NodeID string `json:"nodeId"`
+	Label  string `json:"label"`
+	// Value is the fact's number (a percent, an amount) with its unit
+	// ("%", "EUR", "EUR/week"); nil for a fact without one.
+	Value *float64 `json:"value"`
+	Unit  string   `json:"unit,omitempty"`
+	// ValidFrom and ValidTo are ISO dates; ValidTo is null while in force,
+	// ValidFrom null for an undated fact.
+	ValidFrom      *string    `json:"validFrom"`
+	ValidTo        *string    `json:"validTo"`
+	Status         string     `json:"status,omitempty"`
 	URL            string     `json:"url,omitempty"`
 	LastVerifiedAt *time.Time `json:"lastVerifiedAt"`
 }

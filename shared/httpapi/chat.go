@@ -19,6 +19,8 @@ type chatBody struct {
 	Profile        *chat.Profile `json:"profile"`
 	Stateless      bool          `json:"stateless"`
 	Messages       chatMessages  `json:"messages"`
+	// AsOf is the date the question is about (YYYY-MM-DD).
+	AsOf *string `json:"asOf"`
 	// ContextSupply supplies context inline; with its requestId and no
 	// message, the deferred question is answered.
 	ContextSupply *chat.Supply `json:"contextSupply"`
@@ -77,6 +79,10 @@ func (a *API) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	if body.Profile != nil {
 		req.Profile = *body.Profile
+	}
+	var ok bool
+	if req.AsOf, ok = requestedAsOf(w, body.AsOf); !ok {
+		return
 	}
 	a.prepareAndStream(w, r, req)
 }

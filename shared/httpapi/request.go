@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"regintel/shared/asof"
 	"regintel/shared/strictjson"
 )
 
@@ -112,4 +113,18 @@ func jsonErrorText(err error) string {
 		return "syntax error"
 	}
 	return "unexpected content"
+}
+
+// requestedAsOf reads a chat request's optional asOf, answering 400 when it
+// is not an ISO date; absent, it is zero.
+func requestedAsOf(w http.ResponseWriter, raw *string) (time.Time, bool) {
+	if raw == nil {
+		return time.Time{}, true
+	}
+	d, err := asof.ParseDate(*raw)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request", err.Error())
+		return time.Time{}, false
+	}
+	return d, true
 }

@@ -79,6 +79,9 @@ type Data struct {
 	Concepts []ConceptLine
 	// Facts are the rules graph's facts for the concepts in scope.
 	Facts []FactGroup
+	// AsOf is the ISO date the question is about: the facts are those
+	// valid on it.
+	AsOf string
 	// Supplied is unused by system sections; kept for sheets that predate
 	// the supplied_context message.
 	Supplied []SuppliedLine
@@ -139,6 +142,11 @@ type FactLine struct {
 	Value        string // its values, rendered ("percent: 23; band: standard")
 	Sources      []string
 	LastVerified time.Time // zero when unknown
+	// Valid time: ISO dates ("" for an undated fact, ValidTo "" while in
+	// force) and the fact's status.
+	ValidFrom, ValidTo, Status string
+	// NotYetInForce marks an announced value that starts after today.
+	NotYetInForce bool
 }
 
 // Text is the fact as one prompt line; its length is what the budget counts.

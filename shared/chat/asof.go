@@ -1,0 +1,118 @@
+package chat
+
+import (
+	"regintel/shared/asof"
+	"regintel/shared/conversation"
+	"regintel/shared/graph"
+	"regintel/shared/prompt"
+)
+
+// asOf is the turn's as-of date, chosen once: the request's, else the
+// question's, else today's.
+func (t *Turn) asOf() asof.AsOf {
+	if t.chosenAsOf == nil {
+		a := asof.Choose(t.req.AsOf, t.questionForLLM(), t.e.now())
+		t.chosenAsOf = &a
+	}
+	return *t.chosenAsOf
+}
+
+// asOfMetadata is the as-of date as the metadata carries it.
+func (t *Turn) asOfMetadata() *conversation.AsOf {
+	a := t.asOf()
+	return &conversation.AsOf{Date: a.String(), Source: a.Source, Phrase: a.Phrase}
+}
+
+// keepFacts remembers the facts grounding read, by node id, for the
+// citations.
+func (t *Turn) keepFacts(found []graph.GroundedConcept) {
+	t.groundedFacts = map[string]graph.Fact{}
+	for _, g := range found {
+		for _, f := range g.Facts {
+			t.groundedFacts[f.NodeID] = f
+		}
+	}
+}
+
+// withValidity adds the fact's valid time to its prompt line; a value that
+// starts after today is marked as announced, not yet in force.
+func withValidity(line prompt.FactLine, f graph.Fact, today string) prompt.FactLine {
+	line.ValidFrom, line.ValidTo, line.Status = f.ValidFrom, f.ValidTo, f.Status
+	line.NotYetInForce = f.Status == "announced" || f.ValidFrom > today
+	return line
+}
+
+// citations name every fact given to the model with its value, valid time
+// and official source. Facts are looked up by node id among those grounding
+// read; a line without one keeps what the line says.
+func (t *Turn) citations(facts []prompt.FactLine) []conversation.Citation {
+	out := make([]conversation.Citation, 0, len(facts))
+	for _, line := range facts {
+		c := conversation.Citation{NodeID: line.NodeID, Label: line.Label}
+		if len(line.Sources) > 0 {
+			c.URL = line.Sources[0]
+		}
+		if when := line.LastVerified; !when.IsZero() {
+			c.LastVerifiedAt = &when
+		}
+		if f, ok := t.groundedFacts[line.NodeID]; ok {
+			c.Value, c.Unit = factValue(f.Properties)
+			c.ValidFrom, c.ValidTo, c.Status = optional(f.ValidFrom), optional(f.ValidTo), f.Status
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// factValue is a fact's number and unit: a percent ("%"), else an amount in
+// its currency, per its period or unit when it names one ("EUR/week",
+// "EUR/tonne_co2").
+func factValue(props map[string]any) (*float64, string) {
+	if v, ok := number(props["percent"]); ok {
+		return &v, "%"
+	}
+	for _, key := range []string{"amount", "value"} {
+		v, ok := number(props[key])
+		if !ok {
+			continue
+		}
+		currency, _ := props["currency"].(string)
+		per, _ := props["period"].(string)
+		if per == "" {
+			per, _ = props["unit"].(string)
+		}
+		switch {
+		case currency == "":
+			return &v, per
+		case per == "":
+			return &v, currency
+		}
+		return &v, currency + "/" + per
+	}
+	return nil, ""
+}
+
+// number reads a stored property as a number: JSON gives float64, Bolt
+// int64 or float64.
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case float64:
+		return n, true
+	case float32:
+		return float64(n), true
+	case int:
+		return float64(n), true
+	case int64:
+		return float64(n), true
+	case int32:
+		return float64(n), true
+	}
+	return 0, false
+}
