@@ -36,6 +36,7 @@ type Config struct {
 	// Database.
 	DBName           string
 	DBAppUser        string // IAM-authenticated role the functions log in as; created by migrate
+	DBSweepUser      string // IAM-authenticated role the retention sweep logs in as (sees every tenant); created by migrate
 	DBMasterUser     string
 	DBMinCapacity    float64
 	DBMaxCapacity    float64
@@ -109,6 +110,8 @@ func (c Config) JwtHeader() string {
 // IsProd reports whether the stage gets production safeguards.
 func (c Config) IsProd() bool { return c.Stage == "prod" }
 
+var pgRoleRe = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
+
 var stageRe = regexp.MustCompile(`^[a-z][a-z0-9-]{0,15}$`)
 
 // LoadConfig reads and validates the context of node (normally the App).
@@ -129,6 +132,7 @@ func LoadConfig(node constructs.Node) (Config, error) {
 
 		DBName:        r.str("dbName", "regintel"),
 		DBAppUser:     r.str("dbUser", "regintel_app"),
+		DBSweepUser:   r.str("dbSweepUser", "regintel_sweep"),
 		DBMasterUser:  r.str("dbMasterUser", "regintel_admin"),
 		DBMaxCapacity: r.float("dbMaxCapacity", 4),
 		DBProxy:       r.bool("rdsProxy", false),
@@ -231,6 +235,16 @@ func (c Config) validate() error {
 	}
 	if c.DBAppUser == c.DBMasterUser {
 		add("dbUser must differ from dbMasterUser")
+	}
+	// Row-level security shows the runtime role one tenant at a time: a
+	// sweep signed in as it finds nothing to delete.
+	if c.DBSweepUser == c.DBAppUser || c.DBSweepUser == c.DBMasterUser {
+		add("dbSweepUser must differ from dbUser and dbMasterUser: the sweep needs its own role to see every tenant")
+	}
+	for _, kv := range [][2]string{{"dbUser", c.DBAppUser}, {"dbSweepUser", c.DBSweepUser}} {
+		if !pgRoleRe.MatchString(kv[1]) {
+			add("%s %q: want lower-case letters, digits and underscores (a Postgres role migrate creates)", kv[0], kv[1])
+		}
 	}
 	if c.MemgraphURI != "" {
 		u, err := url.Parse(c.MemgraphURI)

@@ -106,6 +106,7 @@ func newDatabase(s awscdk.Stack, cfg Config, n *network) *database {
 		// the proxy signs in to the database as the same user with IAM, so no
 		// password secret is attached to the proxy.
 		d.cluster.GrantConnect(proxyRole, jsii.String(cfg.DBAppUser))
+		d.cluster.GrantConnect(proxyRole, jsii.String(cfg.DBSweepUser))
 		d.proxy = d.cluster.AddProxy(jsii.String("Proxy"), &awsrds.DatabaseProxyOptions{
 			DbProxyName:       jsii.String("regintel-" + cfg.Stage),
 			Vpc:               n.vpc,

@@ -13,6 +13,7 @@ type dbAccess int
 const (
 	dbNone  dbAccess = iota
 	dbApp            // IAM token as cfg.DBAppUser, through the proxy when there is one
+	dbSweep          // IAM token as cfg.DBSweepUser (every tenant's expired rows), through the proxy when there is one
 	dbAdmin          // master secret, straight to the cluster (migrate creates the IAM role)
 )
 
@@ -118,7 +119,7 @@ var functionSpecs = []functionSpec{
 		Description: "Retention: removes conversation context idle past the retention period",
 		Timeout:     5 * time.Minute,
 		MemoryMB:    256,
-		DB:          dbApp,
+		DB:          dbSweep,
 		Scheduled:   true,
 		Env: func(c Config) map[string]string {
 			return map[string]string{"RETENTION_DAYS": strconv.Itoa(c.ContextRetentionDays)}

@@ -9,8 +9,6 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatchactions"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsec2"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awsevents"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awseventstargets"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdaeventsources"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
@@ -36,6 +34,8 @@ type Stack struct {
 	sends     map[string][]string // per function: the deployed queues it sends to
 	alarms    []awscloudwatch.Alarm
 	topic     awssns.ITopic
+
+	sweepFailureQueue awssqs.Queue // failed scheduled sweeps, after Lambda's retries
 
 	createdSecrets []awssecretsmanager.Secret // third-party credentials the operator fills in
 }
@@ -188,9 +188,9 @@ func (s *Stack) addFunction(f functionSpec) error {
 	env := map[string]string{"LOG_FORMAT": "json", "STAGE": cfg.Stage}
 	sg := s.net.fnSG
 	switch f.DB {
-	case dbApp:
+	case dbApp, dbSweep:
 		env["DB_HOST"] = *s.db.host()
-		env["DB_USER"] = cfg.DBAppUser
+		env["DB_USER"] = dbUserOf(cfg, f.DB)
 		env["DB_IAM_AUTH"] = "true"
 	case dbAdmin:
 		sg = s.net.adminSG
@@ -198,14 +198,16 @@ func (s *Stack) addFunction(f functionSpec) error {
 		env["DB_USER"] = cfg.DBMasterUser
 		env["DB_IAM_AUTH"] = "false"
 		env["DB_SECRET_ARN"] = *s.db.cluster.Secret().SecretArn()
-		env["DB_APP_USER"] = cfg.DBAppUser // the login role migrate creates and grants rds_iam
+		// The login roles migrate creates and grants rds_iam.
+		env["DB_APP_USER"] = cfg.DBAppUser
+		env["DB_SWEEP_USER"] = cfg.DBSweepUser
 	}
 	if f.DB != dbNone {
 		// Prepared statements pin a client to one connection behind RDS Proxy.
 		env["DB_STATEMENT_CACHE"] = strconv.FormatBool(!cfg.DBProxy)
 		env["DB_PORT"] = strconv.Itoa(dbPort)
 		env["DB_NAME"] = cfg.DBName
-		env["DB_SSLMODE"], env["DB_SSLROOTCERT"] = s.db.tlsSettings(cfg, f.DB == dbApp)
+		env["DB_SSLMODE"], env["DB_SSLROOTCERT"] = s.db.tlsSettings(cfg, f.DB != dbAdmin)
 	}
 	graph := f.Graph && cfg.GraphOn()
 	if graph {
@@ -265,8 +267,8 @@ func (s *Stack) addFunction(f functionSpec) error {
 
 	// Grants: each scoped to the one resource it names.
 	switch f.DB {
-	case dbApp:
-		s.db.grantConnect(fn, cfg.DBAppUser)
+	case dbApp, dbSweep:
+		s.db.grantConnect(fn, dbUserOf(cfg, f.DB))
 	case dbAdmin:
 		s.db.cluster.Secret().GrantRead(fn, nil)
 	}
@@ -301,14 +303,7 @@ func (s *Stack) addFunction(f functionSpec) error {
 		s.chatAlarms(fn, f)
 	}
 	if f.Scheduled {
-		awsevents.NewRule(s.Stack, jsii.String(id+"Schedule"), &awsevents.RuleProps{
-			Description: jsii.String("regintel " + f.Name + " schedule"),
-			Schedule:    awsevents.Schedule_Expression(jsii.String(cfg.SweepSchedule)),
-			Targets: &[]awsevents.IRuleTarget{awseventstargets.NewLambdaFunction(fn, &awseventstargets.LambdaFunctionProps{
-				RetryAttempts: jsii.Number(2),
-				MaxEventAge:   awscdk.Duration_Hours(jsii.Number(1)),
-			})},
-		})
+		s.scheduleFunction(fn, id)
 	}
 	if f.Migrations {
 		// The security groups carry the ingress/egress rules migrate needs.
@@ -379,6 +374,14 @@ func (s *Stack) outputs() {
 		out("MemgraphSecretArn", s.memgraph.SecretArn(), "Put the Memgraph credentials here")
 	}
 	out("OpenAISecretArn", s.openai.SecretArn(), "Put the LLM API key here")
+}
+
+// dbUserOf is the role a function signs in as with an IAM token.
+func dbUserOf(cfg Config, access dbAccess) string {
+	if access == dbSweep {
+		return cfg.DBSweepUser
+	}
+	return cfg.DBAppUser
 }
 
 func queueEnv(key string) string {
