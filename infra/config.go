@@ -62,6 +62,10 @@ type Config struct {
 	MemgraphPeerRegion      string
 	MemgraphPeerRoleArn     string // cross-account peering: role in the peer account that accepts it
 	MemgraphHost            string // of MemgraphURI
+	// GraphSetupHash digests the graph schema and the shipped dataset
+	// (the sources under SourceRoot): the graph step reruns when it changes.
+	GraphSetupHash string
+	SourceRoot     string // the repository root, relative to the infra directory
 
 	// LLM.
 	OpenAISecretArn string // complete ARN of an existing secret; empty: the stack creates one to fill in
@@ -145,6 +149,7 @@ func LoadConfig(node constructs.Node) (Config, error) {
 		MemgraphPeerOwnerID:     r.str("memgraphPeerOwnerId", ""),
 		MemgraphPeerRegion:      r.str("memgraphPeerRegion", ""),
 		MemgraphPeerRoleArn:     r.str("memgraphPeerRoleArn", ""),
+		SourceRoot:              r.str("sourceRoot", ".."),
 
 		OpenAISecretArn: r.str("openaiSecretArn", ""),
 		LLMProvider:     r.str("llmProvider", "openai"),
@@ -197,12 +202,20 @@ func LoadConfig(node constructs.Node) (Config, error) {
 	if r.err != nil {
 		return c, r.err
 	}
+	if c.MemgraphURI != "" {
+		var err error
+		if c.GraphSetupHash, err = graphSetupHash(c.SourceRoot); err != nil {
+			return c, err
+		}
+	}
 	return c, c.validate()
 }
 
 var layerArnRe = regexp.MustCompile(`^arn:aws[a-z-]*:lambda:[a-z0-9-]+:[0-9]{12}:layer:[A-Za-z0-9_-]+:[0-9]+$`)
 
-var boltSchemes = map[string]bool{"bolt": true, "bolt+s": true, "bolt+ssc": true, "neo4j": true, "neo4j+s": true, "neo4j+ssc": true}
+// boltSchemes are the URIs a single Memgraph server answers: it refuses the
+// routing requests of neo4j:// URIs.
+var boltSchemes = map[string]bool{"bolt": true, "bolt+s": true, "bolt+ssc": true}
 
 func (c Config) validate() error {
 	var errs []string
@@ -249,7 +262,12 @@ func (c Config) validate() error {
 	if c.MemgraphURI != "" {
 		u, err := url.Parse(c.MemgraphURI)
 		if err != nil || u.Host == "" || !boltSchemes[u.Scheme] {
-			add("memgraphUri %q: want bolt://host:7687 (bolt+s:// for TLS, or neo4j://)", c.MemgraphURI)
+			add("memgraphUri %q: want bolt://host:7687 (bolt+s:// for TLS); Memgraph refuses neo4j:// routing", c.MemgraphURI)
+		}
+		// The graph step runs during the first deploy: the credentials must
+		// be there before it, not filled in afterwards.
+		if c.MemgraphSecretArn == "" {
+			add("memgraphUri needs memgraphSecretArn, an existing secret with the Memgraph credentials (infra/README.md, before step 1): the deploy applies the graph schema and loads the dataset")
 		}
 		if (c.MemgraphCidr == "") == (c.MemgraphSecurityGroupID == "") {
 			add("memgraphUri needs exactly one of memgraphCidr or memgraphSecurityGroupId for the egress rule")

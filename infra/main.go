@@ -13,10 +13,11 @@ import (
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "functions" {
-		// `go run . functions`: the function table's names, for scripts
-		// that need the list without synthesizing (placeholder builds).
-		for _, f := range functionSpecs {
-			fmt.Println(f.Name)
+		// `go run . functions`: the bootstraps the function table runs,
+		// for scripts that need the list without synthesizing (placeholder
+		// builds).
+		for _, b := range binaries(functionSpecs) {
+			fmt.Println(b)
 		}
 		return
 	}

@@ -176,8 +176,8 @@ func buildForEmulator(t *testing.T) emulatorBins {
 		if buildErr = build("aws-lambda-rie", "github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie"); buildErr != nil {
 			return
 		}
-		for _, f := range functionSpecs {
-			if buildErr = build(filepath.Join(f.Name, "bootstrap"), "-tags", "lambda.norpc", "./functions/"+f.Name); buildErr != nil {
+		for _, b := range binaries(functionSpecs) {
+			if buildErr = build(filepath.Join(b, "bootstrap"), "-tags", "lambda.norpc", "./functions/"+b); buildErr != nil {
 				return
 			}
 		}
@@ -192,6 +192,7 @@ func buildForEmulator(t *testing.T) emulatorBins {
 // samples: the events/ file each function is invoked with.
 var samples = map[string]string{
 	"chat": "chat-turn.json", "resolve-concepts": "sqs-concepts.json", "migrate": "migrate.json", "sweep": "sweep-schedule.json",
+	"graph-setup": "migrate.json",
 }
 
 func invokeUnderEmulator(t *testing.T, bins emulatorBins, f functionSpec, env map[string]string) {
@@ -202,7 +203,7 @@ func invokeUnderEmulator(t *testing.T, bins emulatorBins, f functionSpec, env ma
 			t.Fatal(err)
 		}
 	}
-	body, logs := runUnderEmulator(t, bins, f.Name, env, event)
+	body, logs := runUnderEmulator(t, bins, f.binary(), env, event)
 	if bytes.Contains(body, []byte(`"errorType"`)) || bytes.Contains(body, []byte(`"errorMessage"`)) {
 		t.Fatalf("%s failed: %s\nlogs:\n%s", f.Name, body, logs)
 	}
@@ -260,6 +261,7 @@ var expectedAnswer = map[string]string{
 	"resolve-concepts": `{"batchItemFailures":null}`, // no failed record
 	"enrich":           `{"batchItemFailures":null}`,
 	"migrate":          `"version"`,
+	"graph-setup":      `"schemaApplied":true`, // on the in-memory graph: sam-env.json sets no MEMGRAPH_URI
 	"sweep":            "{",
 }
 

@@ -36,6 +36,8 @@ type Stack struct {
 	topic     awssns.ITopic
 
 	sweepFailureQueue awssqs.Queue // failed scheduled sweeps, after Lambda's retries
+	migrateTrigger    triggers.Trigger
+	memgraphRoutes    []constructs.Construct // peering routes the graph is reached through
 
 	createdSecrets []awssecretsmanager.Secret // third-party credentials the operator fills in
 }
@@ -176,7 +178,7 @@ func (s *Stack) traceFunction(f functionSpec, props *awslambda.FunctionProps) {
 
 func (s *Stack) addFunction(f functionSpec) error {
 	cfg := s.cfg
-	dir, err := cfg.BootstrapDir(f.Name)
+	dir, err := cfg.BootstrapDir(f.binary())
 	if err != nil {
 		return err
 	}
@@ -213,6 +215,9 @@ func (s *Stack) addFunction(f functionSpec) error {
 	if graph {
 		env["MEMGRAPH_URI"] = cfg.MemgraphURI
 		env["MEMGRAPH_SECRET_ARN"] = *s.memgraph.SecretArn()
+		// Memgraph is the only graph the stack connects to: the dialect is
+		// not left to detection.
+		env["GRAPH_DIALECT"] = "memgraph"
 	}
 	if f.LLM {
 		env["OPENAI_BASE_URL"] = "" // declared so `sam local` can point it at a local model server
@@ -305,6 +310,9 @@ func (s *Stack) addFunction(f functionSpec) error {
 	if f.Scheduled {
 		s.scheduleFunction(fn, id)
 	}
+	if f.GraphSetup {
+		s.graphSetupTrigger(fn, f)
+	}
 	if f.Migrations {
 		// The security groups carry the ingress/egress rules migrate needs.
 		after := []constructs.Construct{s.db.cluster, s.net.dbSG, s.net.adminSG}
@@ -314,7 +322,7 @@ func (s *Stack) addFunction(f functionSpec) error {
 		// Invoked synchronously by a custom resource after the cluster (and
 		// its writer instance) exist; a function error fails the deployment
 		// and rolls it back. Runs again whenever the bootstrap changes.
-		triggers.NewTrigger(s.Stack, jsii.String(id+"Trigger"), &triggers.TriggerProps{
+		s.migrateTrigger = triggers.NewTrigger(s.Stack, jsii.String(id+"Trigger"), &triggers.TriggerProps{
 			Handler:                fn,
 			ExecuteAfter:           &after,
 			ExecuteOnHandlerChange: jsii.Bool(true),

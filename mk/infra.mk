@@ -32,7 +32,7 @@ CDK_FLAGS := --no-notices --ci -c stage=$(STAGE) $(if $(INFRA_BUILD_DIR),-c buil
 # The context of the second template `make lint-infra` checks: prod with
 # every optional feature on, so nag and cfn-lint see all resources.
 LINT_PROD_CONTEXT := -c rdsProxy=true -c memgraphUri=bolt://10.50.1.10:7687 -c memgraphCidr=10.50.0.0/16 \
-  -c memgraphPeerVpcId=vpc-0123456789abcdef0 -c chatAuthType=AWS_IAM -c corsOrigins=https://app.example.com \
+  -c memgraphPeerVpcId=vpc-0123456789abcdef0 -c memgraphSecretArn=arn:aws:secretsmanager:eu-west-1:123456789012:secret:regintel/memgraph-AbCdEf -c chatAuthType=AWS_IAM -c corsOrigins=https://app.example.com \
   -c jwtJwksUrl=https://id.example.com/.well-known/jwks.json -c jwtIssuer=https://id.example.com/ -c jwtAudience=regintel \
   -c alarmTopicArn=arn:aws:sns:eu-west-1:123456789012:regintel-alarms \
   -c tracing=true -c otelCollectorLayerArn=arn:aws:lambda:eu-west-1:901920570463:layer:aws-otel-collector-arm64-ver-0-117-0:1
