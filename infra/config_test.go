@@ -63,7 +63,7 @@ func TestConfigRejects(t *testing.T) {
 		"dev without jwks":         {map[string]any{"jwtJwksUrl": ""}, "jwtJwksUrl is required in every stage"},
 		"iam without issuer":       {map[string]any{"chatAuthType": "AWS_IAM", "jwtIssuer": ""}, "jwtIssuer is required"},
 		"no audience":              {map[string]any{"jwtAudience": ""}, "jwtAudience is required"},
-		"prod without alarm topic": {map[string]any{"stage": "prod"}, "alarmTopicArn is required in prod"},
+		"prod without alarm topic": {map[string]any{"stage": "prod", "stagesDir": bareStages(t)}, "alarmTopicArn is required in prod"},
 		"prod unbounded chat":      {map[string]any{"stage": "prod", "chatReservedConcurrency": 0}, "chatReservedConcurrency must be >= 1 in prod"},
 		"cross-account peering":    {map[string]any{"memgraphUri": "bolt://10.50.1.10:7687", "memgraphCidr": "10.50.0.0/16", "memgraphPeerVpcId": "vpc-2", "memgraphPeerOwnerId": "210987654321"}, "memgraphPeerRoleArn"},
 		"ca bundle path":           {map[string]any{"dbCaBundle": "/etc/ssl/rds.pem"}, "dbCaBundle"},

@@ -108,7 +108,7 @@ func newDatabase(s awscdk.Stack, cfg Config, n *network) *database {
 		d.cluster.GrantConnect(proxyRole, jsii.String(cfg.DBAppUser))
 		d.cluster.GrantConnect(proxyRole, jsii.String(cfg.DBSweepUser))
 		d.proxy = d.cluster.AddProxy(jsii.String("Proxy"), &awsrds.DatabaseProxyOptions{
-			DbProxyName:       jsii.String("regintel-" + cfg.Stage),
+			DbProxyName:       jsii.String(cfg.DBProxyName),
 			Vpc:               n.vpc,
 			VpcSubnets:        n.dbSubnet,
 			SecurityGroups:    &[]awsec2.ISecurityGroup{proxySG},

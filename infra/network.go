@@ -33,7 +33,7 @@ func newNetwork(s awscdk.Stack, cfg Config) *network {
 			RemovalPolicy: removalPolicy(cfg),
 		})
 		n.vpc = awsec2.NewVpc(s, jsii.String("Vpc"), &awsec2.VpcProps{
-			IpAddresses:                  awsec2.IpAddresses_Cidr(jsii.String("10.40.0.0/16")),
+			IpAddresses:                  awsec2.IpAddresses_Cidr(jsii.String(cfg.VpcCidr)),
 			MaxAzs:                       jsii.Number(cfg.MaxAzs),
 			NatGateways:                  jsii.Number(cfg.NatGateways),
 			RestrictDefaultSecurityGroup: jsii.Bool(true),

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudfront"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatchactions"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsec2"
@@ -37,7 +38,8 @@ type Stack struct {
 
 	sweepFailureQueue awssqs.Queue // failed scheduled sweeps, after Lambda's retries
 	migrateTrigger    triggers.Trigger
-	memgraphRoutes    []constructs.Construct // peering routes the graph is reached through
+	edge              awscloudfront.Distribution // CloudFront in front of the chat URL, when on
+	memgraphRoutes    []constructs.Construct     // peering routes the graph is reached through
 
 	createdSecrets []awssecretsmanager.Secret // third-party credentials the operator fills in
 }
@@ -351,8 +353,15 @@ func (s *Stack) addFunctionURL(fn awslambda.Function) error {
 	}
 	url := fn.AddFunctionUrl(opts)
 	awscdk.NewCfnOutput(s.Stack, jsii.String("ChatFunctionUrl"), &awscdk.CfnOutputProps{
-		Value: url.Url(), Description: jsii.String("POST /chat here (streamed)"),
+		Value: url.Url(), Description: jsii.String("The chat Function URL (behind CloudFront when ChatUrl is output)"),
 	})
+	if s.cfg.CloudFront {
+		s.edge = s.addEdge(fn, url)
+	}
+	if auth == awslambda.FunctionUrlAuthType_NONE {
+		awscdk.Annotations_Of(url).AddWarningV2(jsii.String("regintel:publicChatUrl"), jsii.String(
+			"the chat Function URL has auth NONE: anyone can call it, each request is billed and holds a reserved slot (the app still verifies the JWT)"), nil)
+	}
 	return nil
 }
 
