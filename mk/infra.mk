@@ -40,7 +40,7 @@ LINT_PROD_CONTEXT := -c rdsProxy=true -c memgraphUri=bolt://10.50.1.10:7687 -c m
 # FN=resolve-concepts -> ResolveConceptsFunction (the stack's stable logical ids)
 fn_logical_id = $(shell printf '%s' '$(1)' | sed -E 's/(^|[-_])([a-z])/\U\2/g')Function
 
-.PHONY: cdk-cli infra-tools cfn-lint-args synth deploy diff cdk-bootstrap sam-invoke lint-infra test-infra
+.PHONY: cdk-cli infra-tools cfn-lint-args synth deploy diff cdk-bootstrap deploy-guide-check sam-invoke lint-infra test-infra
 
 cdk-cli: $(CDK) ## install the pinned aws-cdk CLI into infra/_cdkcli/node_modules
 
@@ -68,8 +68,15 @@ deploy: $(CDK) build ## cdk deploy RegIntel-$(STAGE) (AWS credentials required)
 diff: $(CDK) build ## cdk diff against the deployed stack (AWS credentials required)
 	CDK_DISABLE_CLI_TELEMETRY=true $(CDK) diff --no-notices -c stage=$(STAGE) $(CDK_ARGS) RegIntel-$(STAGE)
 
-cdk-bootstrap: $(CDK) ## one-time CDK bootstrap of the target account/region (AWS credentials required)
-	CDK_DISABLE_CLI_TELEMETRY=true $(CDK) bootstrap --no-notices -c stage=$(STAGE) $(CDK_ARGS)
+# The stage file's account and region: bootstrap targets exactly them.
+stage_target = $(shell python3 -c 'import json,sys; d=json.load(open("infra/stages/$(STAGE).json")); print("aws://%s/%s" % (d["account"], d["region"]))')
+
+# The app synthesizes before bootstrapping, so the bootstraps must exist.
+cdk-bootstrap: $(CDK) build ## one-time CDK bootstrap of the stage's account/region (AWS credentials required)
+	CDK_DISABLE_CLI_TELEMETRY=true $(CDK) bootstrap --no-notices -c stage=$(STAGE) $(CDK_ARGS) $(stage_target)
+
+deploy-guide-check: ## run infra/README.md's deploy-day commands from a fresh copy of HEAD, up to the first needing credentials
+	cd infra && DEPLOY_GUIDE_CHECK=1 go test -count=1 -timeout 30m -run TestDeployGuideRunsFromAFreshClone .
 
 # The sample event of each function, and the overrides `sam local` applies.
 SAM_EVENT_chat := events/chat-turn.json
