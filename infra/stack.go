@@ -85,6 +85,7 @@ func NewStack(scope constructs.Construct, id string, props *awscdk.StackProps, c
 		}
 	}
 	s.outputs()
+	s.retainLambdaLogs()
 	s.databaseAlarms()
 	s.appAlarms()
 	s.dashboard()
