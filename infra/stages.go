@@ -67,14 +67,18 @@ func loadStageFile(dir, stage string) (stageFile, error) {
 
 // checkTarget refuses to synthesize a stage for an account or region other
 // than its own. The CDK CLI sets CDK_DEFAULT_ACCOUNT and CDK_DEFAULT_REGION
-// from the credentials it deploys with; offline (no credentials) they are
-// empty and only the synthesized template is made.
+// from the credentials it deploys with. Offline (no credentials) the
+// account is empty, the region is the CLI's default, and only the
+// template is made: nothing is checked.
 func checkTarget(stage string, sf stageFile, account, region string) error {
-	if account != "" && account != sf.Account {
+	if account == "" {
+		return nil
+	}
+	if account != sf.Account {
 		return fmt.Errorf("stage %s is pinned to account %s (infra/stages/%s.json), but the credentials are for account %s: refusing to synthesize",
 			stage, sf.Account, stage, account)
 	}
-	if region != "" && region != sf.Region {
+	if region != sf.Region {
 		return fmt.Errorf("stage %s is pinned to region %s (infra/stages/%s.json), but the target region is %s: refusing to synthesize",
 			stage, sf.Region, stage, region)
 	}

@@ -20,6 +20,13 @@ CFN_LINT_VERSION := 1.58.0
 SAM_CLI_VERSION := 1.170.0
 INFRA_VENV ?= .testenv/infra-venv
 CFN_LINT ?= $(INFRA_VENV)/bin/cfn-lint
+# checkov, pinned, in a virtualenv of its own (its dependencies and the SAM
+# CLI's do not share one). --skip-download: offline, no policy download.
+CHECKOV_VERSION := 3.3.30
+CHECKOV_VENV ?= .testenv/checkov-venv
+CHECKOV ?= $(CHECKOV_VENV)/bin/checkov
+# The reviewed findings: one check id per line, with the reason after it.
+CHECKOV_SKIP = $(shell sed -e 's/\#.*//' infra/checkov-baseline.txt | awk 'NF {print $$1}' | paste -sd, -)
 # W3005: CDK writes DependsOn next to Ref/GetAtt for the same resource; harmless.
 # W3690 (engine version that can no longer create clusters) always counts.
 CFN_LINT_ARGS ?= --ignore-checks W3005 --mandatory-checks W3690
@@ -40,7 +47,7 @@ LINT_PROD_CONTEXT := -c rdsProxy=true -c memgraphUri=bolt://10.50.1.10:7687 -c m
 # FN=resolve-concepts -> ResolveConceptsFunction (the stack's stable logical ids)
 fn_logical_id = $(shell printf '%s' '$(1)' | sed -E 's/(^|[-_])([a-z])/\U\2/g')Function
 
-.PHONY: cdk-cli infra-tools cfn-lint-args synth deploy diff cdk-bootstrap deploy-guide-check sam-invoke lint-infra test-infra
+.PHONY: cdk-cli infra-tools checkov-tool cfn-lint-args synth deploy diff cdk-bootstrap deploy-guide-check sam-invoke lint-infra test-infra
 
 cdk-cli: $(CDK) ## install the pinned aws-cdk CLI into infra/_cdkcli/node_modules
 
@@ -53,6 +60,13 @@ infra-tools: $(INFRA_VENV)/.installed-$(CFN_LINT_VERSION)-$(SAM_CLI_VERSION) ## 
 $(INFRA_VENV)/.installed-$(CFN_LINT_VERSION)-$(SAM_CLI_VERSION):
 	test -x $(INFRA_VENV)/bin/pip || python3 -m venv $(INFRA_VENV)
 	$(INFRA_VENV)/bin/pip install --quiet 'cfn-lint==$(CFN_LINT_VERSION)' 'aws-sam-cli==$(SAM_CLI_VERSION)'
+	@touch $@
+
+checkov-tool: $(CHECKOV_VENV)/.installed-$(CHECKOV_VERSION) ## install the pinned checkov into .testenv/
+
+$(CHECKOV_VENV)/.installed-$(CHECKOV_VERSION):
+	test -x $(CHECKOV_VENV)/bin/pip || python3 -m venv $(CHECKOV_VENV)
+	$(CHECKOV_VENV)/bin/pip install --quiet 'checkov==$(CHECKOV_VERSION)'
 	@touch $@
 
 cfn-lint-args:
@@ -93,11 +107,13 @@ sam-invoke: synth infra-tools ## sam local invoke FN (EVENT, ENV_VARS) against t
 	$(SAM) local invoke $(call fn_logical_id,$(FN)) -t $(CDK_OUT)/RegIntel-$(STAGE).template.json \
 	  -e $(or $(EVENT),$(SAM_EVENT_$(FN))) --env-vars $(ENV_VARS)
 
-lint-infra: $(CDK) infra-tools ## cdk-nag (via synth, dev and a full prod variant) and cfn-lint on every template
+lint-infra: $(CDK) infra-tools checkov-tool ## cdk-nag (via synth, dev and a full prod variant), cfn-lint and checkov on every template
 	$(MAKE) --no-print-directory synth CDK_OUT=$(CDK_OUT)/lint-dev CDK_ARGS="$(CDK_ARGS)"
 	$(MAKE) --no-print-directory synth STAGE=prod CDK_OUT=$(CDK_OUT)/lint-prod CDK_ARGS='$(LINT_PROD_CONTEXT) $(CDK_ARGS)'
 	$(CFN_LINT) $(CFN_LINT_ARGS) -- $(CDK_OUT)/lint-dev/*.template.json $(CDK_OUT)/lint-prod/*.template.json
-	@echo "lint-infra: cdk-nag and cfn-lint clean"
+	$(CHECKOV) --skip-download --quiet --compact --framework cloudformation --skip-check '$(CHECKOV_SKIP)' \
+	  $$(for t in $(CDK_OUT)/lint-dev/*.template.json $(CDK_OUT)/lint-prod/*.template.json; do printf -- '-f %s ' "$$t"; done)
+	@echo "lint-infra: cdk-nag, cfn-lint and checkov clean"
 
 test-infra: ## infra Go tests, synth and lint with placeholder bootstraps (what `make test` runs)
 	@bash scripts/test.d/infra.sh
