@@ -77,15 +77,17 @@ func TestProdChatIsBehindCloudFront(t *testing.T) {
 
 // A public prod URL is a choice the context states.
 func TestPublicProdURLIsAnExplicitChoice(t *testing.T) {
-	if _, err := loadCtx(t, map[string]any{"stage": "prod", "chatAuthType": "NONE", "cloudFront": false}); err == nil ||
+	bare := bareStages(t)
+	if _, err := loadCtx(t, map[string]any{"stage": "prod", "stagesDir": bare, "chatAuthType": "NONE", "cloudFront": false}); err == nil ||
 		!strings.Contains(err.Error(), "publicChatUrl=true") {
 		t.Errorf("prod with a NONE URL and no choice: %v", err)
 	}
-	c, err := loadCtx(t, map[string]any{"stage": "prod", "chatAuthType": "NONE", "cloudFront": false, "publicChatUrl": true})
+	c, err := loadCtx(t, map[string]any{"stage": "prod", "stagesDir": bare, "chatAuthType": "NONE", "cloudFront": false, "publicChatUrl": true,
+		"alarmTopicArn": "arn:aws:sns:eu-west-1:123456789012:t"})
 	if err != nil || c.ChatAuthType != "NONE" {
 		t.Errorf("prod with publicChatUrl=true: %v %v", c.ChatAuthType, err)
 	}
-	if c, err := loadCtx(t, map[string]any{"stage": "prod"}); err != nil || !c.CloudFront || c.ChatAuthType != "AWS_IAM" {
+	if c, err := loadCtx(t, map[string]any{"stage": "prod", "stagesDir": bare, "alarmTopicArn": "arn:aws:sns:eu-west-1:123456789012:t"}); err != nil || !c.CloudFront || c.ChatAuthType != "AWS_IAM" {
 		t.Errorf("prod defaults: cloudFront %v, auth %q, %v; want CloudFront and AWS_IAM", c.CloudFront, c.ChatAuthType, err)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
 )
 
 var updateReplacement = flag.Bool("update-replacement", false, "rewrite stages/replacement-snapshot.json from the synthesized stages")
@@ -56,6 +58,19 @@ func TestStageFileWinsOverTheCommandLine(t *testing.T) {
 	}
 	if _, err := loadCtx(t, map[string]any{"stage": "staging"}); err == nil || !strings.Contains(err.Error(), "staging.json") {
 		t.Errorf("a stage without a file: %v", err)
+	}
+}
+
+// Each stage loads from cdk.json and its stage file alone, as `make synth
+// STAGE=<stage>` does: no -c flag is needed.
+func TestEachStageLoadsAsCommitted(t *testing.T) {
+	for _, stage := range []string{"dev", "prod"} {
+		ctx := cdkJSONContext(t)
+		ctx["stage"] = stage
+		app := awscdk.NewApp(&awscdk.AppProps{Context: &ctx})
+		if _, err := LoadConfig(app.Node()); err != nil {
+			t.Errorf("stage %s as committed: %v", stage, err)
+		}
 	}
 }
 
