@@ -58,6 +58,15 @@ func TestProdChatIsBehindCloudFront(t *testing.T) {
 	if !actions["lambda:InvokeFunctionUrl"] || !actions["lambda:InvokeFunction"] {
 		t.Errorf("CloudFront may %v on the chat function for this distribution, want lambda:InvokeFunctionUrl and lambda:InvokeFunction", actions)
 	}
+	checkForwardedHeaders(t, p)
+	if len(dev(t).resources("AWS::CloudFront::Distribution")) != 0 {
+		t.Error("dev has a distribution; CloudFront is a prod default")
+	}
+}
+
+// checkForwardedHeaders: CloudFront forwards what the API reads, and not
+// Authorization, which origin access control signs with.
+func checkForwardedHeaders(t *testing.T, p *synthesized) {
 	for _, pol := range p.resources("AWS::CloudFront::OriginRequestPolicy") {
 		hc := pol["Properties"].(map[string]any)["OriginRequestPolicyConfig"].(map[string]any)["HeadersConfig"].(map[string]any)
 		got := asList(hc["Headers"])
@@ -69,9 +78,6 @@ func TestProdChatIsBehindCloudFront(t *testing.T) {
 		if slices.Contains(got, any("Authorization")) {
 			t.Error("CloudFront forwards Authorization, which origin access control signs with")
 		}
-	}
-	if len(dev(t).resources("AWS::CloudFront::Distribution")) != 0 {
-		t.Error("dev has a distribution; CloudFront is a prod default")
 	}
 }
 
