@@ -86,7 +86,7 @@ func (s *Stack) appWidgets() [][]awscloudwatch.IWidget {
 		publish = append(publish, appMetric("resolve-concepts", "PublishFailures", "Sum", "resolve-concepts"))
 	}
 	sweep := []awscloudwatch.IMetric{}
-	for _, name := range []string{"Sweeps", "SweepFailures", "ContextsDeleted", "SuppliedItemsDeleted", "RequestsExpired"} {
+	for _, name := range []string{"Sweeps", "SweepFailures", "RowsRemoved", "ExpiredRowsRemaining", "ContextsDeleted", "SuppliedItemsDeleted", "RequestsExpired"} {
 		sweep = append(sweep, sum("sweep", name))
 	}
 	rows = append(rows, []awscloudwatch.IWidget{
@@ -140,4 +140,5 @@ func (s *Stack) appAlarms() {
 	}
 	s.alarm("SweepFailures", "regintel sweep: a retention sweep failed",
 		appMetric("sweep", "SweepFailures", "Sum", ""), 1)
+	s.sweepRemovedNothing()
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -18,6 +19,8 @@ import (
 // `cdk synth -c key=value`). Every key is documented in infra/README.md.
 type Config struct {
 	Stage string // "dev", "staging", "prod"...; "prod" turns on deletion protection and retention
+	// Account and Region the stage is pinned to (infra/stages/<stage>.json).
+	Account, Region string
 
 	// Bootstrap binaries: <BuildDir>/<function>/bootstrap, relative to the
 	// infra directory unless absolute. `make synth` builds them first.
@@ -25,7 +28,7 @@ type Config struct {
 
 	// Network. Empty VpcID creates a VPC.
 	VpcID             string
-	VpcCidr           string   // of the existing VPC (optional, used in SG rules' descriptions only)
+	VpcCidr           string   // the VPC's CIDR: of the VPC the stack creates, or of the existing one (optional there)
 	AvailabilityZones []string // existing VPC: its AZs, one per subnet id below
 	PrivateSubnetIDs  []string // existing VPC: subnets with egress for the functions
 	PrivateRouteTable []string // existing VPC: route tables of those subnets (needed for peering)
@@ -35,7 +38,9 @@ type Config struct {
 
 	// Database.
 	DBName           string
+	DBProxyName      string // the RDS Proxy's name (create-only: part of its endpoint)
 	DBAppUser        string // IAM-authenticated role the functions log in as; created by migrate
+	DBSweepUser      string // IAM-authenticated role the retention sweep logs in as (sees every tenant); created by migrate
 	DBMasterUser     string
 	DBMinCapacity    float64
 	DBMaxCapacity    float64
@@ -61,6 +66,10 @@ type Config struct {
 	MemgraphPeerRegion      string
 	MemgraphPeerRoleArn     string // cross-account peering: role in the peer account that accepts it
 	MemgraphHost            string // of MemgraphURI
+	// GraphSetupHash digests the graph schema and the shipped dataset
+	// (the sources under SourceRoot): the graph step reruns when it changes.
+	GraphSetupHash string
+	SourceRoot     string // the repository root, relative to the infra directory
 
 	// LLM.
 	OpenAISecretArn string // complete ARN of an existing secret; empty: the stack creates one to fill in
@@ -68,7 +77,15 @@ type Config struct {
 	LLMModel        string
 
 	// Chat Function URL and JWT verification in the app.
-	ChatAuthType   string // NONE (the app verifies a JWT) or AWS_IAM
+	ChatAuthType string // NONE (the app verifies a JWT) or AWS_IAM
+	// CloudFront (default in prod) puts a distribution with origin access
+	// control in front of the URL, whose auth is then AWS_IAM.
+	CloudFront bool
+	// PublicChatURL is the explicit choice of an auth NONE URL in prod.
+	PublicChatURL bool
+	// WafWebACLArn is an existing CloudFront-scope web ACL (created in
+	// us-east-1, e.g. with a rate-based rule) the distribution uses.
+	WafWebACLArn   string
 	CorsOrigins    []string
 	JwtJwksURL     string
 	JwtIssuer      string
@@ -109,13 +126,26 @@ func (c Config) JwtHeader() string {
 // IsProd reports whether the stage gets production safeguards.
 func (c Config) IsProd() bool { return c.Stage == "prod" }
 
+var pgRoleRe = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
+
 var stageRe = regexp.MustCompile(`^[a-z][a-z0-9-]{0,15}$`)
 
 // LoadConfig reads and validates the context of node (normally the App).
 func LoadConfig(node constructs.Node) (Config, error) {
 	r := ctxReader{node: node}
+	stage := r.str("stage", "dev")
+	if !stageRe.MatchString(stage) {
+		return Config{Stage: stage}, fmt.Errorf("stage %q: want lower-case letters, digits and dashes", stage)
+	}
+	sf, err := loadStageFile(r.str("stagesDir", "stages"), stage)
+	if err != nil {
+		return Config{Stage: stage}, err
+	}
+	r.stage = sf.Context
 	c := Config{
-		Stage:    r.str("stage", "dev"),
+		Stage:    stage,
+		Account:  sf.Account,
+		Region:   sf.Region,
 		BuildDir: r.str("buildDir", "../build"),
 
 		VpcID:             r.str("vpcId", ""),
@@ -128,7 +158,9 @@ func LoadConfig(node constructs.Node) (Config, error) {
 		MaxAzs:            r.int("maxAzs", 2),
 
 		DBName:        r.str("dbName", "regintel"),
+		DBProxyName:   r.str("dbProxyName", "regintel-"+stage),
 		DBAppUser:     r.str("dbUser", "regintel_app"),
+		DBSweepUser:   r.str("dbSweepUser", "regintel_sweep"),
 		DBMasterUser:  r.str("dbMasterUser", "regintel_admin"),
 		DBMaxCapacity: r.float("dbMaxCapacity", 4),
 		DBProxy:       r.bool("rdsProxy", false),
@@ -141,12 +173,13 @@ func LoadConfig(node constructs.Node) (Config, error) {
 		MemgraphPeerOwnerID:     r.str("memgraphPeerOwnerId", ""),
 		MemgraphPeerRegion:      r.str("memgraphPeerRegion", ""),
 		MemgraphPeerRoleArn:     r.str("memgraphPeerRoleArn", ""),
+		SourceRoot:              r.str("sourceRoot", ".."),
 
 		OpenAISecretArn: r.str("openaiSecretArn", ""),
 		LLMProvider:     r.str("llmProvider", "openai"),
 		LLMModel:        r.str("llmModel", "gpt-4.1-mini"),
 
-		ChatAuthType:   strings.ToUpper(r.str("chatAuthType", "NONE")),
+		ChatAuthType:   strings.ToUpper(r.str("chatAuthType", "")),
 		CorsOrigins:    r.list("corsOrigins"),
 		JwtJwksURL:     r.str("jwtJwksUrl", ""),
 		JwtIssuer:      r.str("jwtIssuer", ""),
@@ -163,6 +196,15 @@ func LoadConfig(node constructs.Node) (Config, error) {
 		TracingSampleRatio: r.float("tracingSampleRatio", 1),
 	}
 	prod := c.Stage == "prod"
+	c.CloudFront = r.bool("cloudFront", prod)
+	c.PublicChatURL = r.bool("publicChatUrl", false)
+	c.WafWebACLArn = r.str("wafWebAclArn", "")
+	if c.ChatAuthType == "" {
+		c.ChatAuthType = "NONE"
+		if c.CloudFront || prod {
+			c.ChatAuthType = "AWS_IAM"
+		}
+	}
 	c.DBSecretRotation = r.bool("dbSecretRotation", prod)
 	c.DBDeletionProtection = r.bool("dbDeletionProtection", prod)
 	c.DBCaBundle = r.str("dbCaBundle", "")
@@ -193,12 +235,20 @@ func LoadConfig(node constructs.Node) (Config, error) {
 	if r.err != nil {
 		return c, r.err
 	}
+	if c.MemgraphURI != "" {
+		var err error
+		if c.GraphSetupHash, err = graphSetupHash(c.SourceRoot); err != nil {
+			return c, err
+		}
+	}
 	return c, c.validate()
 }
 
 var layerArnRe = regexp.MustCompile(`^arn:aws[a-z-]*:lambda:[a-z0-9-]+:[0-9]{12}:layer:[A-Za-z0-9_-]+:[0-9]+$`)
 
-var boltSchemes = map[string]bool{"bolt": true, "bolt+s": true, "bolt+ssc": true, "neo4j": true, "neo4j+s": true, "neo4j+ssc": true}
+// boltSchemes are the URIs a single Memgraph server answers: it refuses the
+// routing requests of neo4j:// URIs.
+var boltSchemes = map[string]bool{"bolt": true, "bolt+s": true, "bolt+ssc": true}
 
 func (c Config) validate() error {
 	var errs []string
@@ -220,6 +270,13 @@ func (c Config) validate() error {
 			add("memgraphPeerVpcId with an existing VPC needs vpcPrivateRouteTableIds, one per private subnet")
 		}
 	}
+	if c.VpcID == "" {
+		if _, n, err := net.ParseCIDR(c.VpcCidr); err != nil || n.String() != c.VpcCidr {
+			add("vpcCidr %q: want the new VPC's network, such as 10.40.0.0/16", c.VpcCidr)
+		} else if ones, _ := n.Mask.Size(); ones > 20 || ones < 16 {
+			add("vpcCidr %q: want a /16 to /20 (the subnets are /24 and /20)", c.VpcCidr)
+		}
+	}
 	if c.NatGateways < 1 && c.VpcID == "" {
 		add("natGateways must be >= 1: the functions need egress to the LLM API")
 	}
@@ -232,10 +289,25 @@ func (c Config) validate() error {
 	if c.DBAppUser == c.DBMasterUser {
 		add("dbUser must differ from dbMasterUser")
 	}
+	// Row-level security shows the runtime role one tenant at a time: a
+	// sweep signed in as it finds nothing to delete.
+	if c.DBSweepUser == c.DBAppUser || c.DBSweepUser == c.DBMasterUser {
+		add("dbSweepUser must differ from dbUser and dbMasterUser: the sweep needs its own role to see every tenant")
+	}
+	for _, kv := range [][2]string{{"dbUser", c.DBAppUser}, {"dbSweepUser", c.DBSweepUser}} {
+		if !pgRoleRe.MatchString(kv[1]) {
+			add("%s %q: want lower-case letters, digits and underscores (a Postgres role migrate creates)", kv[0], kv[1])
+		}
+	}
 	if c.MemgraphURI != "" {
 		u, err := url.Parse(c.MemgraphURI)
 		if err != nil || u.Host == "" || !boltSchemes[u.Scheme] {
-			add("memgraphUri %q: want bolt://host:7687 (bolt+s:// for TLS, or neo4j://)", c.MemgraphURI)
+			add("memgraphUri %q: want bolt://host:7687 (bolt+s:// for TLS); Memgraph refuses neo4j:// routing", c.MemgraphURI)
+		}
+		// The graph step runs during the first deploy: the credentials must
+		// be there before it, not filled in afterwards.
+		if c.MemgraphSecretArn == "" {
+			add("memgraphUri needs memgraphSecretArn, an existing secret with the Memgraph credentials (infra/README.md, before step 1): the deploy applies the graph schema and loads the dataset")
 		}
 		if (c.MemgraphCidr == "") == (c.MemgraphSecurityGroupID == "") {
 			add("memgraphUri needs exactly one of memgraphCidr or memgraphSecurityGroupId for the egress rule")
@@ -257,6 +329,15 @@ func (c Config) validate() error {
 	}
 	if c.ChatAuthType != "NONE" && c.ChatAuthType != "AWS_IAM" {
 		add("chatAuthType %q: want NONE or AWS_IAM", c.ChatAuthType)
+	}
+	if c.CloudFront && c.ChatAuthType != "AWS_IAM" {
+		add("cloudFront needs chatAuthType AWS_IAM: origin access control signs the requests, and only they may reach the URL")
+	}
+	if c.IsProd() && c.ChatAuthType == "NONE" && !c.PublicChatURL {
+		add("chatAuthType NONE in prod makes the chat URL public (every request billed and holding a reserved slot): set publicChatUrl=true to choose that, or keep CloudFront")
+	}
+	if c.WafWebACLArn != "" && (!c.CloudFront || !strings.HasPrefix(c.WafWebACLArn, "arn:aws:wafv2:us-east-1:") || !strings.Contains(c.WafWebACLArn, ":global/webacl/")) {
+		add("wafWebAclArn %q: want a CloudFront-scope web ACL ARN (arn:aws:wafv2:us-east-1:<account>:global/webacl/...), with cloudFront on", c.WafWebACLArn)
 	}
 	// The chat function verifies a JWT in every stage (AUTH_MODE=jwt) and
 	// refuses to start without a key source.
@@ -332,12 +413,16 @@ var retentionDays = map[int]awslogs.RetentionDays{
 // ctxReader converts context values, which are JSON-typed from cdk.json and
 // strings from `-c key=value`, and remembers the first conversion error.
 type ctxReader struct {
-	node constructs.Node
-	err  error
+	node  constructs.Node
+	stage map[string]any // the stage file's context, which wins
+	err   error
 }
 
 func (r *ctxReader) raw(key string) (string, bool) {
-	v := r.node.TryGetContext(jsii.String(key))
+	v, ok := r.stage[key]
+	if !ok {
+		v = r.node.TryGetContext(jsii.String(key))
+	}
 	switch t := v.(type) {
 	case nil:
 		return "", false

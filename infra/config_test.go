@@ -36,7 +36,8 @@ func TestConfigDefaults(t *testing.T) {
 		t.Errorf("prod defaults: %+v", p)
 	}
 	// Strings from `-c key=value` parse like JSON values from cdk.json.
-	s, err := loadCtx(t, map[string]any{"dbMinCapacity": "0", "dbMaxCapacity": "8", "rdsProxy": "false", "memgraphUri": "bolt+s://mg:7688", "memgraphCidr": "10.9.0.0/16"})
+	s, err := loadCtx(t, map[string]any{"dbMinCapacity": "0", "dbMaxCapacity": "8", "rdsProxy": "false", "memgraphUri": "bolt+s://mg:7688", "memgraphCidr": "10.9.0.0/16",
+		"memgraphSecretArn": "arn:aws:secretsmanager:eu-west-1:1:secret:mg-AbCdEf"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,11 +56,14 @@ func TestConfigRejects(t *testing.T) {
 		"memgraph without target":  {map[string]any{"memgraphUri": "bolt://mg:7687"}, "exactly one of memgraphCidr"},
 		"memgraph both targets":    {map[string]any{"memgraphUri": "bolt://mg:7687", "memgraphCidr": "10.0.0.0/8", "memgraphSecurityGroupId": "sg-1"}, "exactly one"},
 		"memgraph bad scheme":      {map[string]any{"memgraphUri": "http://mg:7687", "memgraphCidr": "10.0.0.0/8"}, "want bolt://"},
+		"memgraph routing uri":     {map[string]any{"memgraphUri": "neo4j://mg:7687", "memgraphCidr": "10.0.0.0/8"}, "refuses neo4j://"},
+		"memgraph without secret":  {map[string]any{"memgraphUri": "bolt://mg:7687", "memgraphCidr": "10.0.0.0/8"}, "memgraphUri needs memgraphSecretArn"},
+		"sweep as the app role":    {map[string]any{"dbSweepUser": "regintel_app"}, "dbSweepUser must differ"},
 		"bad auth type":            {map[string]any{"chatAuthType": "COGNITO"}, "want NONE or AWS_IAM"},
 		"dev without jwks":         {map[string]any{"jwtJwksUrl": ""}, "jwtJwksUrl is required in every stage"},
 		"iam without issuer":       {map[string]any{"chatAuthType": "AWS_IAM", "jwtIssuer": ""}, "jwtIssuer is required"},
 		"no audience":              {map[string]any{"jwtAudience": ""}, "jwtAudience is required"},
-		"prod without alarm topic": {map[string]any{"stage": "prod"}, "alarmTopicArn is required in prod"},
+		"prod without alarm topic": {map[string]any{"stage": "prod", "stagesDir": bareStages(t)}, "alarmTopicArn is required in prod"},
 		"prod unbounded chat":      {map[string]any{"stage": "prod", "chatReservedConcurrency": 0}, "chatReservedConcurrency must be >= 1 in prod"},
 		"cross-account peering":    {map[string]any{"memgraphUri": "bolt://10.50.1.10:7687", "memgraphCidr": "10.50.0.0/16", "memgraphPeerVpcId": "vpc-2", "memgraphPeerOwnerId": "210987654321"}, "memgraphPeerRoleArn"},
 		"ca bundle path":           {map[string]any{"dbCaBundle": "/etc/ssl/rds.pem"}, "dbCaBundle"},

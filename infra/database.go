@@ -106,8 +106,9 @@ func newDatabase(s awscdk.Stack, cfg Config, n *network) *database {
 		// the proxy signs in to the database as the same user with IAM, so no
 		// password secret is attached to the proxy.
 		d.cluster.GrantConnect(proxyRole, jsii.String(cfg.DBAppUser))
+		d.cluster.GrantConnect(proxyRole, jsii.String(cfg.DBSweepUser))
 		d.proxy = d.cluster.AddProxy(jsii.String("Proxy"), &awsrds.DatabaseProxyOptions{
-			DbProxyName:       jsii.String("regintel-" + cfg.Stage),
+			DbProxyName:       jsii.String(cfg.DBProxyName),
 			Vpc:               n.vpc,
 			VpcSubnets:        n.dbSubnet,
 			SecurityGroups:    &[]awsec2.ISecurityGroup{proxySG},

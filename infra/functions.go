@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ type dbAccess int
 const (
 	dbNone  dbAccess = iota
 	dbApp            // IAM token as cfg.DBAppUser, through the proxy when there is one
+	dbSweep          // IAM token as cfg.DBSweepUser (every tenant's expired rows), through the proxy when there is one
 	dbAdmin          // master secret, straight to the cluster (migrate creates the IAM role)
 )
 
@@ -29,6 +31,7 @@ type consumer struct {
 // builds every functions/<Name>).
 type functionSpec struct {
 	Name        string
+	Bootstrap   string // the functions/<Bootstrap> binary it runs; empty: its own (Name)
 	Description string
 	Timeout     time.Duration
 	MemoryMB    int
@@ -41,6 +44,7 @@ type functionSpec struct {
 	URL         bool // Function URL, streamed responses
 	Scheduled   bool // invoked on cfg.SweepSchedule
 	Migrations  bool // run as a CDK Trigger once the database is ready; failure fails the deploy
+	GraphSetup  bool // run as a CDK Trigger once the graph's secret and routes exist, and again when the schema or dataset change
 	Spans       bool // emits OpenTelemetry spans: traced (X-Ray Active, collector layer) when the stack's tracing is on
 	Env         func(Config) map[string]string
 }
@@ -106,24 +110,57 @@ var functionSpecs = []functionSpec{
 	},
 	{
 		Name:        "migrate",
-		Description: "Applies the Postgres migrations and the graph schema at deploy time",
+		Description: "Applies the Postgres migrations and creates the database roles at deploy time",
 		Timeout:     5 * time.Minute,
 		MemoryMB:    512,
 		DB:          dbAdmin,
-		Graph:       true,
 		Migrations:  true,
+	},
+	{
+		Name:        "graph-setup",
+		Bootstrap:   "migrate",
+		Description: "Applies the graph schema and loads the shipped dataset at deploy time",
+		Timeout:     10 * time.Minute,
+		MemoryMB:    512,
+		Graph:       true,
+		GraphOnly:   true,
+		GraphSetup:  true,
+		Env: func(c Config) map[string]string {
+			// The hash changes the function's configuration, and so reruns
+			// the step, whenever the schema or the dataset changes.
+			return map[string]string{"MIGRATE_STEP": "graph", "GRAPH_SETUP_HASH": c.GraphSetupHash}
+		},
 	},
 	{
 		Name:        "sweep",
 		Description: "Retention: removes conversation context idle past the retention period",
 		Timeout:     5 * time.Minute,
 		MemoryMB:    256,
-		DB:          dbApp,
+		DB:          dbSweep,
 		Scheduled:   true,
 		Env: func(c Config) map[string]string {
 			return map[string]string{"RETENTION_DAYS": strconv.Itoa(c.ContextRetentionDays)}
 		},
 	},
+}
+
+// binary is the functions/<name> directory f's bootstrap is built from.
+func (f functionSpec) binary() string {
+	if f.Bootstrap != "" {
+		return f.Bootstrap
+	}
+	return f.Name
+}
+
+// binaries are the distinct bootstraps of specs, in table order.
+func binaries(specs []functionSpec) []string {
+	var out []string
+	for _, f := range specs {
+		if !slices.Contains(out, f.binary()) {
+			out = append(out, f.binary())
+		}
+	}
+	return out
 }
 
 // deployedFunctions are the functions of specs the stack of cfg has.

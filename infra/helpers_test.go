@@ -36,11 +36,11 @@ var stubBuild = sync.OnceValue(func() string {
 		panic(err)
 	}
 	stubDir = dir
-	for _, f := range functionSpecs {
-		if err := os.MkdirAll(filepath.Join(dir, f.Name), 0o755); err != nil {
+	for _, b := range binaries(functionSpecs) {
+		if err := os.MkdirAll(filepath.Join(dir, b), 0o755); err != nil {
 			panic(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, f.Name, "bootstrap"), []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, b, "bootstrap"), []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
 			panic(err)
 		}
 	}
@@ -139,6 +139,7 @@ var prodContext = map[string]any{
 	"stage": "prod", "rdsProxy": true,
 	"memgraphUri": "bolt://10.50.1.10:7687", "memgraphCidr": "10.50.0.0/16",
 	"memgraphPeerVpcId": "vpc-0123456789abcdef0",
+	"memgraphSecretArn": "arn:aws:secretsmanager:eu-west-1:123456789012:secret:regintel/memgraph-AbCdEf",
 	"chatAuthType":      "AWS_IAM", "corsOrigins": "https://app.example.com,https://admin.example.com",
 	"jwtJwksUrl": "https://id.example.com/.well-known/jwks.json", "jwtIssuer": "https://id.example.com/",
 	"jwtAudience": "regintel", "alarmTopicArn": "arn:aws:sns:eu-west-1:123456789012:regintel-alarms",
@@ -167,6 +168,7 @@ func memgraphBySG(t testing.TB) *synthesized {
 	sgOnce.Do(func() {
 		sgStack = synth(t, map[string]any{
 			"memgraphUri": "bolt://memgraph.internal:7687", "memgraphSecurityGroupId": "sg-0123456789abcdef0",
+			"memgraphSecretArn": "arn:aws:secretsmanager:eu-west-1:123456789012:secret:regintel/memgraph-AbCdEf",
 		}, true)
 	})
 	if sgStack == nil {

@@ -13,10 +13,11 @@ import (
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "functions" {
-		// `go run . functions`: the function table's names, for scripts
-		// that need the list without synthesizing (placeholder builds).
-		for _, f := range functionSpecs {
-			fmt.Println(f.Name)
+		// `go run . functions`: the bootstraps the function table runs,
+		// for scripts that need the list without synthesizing (placeholder
+		// builds).
+		for _, b := range binaries(functionSpecs) {
+			fmt.Println(b)
 		}
 		return
 	}
@@ -30,20 +31,20 @@ func main() {
 	app.Synth(nil)
 }
 
-// build adds the stack for the app's context and the cdk-nag checks. The
-// account and region come from the CLI's environment when it has one, and
-// the stack stays environment-agnostic (synth needs no credentials) when not.
+// build adds the stack for the app's context and the cdk-nag checks, after
+// refusing a target account or region other than the stage's.
 func build(app awscdk.App) error {
 	cfg, err := LoadConfig(app.Node())
 	if err != nil {
 		return err
 	}
-	var env *awscdk.Environment
-	if acct, region := os.Getenv("CDK_DEFAULT_ACCOUNT"), os.Getenv("CDK_DEFAULT_REGION"); acct != "" && region != "" {
-		env = &awscdk.Environment{Account: jsii.String(acct), Region: jsii.String(region)}
+	// The template stays environment-agnostic (synth needs no credentials
+	// and no lookups); the target is checked against the stage's pin.
+	if err := checkTarget(cfg.Stage, stageFile{Account: cfg.Account, Region: cfg.Region},
+		os.Getenv("CDK_DEFAULT_ACCOUNT"), os.Getenv("CDK_DEFAULT_REGION")); err != nil {
+		return err
 	}
 	s, err := NewStack(app, "RegIntel-"+cfg.Stage, &awscdk.StackProps{
-		Env:         env,
 		Description: jsii.String("regintel backend (" + cfg.Stage + "): chat Function URL, queues, Aurora, workers"),
 	}, cfg, functionSpecs)
 	if err != nil {

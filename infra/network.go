@@ -7,6 +7,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsec2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 )
 
@@ -20,7 +21,8 @@ type network struct {
 	fnSG      awsec2.SecurityGroup    // runtime functions
 	adminSG   awsec2.SecurityGroup    // migrate: reaches the cluster directly, past the proxy
 	dbSG      awsec2.SecurityGroup
-	mgSG      awsec2.ISecurityGroup // imported Memgraph group, when given by id
+	mgSG      awsec2.ISecurityGroup  // imported Memgraph group, when given by id
+	mgRoutes  []constructs.Construct // routes to Memgraph over the peering
 }
 
 func newNetwork(s awscdk.Stack, cfg Config) *network {
@@ -31,7 +33,7 @@ func newNetwork(s awscdk.Stack, cfg Config) *network {
 			RemovalPolicy: removalPolicy(cfg),
 		})
 		n.vpc = awsec2.NewVpc(s, jsii.String("Vpc"), &awsec2.VpcProps{
-			IpAddresses:                  awsec2.IpAddresses_Cidr(jsii.String("10.40.0.0/16")),
+			IpAddresses:                  awsec2.IpAddresses_Cidr(jsii.String(cfg.VpcCidr)),
 			MaxAzs:                       jsii.Number(cfg.MaxAzs),
 			NatGateways:                  jsii.Number(cfg.NatGateways),
 			RestrictDefaultSecurityGroup: jsii.Bool(true),
@@ -138,11 +140,12 @@ func addMemgraphPeering(s awscdk.Stack, cfg Config, n *network) {
 	}
 	peering := awsec2.NewCfnVPCPeeringConnection(s, jsii.String("MemgraphPeering"), peerProps)
 	for i, sub := range *n.vpc.SelectSubnets(n.appSubnet).Subnets {
-		awsec2.NewCfnRoute(s, jsii.String(fmt.Sprintf("MemgraphRoute%d", i)), &awsec2.CfnRouteProps{
+		route := awsec2.NewCfnRoute(s, jsii.String(fmt.Sprintf("MemgraphRoute%d", i)), &awsec2.CfnRouteProps{
 			RouteTableId:           sub.RouteTable().RouteTableId(),
 			DestinationCidrBlock:   jsii.String(cfg.MemgraphCidr),
 			VpcPeeringConnectionId: peering.Ref(),
 		})
+		n.mgRoutes = append(n.mgRoutes, route)
 	}
 }
 

@@ -85,6 +85,7 @@ func TestCrossAccountPeeringAndTLSBolt(t *testing.T) {
 		"memgraphUri": "bolt+s://memgraph.example.internal:7688", "memgraphCidr": "10.60.0.0/16",
 		"memgraphPeerVpcId": "vpc-0123456789abcdef0", "memgraphPeerOwnerId": "210987654321",
 		"memgraphPeerRoleArn": "arn:aws:iam::210987654321:role/accept-peering",
+		"memgraphSecretArn":   "arn:aws:secretsmanager:eu-west-1:123456789012:secret:regintel/memgraph-AbCdEf",
 	}, true)
 	assert(t, "peering with the accepter role", func() {
 		s.tmpl.HasResourceProperties(jsii.String("AWS::EC2::VPCPeeringConnection"), &map[string]any{

@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -96,7 +95,11 @@ func samEnvFile(t *testing.T, dbURL string) string {
 			continue
 		}
 		fn["DB_HOST"], fn["DB_PORT"], fn["DB_NAME"] = u.Hostname(), u.Port(), strings.TrimPrefix(u.Path, "/")
-		fn["DB_USER"] = u.User.Username()
+		// Only where the file names a user: the sweep signs in as the
+		// template's own role, which migrate creates.
+		if _, ok := fn["DB_USER"]; ok {
+			fn["DB_USER"] = u.User.Username()
+		}
 	}
 	path := filepath.Join(t.TempDir(), "sam-env.json")
 	b, _ = json.Marshal(overrides)
@@ -175,8 +178,8 @@ func buildForEmulator(t *testing.T) emulatorBins {
 		if buildErr = build("../tools/rie", "aws-lambda-rie", "github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie"); buildErr != nil {
 			return
 		}
-		for _, f := range functionSpecs {
-			if buildErr = build("..", filepath.Join(f.Name, "bootstrap"), "-tags", "lambda.norpc", "./functions/"+f.Name); buildErr != nil {
+		for _, b := range binaries(functionSpecs) {
+			if buildErr = build("..", filepath.Join(b, "bootstrap"), "-tags", "lambda.norpc", "./functions/"+b); buildErr != nil {
 				return
 			}
 		}
@@ -191,29 +194,10 @@ func buildForEmulator(t *testing.T) emulatorBins {
 // samples: the events/ file each function is invoked with.
 var samples = map[string]string{
 	"chat": "chat-turn.json", "resolve-concepts": "sqs-concepts.json", "migrate": "migrate.json", "sweep": "sweep-schedule.json",
+	"graph-setup": "migrate.json",
 }
 
 func invokeUnderEmulator(t *testing.T, bins emulatorBins, f functionSpec, env map[string]string) {
-	emulatorAddr, runtimeAddr := freeAddr(t), freeAddr(t)
-	cmd := exec.Command(filepath.Join(bins.dir, "aws-lambda-rie"),
-		"--runtime-interface-emulator-address", emulatorAddr, "--runtime-api-address", runtimeAddr,
-		filepath.Join(bins.dir, f.Name, "bootstrap"))
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "AWS_EC2_METADATA_DISABLED=true"}
-	keys := make([]string, 0, len(env))
-	for k := range env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		cmd.Env = append(cmd.Env, k+"="+env[k])
-	}
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-
 	event := []byte(`{"Records": []}`) // enrich: an empty batch (its sample fetches the internet)
 	if name, ok := samples[f.Name]; ok {
 		var err error
@@ -221,13 +205,56 @@ func invokeUnderEmulator(t *testing.T, bins emulatorBins, f functionSpec, env ma
 			t.Fatal(err)
 		}
 	}
-	body := invokeWhenReady(t, "http://"+emulatorAddr+"/2015-03-31/functions/function/invocations", event, &logs)
+	body, logs := runUnderEmulator(t, bins, f.binary(), env, event)
 	if bytes.Contains(body, []byte(`"errorType"`)) || bytes.Contains(body, []byte(`"errorMessage"`)) {
-		t.Fatalf("%s failed: %s\nlogs:\n%s", f.Name, body, logs.String())
+		t.Fatalf("%s failed: %s\nlogs:\n%s", f.Name, body, logs)
 	}
 	if want := expectedAnswer[f.Name]; !bytes.Contains(body, []byte(want)) {
-		t.Fatalf("%s answered %q, want it to contain %q\nlogs:\n%s", f.Name, body, want, logs.String())
+		t.Fatalf("%s answered %q, want it to contain %q\nlogs:\n%s", f.Name, body, want, logs)
 	}
+}
+
+// runUnderEmulator starts function's bootstrap under the runtime interface
+// emulator with exactly env, invokes it once with event and returns its
+// answer and everything it logged.
+func runUnderEmulator(t *testing.T, bins emulatorBins, function string, env map[string]string, event []byte) (body []byte, logs string) {
+	emulatorAddr, runtimeAddr := freeAddr(t), freeAddr(t)
+	cmd := exec.Command(filepath.Join(bins.dir, "aws-lambda-rie"),
+		"--runtime-interface-emulator-address", emulatorAddr, "--runtime-api-address", runtimeAddr,
+		filepath.Join(bins.dir, function, "bootstrap"))
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "AWS_EC2_METADATA_DISABLED=true"}
+	for _, k := range sortedKeys(env) {
+		cmd.Env = append(cmd.Env, k+"="+env[k])
+	}
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stop := func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }
+	t.Cleanup(stop)
+	body = invokeWhenReady(t, "http://"+emulatorAddr+"/2015-03-31/functions/function/invocations", event, &out)
+	stop()
+	return body, out.String()
+}
+
+// syncBuffer is a bytes.Buffer the emulator's two output streams and the
+// test can share.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // expectedAnswer is a piece of each function's answer to its sample.
@@ -236,6 +263,7 @@ var expectedAnswer = map[string]string{
 	"resolve-concepts": `{"batchItemFailures":null}`, // no failed record
 	"enrich":           `{"batchItemFailures":null}`,
 	"migrate":          `"version"`,
+	"graph-setup":      `"schemaApplied":true`, // on the in-memory graph: sam-env.json sets no MEMGRAPH_URI
 	"sweep":            "{",
 }
 
@@ -248,7 +276,7 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-func invokeWhenReady(t *testing.T, url string, event []byte, logs *bytes.Buffer) []byte {
+func invokeWhenReady(t *testing.T, url string, event []byte, logs *syncBuffer) []byte {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	for {

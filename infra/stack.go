@@ -6,11 +6,10 @@ import (
 	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudfront"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatchactions"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsec2"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awsevents"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awseventstargets"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdaeventsources"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
@@ -36,6 +35,11 @@ type Stack struct {
 	sends     map[string][]string // per function: the deployed queues it sends to
 	alarms    []awscloudwatch.Alarm
 	topic     awssns.ITopic
+
+	sweepFailureQueue awssqs.Queue // failed scheduled sweeps, after Lambda's retries
+	migrateTrigger    triggers.Trigger
+	edge              awscloudfront.Distribution // CloudFront in front of the chat URL, when on
+	memgraphRoutes    []constructs.Construct     // peering routes the graph is reached through
 
 	createdSecrets []awssecretsmanager.Secret // third-party credentials the operator fills in
 }
@@ -81,6 +85,7 @@ func NewStack(scope constructs.Construct, id string, props *awscdk.StackProps, c
 		}
 	}
 	s.outputs()
+	s.retainLambdaLogs()
 	s.databaseAlarms()
 	s.appAlarms()
 	s.dashboard()
@@ -176,7 +181,7 @@ func (s *Stack) traceFunction(f functionSpec, props *awslambda.FunctionProps) {
 
 func (s *Stack) addFunction(f functionSpec) error {
 	cfg := s.cfg
-	dir, err := cfg.BootstrapDir(f.Name)
+	dir, err := cfg.BootstrapDir(f.binary())
 	if err != nil {
 		return err
 	}
@@ -188,9 +193,9 @@ func (s *Stack) addFunction(f functionSpec) error {
 	env := map[string]string{"LOG_FORMAT": "json", "STAGE": cfg.Stage}
 	sg := s.net.fnSG
 	switch f.DB {
-	case dbApp:
+	case dbApp, dbSweep:
 		env["DB_HOST"] = *s.db.host()
-		env["DB_USER"] = cfg.DBAppUser
+		env["DB_USER"] = dbUserOf(cfg, f.DB)
 		env["DB_IAM_AUTH"] = "true"
 	case dbAdmin:
 		sg = s.net.adminSG
@@ -198,19 +203,24 @@ func (s *Stack) addFunction(f functionSpec) error {
 		env["DB_USER"] = cfg.DBMasterUser
 		env["DB_IAM_AUTH"] = "false"
 		env["DB_SECRET_ARN"] = *s.db.cluster.Secret().SecretArn()
-		env["DB_APP_USER"] = cfg.DBAppUser // the login role migrate creates and grants rds_iam
+		// The login roles migrate creates and grants rds_iam.
+		env["DB_APP_USER"] = cfg.DBAppUser
+		env["DB_SWEEP_USER"] = cfg.DBSweepUser
 	}
 	if f.DB != dbNone {
 		// Prepared statements pin a client to one connection behind RDS Proxy.
 		env["DB_STATEMENT_CACHE"] = strconv.FormatBool(!cfg.DBProxy)
 		env["DB_PORT"] = strconv.Itoa(dbPort)
 		env["DB_NAME"] = cfg.DBName
-		env["DB_SSLMODE"], env["DB_SSLROOTCERT"] = s.db.tlsSettings(cfg, f.DB == dbApp)
+		env["DB_SSLMODE"], env["DB_SSLROOTCERT"] = s.db.tlsSettings(cfg, f.DB != dbAdmin)
 	}
 	graph := f.Graph && cfg.GraphOn()
 	if graph {
 		env["MEMGRAPH_URI"] = cfg.MemgraphURI
 		env["MEMGRAPH_SECRET_ARN"] = *s.memgraph.SecretArn()
+		// Memgraph is the only graph the stack connects to: the dialect is
+		// not left to detection.
+		env["GRAPH_DIALECT"] = "memgraph"
 	}
 	if f.LLM {
 		env["OPENAI_BASE_URL"] = "" // declared so `sam local` can point it at a local model server
@@ -265,8 +275,8 @@ func (s *Stack) addFunction(f functionSpec) error {
 
 	// Grants: each scoped to the one resource it names.
 	switch f.DB {
-	case dbApp:
-		s.db.grantConnect(fn, cfg.DBAppUser)
+	case dbApp, dbSweep:
+		s.db.grantConnect(fn, dbUserOf(cfg, f.DB))
 	case dbAdmin:
 		s.db.cluster.Secret().GrantRead(fn, nil)
 	}
@@ -301,14 +311,10 @@ func (s *Stack) addFunction(f functionSpec) error {
 		s.chatAlarms(fn, f)
 	}
 	if f.Scheduled {
-		awsevents.NewRule(s.Stack, jsii.String(id+"Schedule"), &awsevents.RuleProps{
-			Description: jsii.String("regintel " + f.Name + " schedule"),
-			Schedule:    awsevents.Schedule_Expression(jsii.String(cfg.SweepSchedule)),
-			Targets: &[]awsevents.IRuleTarget{awseventstargets.NewLambdaFunction(fn, &awseventstargets.LambdaFunctionProps{
-				RetryAttempts: jsii.Number(2),
-				MaxEventAge:   awscdk.Duration_Hours(jsii.Number(1)),
-			})},
-		})
+		s.scheduleFunction(fn, id)
+	}
+	if f.GraphSetup {
+		s.graphSetupTrigger(fn, f)
 	}
 	if f.Migrations {
 		// The security groups carry the ingress/egress rules migrate needs.
@@ -319,7 +325,7 @@ func (s *Stack) addFunction(f functionSpec) error {
 		// Invoked synchronously by a custom resource after the cluster (and
 		// its writer instance) exist; a function error fails the deployment
 		// and rolls it back. Runs again whenever the bootstrap changes.
-		triggers.NewTrigger(s.Stack, jsii.String(id+"Trigger"), &triggers.TriggerProps{
+		s.migrateTrigger = triggers.NewTrigger(s.Stack, jsii.String(id+"Trigger"), &triggers.TriggerProps{
 			Handler:                fn,
 			ExecuteAfter:           &after,
 			ExecuteOnHandlerChange: jsii.Bool(true),
@@ -348,8 +354,15 @@ func (s *Stack) addFunctionURL(fn awslambda.Function) error {
 	}
 	url := fn.AddFunctionUrl(opts)
 	awscdk.NewCfnOutput(s.Stack, jsii.String("ChatFunctionUrl"), &awscdk.CfnOutputProps{
-		Value: url.Url(), Description: jsii.String("POST /chat here (streamed)"),
+		Value: url.Url(), Description: jsii.String("The chat Function URL (behind CloudFront when ChatUrl is output)"),
 	})
+	if s.cfg.CloudFront {
+		s.edge = s.addEdge(fn, url)
+	}
+	if auth == awslambda.FunctionUrlAuthType_NONE {
+		awscdk.Annotations_Of(url).AddWarningV2(jsii.String("regintel:publicChatUrl"), jsii.String(
+			"the chat Function URL has auth NONE: anyone can call it, each request is billed and holds a reserved slot (the app still verifies the JWT)"), nil)
+	}
 	return nil
 }
 
@@ -379,6 +392,14 @@ func (s *Stack) outputs() {
 		out("MemgraphSecretArn", s.memgraph.SecretArn(), "Put the Memgraph credentials here")
 	}
 	out("OpenAISecretArn", s.openai.SecretArn(), "Put the LLM API key here")
+}
+
+// dbUserOf is the role a function signs in as with an IAM token.
+func dbUserOf(cfg Config, access dbAccess) string {
+	if access == dbSweep {
+		return cfg.DBSweepUser
+	}
+	return cfg.DBAppUser
 }
 
 func queueEnv(key string) string {

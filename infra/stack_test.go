@@ -1,6 +1,7 @@
 package main
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -367,32 +368,41 @@ func TestIAMDataActionsAreScoped(t *testing.T) {
 				}
 			}
 		}
-		// rds-db:connect: one db user on this cluster (dev) or proxy (prod).
-		found := 0
+		// rds-db:connect: one db user on this cluster (dev) or proxy (prod):
+		// the runtime role, and the sweep's own role for the sweep.
+		users := map[string]int{}
 		for _, st := range statements {
 			if !slices.Contains(asList(st["Action"]), any("rds-db:connect")) {
 				continue
 			}
-			found++
-			res := mustJSON(st["Resource"])
-			if !strings.Contains(res, ":dbuser:") || !strings.HasSuffix(strings.TrimSuffix(res, `"]]}`), "/regintel_app") {
-				t.Errorf("%s: rds-db:connect on %s, want dbuser:<resource id>/regintel_app", name, res)
-			}
-			if !strings.Contains(res, "DBClusterResourceId") && !strings.Contains(res, "DatabaseProxy") {
-				t.Errorf("%s: rds-db:connect not tied to the cluster or proxy: %s", name, res)
+			for _, r := range asList(st["Resource"]) {
+				res := mustJSON(r)
+				if !strings.Contains(res, ":dbuser:") {
+					t.Errorf("%s: rds-db:connect on %s, want dbuser:<resource id>/<user>", name, res)
+				}
+				trimmed := strings.TrimSuffix(res, `"]]}`)
+				users[trimmed[strings.LastIndex(trimmed, "/")+1:]]++
+				if !strings.Contains(res, "DBClusterResourceId") && !strings.Contains(res, "DatabaseProxy") {
+					t.Errorf("%s: rds-db:connect not tied to the cluster or proxy: %s", name, res)
+				}
 			}
 		}
-		want := 0
+		want := map[string]int{}
 		for _, f := range deployedFunctions(s.stack.cfg, functionSpecs) {
-			if f.DB == dbApp {
-				want++
+			switch f.DB {
+			case dbApp:
+				want["regintel_app"]++
+			case dbSweep:
+				want["regintel_sweep"]++
 			}
 		}
 		if s.stack.cfg.DBProxy {
-			want++ // the proxy's own IAM sign-in to the cluster
+			// The proxy's own IAM sign-in to the cluster, as each user.
+			want["regintel_app"]++
+			want["regintel_sweep"]++
 		}
-		if found != want {
-			t.Errorf("%s: %d rds-db:connect statements, want %d: one per database function and none for the others", name, found, want)
+		if !maps.Equal(users, want) {
+			t.Errorf("%s: rds-db:connect statements per user %v, want %v", name, users, want)
 		}
 	}
 }
@@ -469,6 +479,12 @@ func TestFunctions(t *testing.T) {
 		}
 		if f.DB == dbApp && (env["DB_IAM_AUTH"] != "true" || env["DB_USER"] != "regintel_app" || env["DB_HOST"] == nil || env["DB_SECRET_ARN"] != nil) {
 			t.Errorf("%s: database env %s", f.Name, mustJSON(env))
+		}
+		if f.DB == dbSweep && (env["DB_IAM_AUTH"] != "true" || env["DB_USER"] != "regintel_sweep" || env["DB_HOST"] == nil || env["DB_SECRET_ARN"] != nil) {
+			t.Errorf("%s: the sweep's database env %s, want IAM sign-in as regintel_sweep", f.Name, mustJSON(env))
+		}
+		if f.DB == dbAdmin && (env["DB_APP_USER"] != "regintel_app" || env["DB_SWEEP_USER"] != "regintel_sweep") {
+			t.Errorf("%s: migrate creates %v and %v, want regintel_app and regintel_sweep", f.Name, env["DB_APP_USER"], env["DB_SWEEP_USER"])
 		}
 		if f.LLM && (env["OPENAI_SECRET_ARN"] == nil || env["LLM_PROVIDER"] != "openai") {
 			t.Errorf("%s: LLM env %s", f.Name, mustJSON(env))

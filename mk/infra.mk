@@ -20,6 +20,13 @@ CFN_LINT_VERSION := 1.58.0
 SAM_CLI_VERSION := 1.170.0
 INFRA_VENV ?= .testenv/infra-venv
 CFN_LINT ?= $(INFRA_VENV)/bin/cfn-lint
+# checkov, pinned, in a virtualenv of its own (its dependencies and the SAM
+# CLI's do not share one). --skip-download: offline, no policy download.
+CHECKOV_VERSION := 3.3.30
+CHECKOV_VENV ?= .testenv/checkov-venv
+CHECKOV ?= $(CHECKOV_VENV)/bin/checkov
+# The reviewed findings: one check id per line, with the reason after it.
+CHECKOV_SKIP = $(shell sed -e 's/\#.*//' infra/checkov-baseline.txt | awk 'NF {print $$1}' | paste -sd, -)
 # W3005: CDK writes DependsOn next to Ref/GetAtt for the same resource; harmless.
 # W3690 (engine version that can no longer create clusters) always counts.
 CFN_LINT_ARGS ?= --ignore-checks W3005 --mandatory-checks W3690
@@ -32,7 +39,7 @@ CDK_FLAGS := --no-notices --ci -c stage=$(STAGE) $(if $(INFRA_BUILD_DIR),-c buil
 # The context of the second template `make lint-infra` checks: prod with
 # every optional feature on, so nag and cfn-lint see all resources.
 LINT_PROD_CONTEXT := -c rdsProxy=true -c memgraphUri=bolt://10.50.1.10:7687 -c memgraphCidr=10.50.0.0/16 \
-  -c memgraphPeerVpcId=vpc-0123456789abcdef0 -c chatAuthType=AWS_IAM -c corsOrigins=https://app.example.com \
+  -c memgraphPeerVpcId=vpc-0123456789abcdef0 -c memgraphSecretArn=arn:aws:secretsmanager:eu-west-1:123456789012:secret:regintel/memgraph-AbCdEf -c chatAuthType=AWS_IAM -c corsOrigins=https://app.example.com \
   -c jwtJwksUrl=https://id.example.com/.well-known/jwks.json -c jwtIssuer=https://id.example.com/ -c jwtAudience=regintel \
   -c alarmTopicArn=arn:aws:sns:eu-west-1:123456789012:regintel-alarms \
   -c tracing=true -c otelCollectorLayerArn=arn:aws:lambda:eu-west-1:901920570463:layer:aws-otel-collector-arm64-ver-0-117-0:1
@@ -40,7 +47,7 @@ LINT_PROD_CONTEXT := -c rdsProxy=true -c memgraphUri=bolt://10.50.1.10:7687 -c m
 # FN=resolve-concepts -> ResolveConceptsFunction (the stack's stable logical ids)
 fn_logical_id = $(shell printf '%s' '$(1)' | sed -E 's/(^|[-_])([a-z])/\U\2/g')Function
 
-.PHONY: cdk-cli infra-tools cfn-lint-args synth deploy diff cdk-bootstrap sam-invoke lint-infra test-infra
+.PHONY: cdk-cli infra-tools checkov-tool cfn-lint-args synth deploy diff cdk-bootstrap deploy-guide-check sam-invoke lint-infra test-infra
 
 cdk-cli: $(CDK) ## install the pinned aws-cdk CLI into infra/_cdkcli/node_modules
 
@@ -53,6 +60,13 @@ infra-tools: $(INFRA_VENV)/.installed-$(CFN_LINT_VERSION)-$(SAM_CLI_VERSION) ## 
 $(INFRA_VENV)/.installed-$(CFN_LINT_VERSION)-$(SAM_CLI_VERSION):
 	test -x $(INFRA_VENV)/bin/pip || python3 -m venv $(INFRA_VENV)
 	$(INFRA_VENV)/bin/pip install --quiet 'cfn-lint==$(CFN_LINT_VERSION)' 'aws-sam-cli==$(SAM_CLI_VERSION)'
+	@touch $@
+
+checkov-tool: $(CHECKOV_VENV)/.installed-$(CHECKOV_VERSION) ## install the pinned checkov into .testenv/
+
+$(CHECKOV_VENV)/.installed-$(CHECKOV_VERSION):
+	test -x $(CHECKOV_VENV)/bin/pip || python3 -m venv $(CHECKOV_VENV)
+	$(CHECKOV_VENV)/bin/pip install --quiet 'checkov==$(CHECKOV_VERSION)'
 	@touch $@
 
 cfn-lint-args:
@@ -68,8 +82,15 @@ deploy: $(CDK) build ## cdk deploy RegIntel-$(STAGE) (AWS credentials required)
 diff: $(CDK) build ## cdk diff against the deployed stack (AWS credentials required)
 	CDK_DISABLE_CLI_TELEMETRY=true $(CDK) diff --no-notices -c stage=$(STAGE) $(CDK_ARGS) RegIntel-$(STAGE)
 
-cdk-bootstrap: $(CDK) ## one-time CDK bootstrap of the target account/region (AWS credentials required)
-	CDK_DISABLE_CLI_TELEMETRY=true $(CDK) bootstrap --no-notices -c stage=$(STAGE) $(CDK_ARGS)
+# The stage file's account and region: bootstrap targets exactly them.
+stage_target = $(shell python3 -c 'import json,sys; d=json.load(open("infra/stages/$(STAGE).json")); print("aws://%s/%s" % (d["account"], d["region"]))')
+
+# The app synthesizes before bootstrapping, so the bootstraps must exist.
+cdk-bootstrap: $(CDK) build ## one-time CDK bootstrap of the stage's account/region (AWS credentials required)
+	CDK_DISABLE_CLI_TELEMETRY=true $(CDK) bootstrap --no-notices -c stage=$(STAGE) $(CDK_ARGS) $(stage_target)
+
+deploy-guide-check: ## run infra/README.md's deploy-day commands from a fresh copy of HEAD, up to the first needing credentials
+	cd infra && DEPLOY_GUIDE_CHECK=1 go test -count=1 -timeout 30m -run TestDeployGuideRunsFromAFreshClone .
 
 # The sample event of each function, and the overrides `sam local` applies.
 SAM_EVENT_chat := events/chat-turn.json
@@ -86,11 +107,13 @@ sam-invoke: synth infra-tools ## sam local invoke FN (EVENT, ENV_VARS) against t
 	$(SAM) local invoke $(call fn_logical_id,$(FN)) -t $(CDK_OUT)/RegIntel-$(STAGE).template.json \
 	  -e $(or $(EVENT),$(SAM_EVENT_$(FN))) --env-vars $(ENV_VARS)
 
-lint-infra: $(CDK) infra-tools ## cdk-nag (via synth, dev and a full prod variant) and cfn-lint on every template
+lint-infra: $(CDK) infra-tools checkov-tool ## cdk-nag (via synth, dev and a full prod variant), cfn-lint and checkov on every template
 	$(MAKE) --no-print-directory synth CDK_OUT=$(CDK_OUT)/lint-dev CDK_ARGS="$(CDK_ARGS)"
 	$(MAKE) --no-print-directory synth STAGE=prod CDK_OUT=$(CDK_OUT)/lint-prod CDK_ARGS='$(LINT_PROD_CONTEXT) $(CDK_ARGS)'
 	$(CFN_LINT) $(CFN_LINT_ARGS) -- $(CDK_OUT)/lint-dev/*.template.json $(CDK_OUT)/lint-prod/*.template.json
-	@echo "lint-infra: cdk-nag and cfn-lint clean"
+	$(CHECKOV) --skip-download --quiet --compact --framework cloudformation --skip-check '$(CHECKOV_SKIP)' \
+	  $$(for t in $(CDK_OUT)/lint-dev/*.template.json $(CDK_OUT)/lint-prod/*.template.json; do printf -- '-f %s ' "$$t"; done)
+	@echo "lint-infra: cdk-nag, cfn-lint and checkov clean"
 
 test-infra: ## infra Go tests, synth and lint with placeholder bootstraps (what `make test` runs)
 	@bash scripts/test.d/infra.sh

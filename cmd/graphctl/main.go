@@ -18,7 +18,7 @@ import (
 
 	"regintel/shared/app"
 	"regintel/shared/config"
-	"regintel/shared/graph"
+	"regintel/shared/dbsetup/graphsetup"
 	"regintel/shared/graph/bolt"
 	"regintel/shared/graph/seeddata"
 	"regintel/shared/graph/write"
@@ -69,34 +69,11 @@ func run(ctx context.Context, command string, cfg config.Graph, log *slog.Logger
 		if err != nil {
 			return err
 		}
-		written, err := seed(ctx, write.NewService(store), ds)
+		written, err := graphsetup.Seed(ctx, write.NewService(store), ds)
 		if err != nil {
 			return err
 		}
 		log.Info("graph seeded", "written", written, "concepts", len(ds.Concepts), "edges", len(ds.Edges))
 	}
 	return nil
-}
-
-// seed loads the dataset through the guarded write service: concepts in one
-// ResolveConcepts call, then detail nodes and edges in one Write. The seed is
-// curated, so any rejection is an error. Re-running is harmless (MERGE by id).
-func seed(ctx context.Context, svc *write.Service, ds seeddata.Dataset) (int, error) {
-	res, err := svc.ResolveConcepts(ctx, ds.Concepts, graph.ProvenanceOfficial)
-	if err != nil {
-		return 0, fmt.Errorf("seed concepts: %w", err)
-	}
-	if len(res.Rejected) > 0 {
-		return 0, fmt.Errorf("seed concepts: %d rejected, first: %v", len(res.Rejected), &res.Rejected[0])
-	}
-	written := len(res.Written)
-	nodes, edges := ds.Writes()
-	res, err = svc.Write(ctx, graph.MarkOfficial(nodes), edges)
-	if err != nil {
-		return written, fmt.Errorf("seed detail nodes: %w", err)
-	}
-	if len(res.Rejected) > 0 {
-		return written, fmt.Errorf("seed detail nodes: %d rejected, first: %v", len(res.Rejected), &res.Rejected[0])
-	}
-	return written + len(res.Written), nil
 }

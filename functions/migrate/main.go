@@ -5,6 +5,11 @@
 // DB_SWEEP_USER. Settings: the database, the graph and those three; see
 // shared/config. Outside Lambda (`make migrate`) it runs once, prints the
 // outcome and exits.
+//
+// With MIGRATE_STEP=graph it is the deploy's graph step instead: the graph
+// schema, then the shipped dataset, both idempotent; any failure fails the
+// invocation and so the deploy. The stack runs that step after the graph's
+// secret and routes exist, and again whenever the schema or dataset change.
 package main
 
 import (
@@ -32,6 +37,10 @@ func main() {
 		// An init failure fails the invocation, and so the deploy.
 		log.Error("migrate: invalid configuration", "err", err)
 		os.Exit(1)
+	}
+	if os.Getenv("MIGRATE_STEP") == "graph" {
+		startGraphStep(cfg, log)
+		return
 	}
 	h, err := build(context.Background(), cfg, log)
 	if err != nil {
@@ -64,6 +73,22 @@ func build(ctx context.Context, cfg config.Config, log *slog.Logger) (*dbsetup.H
 		h.GraphSchema = func(ctx context.Context) error { return applyGraphSchema(ctx, cfg.Graph, log) }
 	}
 	return h, nil
+}
+
+// startGraphStep serves the graph step: schema and dataset on each invoke.
+func startGraphStep(cfg config.Config, log *slog.Logger) {
+	// Without MEMGRAPH_URI the step runs on the in-memory graph: a dry run
+	// of the schema and the dataset (`sam local`).
+	step := graphStep{cfg: cfg.Graph, log: log}
+	if !cfg.OnLambda {
+		out, err := step.Invoke(context.Background(), nil)
+		if err != nil {
+			os.Exit(1) // Invoke has logged it
+		}
+		fmt.Println(string(out))
+		return
+	}
+	lambda.Start(step)
 }
 
 func applyGraphSchema(ctx context.Context, cfg config.Graph, log *slog.Logger) error {

@@ -11,8 +11,11 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"regintel/shared/app"
 	"regintel/shared/config"
 	"regintel/shared/dbsetup"
+	"regintel/shared/dbsetup/graphsetup"
+	"regintel/shared/graph/seeddata"
 	"regintel/shared/pgpool"
 	"regintel/shared/pgpool/pgtest"
 	"regintel/shared/testenv"
@@ -97,4 +100,43 @@ func wire(ctx context.Context) (*dbsetup.Handler, error) {
 		return nil, err
 	}
 	return build(ctx, cfg, slog.Default())
+}
+
+// The deploy's graph step (MIGRATE_STEP=graph) against the Bolt test
+// server: the schema and the shipped dataset, and a second run is
+// harmless. Afterwards the dataset's concepts are in the graph.
+func TestGraphStepAppliesTheSchemaAndLoadsTheDataset(t *testing.T) {
+	uri := testenv.Require(t, "TEST_BOLT_URI")
+	log := slog.New(slog.DiscardHandler)
+	step := graphStep{cfg: config.Graph{URI: uri}, log: log}
+	var first, second graphsetup.Outcome
+	for i, out := range []*graphsetup.Outcome{&first, &second} {
+		body, err := step.Invoke(context.Background(), []byte(`{}`))
+		if err != nil {
+			t.Fatalf("graph step %d: %v", i+1, err)
+		}
+		if err := json.Unmarshal(body, out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !first.SchemaApplied || first.Concepts == 0 || first.Written == 0 || second != first {
+		t.Errorf("graph step outcomes %+v then %+v, want the schema applied and the dataset written both times", first, second)
+	}
+	ds, err := seeddata.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, closeGraph, err := app.OpenGraph(context.Background(), config.Graph{URI: uri}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeGraph()
+	ids := make([]string, 0, len(ds.Concepts))
+	for _, c := range ds.Concepts {
+		ids = append(ids, c.ID)
+	}
+	nodes, err := store.GetNodesByIDs(context.Background(), ids)
+	if err != nil || len(nodes) != len(ids) {
+		t.Errorf("after the graph step %d of the dataset's %d concepts are in the graph (%v)", len(nodes), len(ids), err)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"os"
 	"testing"
@@ -79,18 +80,19 @@ func TestScheduledEvent(t *testing.T) {
 
 	var emf metricstest.Sink
 	h.Metrics = metrics.New(&emf, "sweep", nil)
-	counts, err := h.Handle(ctx, event)
+	out, err := h.Handle(ctx, event)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := retention.Counts{ContextsDeleted: 1, SuppliedItemsDeleted: 1, RequestsExpired: 2}
-	if counts != want {
-		t.Errorf("counts = %+v, want %+v", counts, want)
+	want := retention.Outcome{Counts: retention.Counts{ContextsDeleted: 1, SuppliedItemsDeleted: 1, RequestsExpired: 2}, RowsRemoved: 2}
+	if out != want {
+		t.Errorf("outcome = %+v, want %+v", out, want)
 	}
 	// One EMF record with the same counts.
 	recs := emf.Records(t)
 	if len(recs) != 1 || recs[0].Value("Sweeps") != 1.0 || recs[0].Value("ContextsDeleted") != 1.0 ||
-		recs[0].Value("SuppliedItemsDeleted") != 1.0 || recs[0].Value("RequestsExpired") != 2.0 || recs[0].Value("SweepFailures") != 0.0 {
+		recs[0].Value("SuppliedItemsDeleted") != 1.0 || recs[0].Value("RequestsExpired") != 2.0 || recs[0].Value("SweepFailures") != 0.0 ||
+		recs[0].Value("RowsRemoved") != 2.0 || recs[0].Value("ExpiredRowsRemaining") != 0.0 {
 		t.Errorf("EMF records: %+v", recs)
 	}
 
@@ -103,6 +105,22 @@ func TestScheduledEvent(t *testing.T) {
 		line["supplied_items_deleted"] != float64(1) || line["requests_expired"] != float64(2) ||
 		line["event_id"] != event.ID || line["max_idle_days"] != float64(10) {
 		t.Errorf("log line = %v", line)
+	}
+}
+
+// As the runtime role, row-level security hides every tenant: the sweep
+// fails, and says so in its metrics, instead of deleting nothing quietly.
+func TestSweepAsTheRuntimeRoleFails(t *testing.T) {
+	_, runtime := pgtest.NewRuntimePools(t, 2)
+	var emf metricstest.Sink
+	h := &retention.Handler{Pool: runtime, Log: slog.New(slog.DiscardHandler), Metrics: metrics.New(&emf, "sweep", nil)}
+	_, err := h.Handle(context.Background(), events.EventBridgeEvent{ID: "e"})
+	if !errors.Is(err, retention.ErrNotSweepRole) {
+		t.Fatalf("Handle as the runtime role: %v, want ErrNotSweepRole", err)
+	}
+	recs := emf.Records(t)
+	if len(recs) != 1 || recs[0].Value("SweepFailures") != 1.0 {
+		t.Errorf("EMF records: %+v, want one with SweepFailures 1", recs)
 	}
 }
 

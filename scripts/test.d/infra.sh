@@ -2,7 +2,8 @@
 # Infrastructure checks for `make test`: the infra module's Go tests (CDK
 # assertions and cdk-nag), then `make lint-infra` (synth of a dev and a full
 # prod variant through the pinned CDK CLI, nag failing the synth on any
-# unsuppressed finding, cfn-lint on every template). Offline: no AWS
+# unsuppressed finding, cfn-lint and checkov on every template), then the
+# deploy guide from a fresh copy (`make deploy-guide-check`). Offline: no AWS
 # credentials are read. Synthesis uses placeholder bootstraps, one per
 # function in the stack's table, because these checks are about the
 # template; `make build` (and the functions' own tests) cover the binaries,
@@ -51,4 +52,8 @@ for fn in $(cd infra && go run . functions); do
   chmod +x "$stub/$fn/bootstrap"
 done
 make --no-print-directory lint-infra INFRA_BUILD_DIR="$stub" CDK_OUT="$stub/cdk.out"
-echo "infra: tests, synth, cdk-nag and cfn-lint passed in $((SECONDS - start))s"
+
+# The deploy guide, run from a fresh copy of HEAD without credentials: every
+# deploy-day command up to the first that needs AWS must succeed.
+make --no-print-directory deploy-guide-check
+echo "infra: tests, synth, cdk-nag, cfn-lint, checkov and the deploy guide passed in $((SECONDS - start))s"

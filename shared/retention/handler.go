@@ -2,6 +2,7 @@ package retention
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"time"
 
@@ -21,33 +22,54 @@ type Handler struct {
 	Metrics *metrics.Emitter
 }
 
-// Handle runs one sweep and logs its counts (counts only: no ids, no
-// content). An error fails the invocation, so the schedule's retries and
-// alarms see it; batches already committed stay done.
-func (h *Handler) Handle(ctx context.Context, event events.EventBridgeEvent) (Counts, error) {
-	cfg := h.Config
-	started := time.Now()
-	counts, err := Sweep(ctx, h.Pool, cfg)
-	attrs := []any{
-		"event_id", event.ID,
-		"contexts_deleted", counts.ContextsDeleted,
-		"supplied_items_deleted", counts.SuppliedItemsDeleted,
-		"requests_expired", counts.RequestsExpired,
-		"max_idle_days", cfg.withDefaults().ContextMaxIdle.Hours() / 24,
-		"duration_ms", time.Since(started).Milliseconds(),
-	}
-	h.emit(counts, err, time.Since(started))
-	if err != nil {
-		h.Log.ErrorContext(ctx, "retention sweep failed", append(attrs, "err", err)...)
-		return counts, err
-	}
-	h.Log.InfoContext(ctx, "retention sweep", attrs...)
-	return counts, nil
+// Outcome is what a sweep answers: what it changed, and the expired rows it
+// left (held by a turn, or a failed batch).
+type Outcome struct {
+	Counts
+	RowsRemoved          int64 `json:"rowsRemoved"`
+	ExpiredRowsRemaining int64 `json:"expiredRowsRemaining"`
 }
 
-// emit writes the sweep's EMF record: its counts, whether it failed, and
-// how long it took.
-func (h *Handler) emit(c Counts, err error, took time.Duration) {
+// Handle runs one sweep and logs its counts (counts only: no ids, no
+// content). An error fails the invocation, so the schedule's retries, the
+// failure destination and the alarms see it; batches already committed
+// stay done. A role that cannot see every tenant is an error before any
+// statement runs.
+func (h *Handler) Handle(ctx context.Context, event events.EventBridgeEvent) (Outcome, error) {
+	cfg := h.Config
+	started := time.Now()
+	var out Outcome
+	err := CheckRole(ctx, h.Pool)
+	if err == nil {
+		out.Counts, err = Sweep(ctx, h.Pool, cfg)
+		out.RowsRemoved = out.Removed()
+		var countErr error
+		out.ExpiredRowsRemaining, countErr = ExpiredRemaining(ctx, h.Pool, cfg)
+		err = errors.Join(err, countErr)
+	}
+	took := time.Since(started)
+	attrs := []any{
+		"event_id", event.ID,
+		"contexts_deleted", out.ContextsDeleted,
+		"supplied_items_deleted", out.SuppliedItemsDeleted,
+		"requests_expired", out.RequestsExpired,
+		"rows_removed", out.RowsRemoved,
+		"expired_rows_remaining", out.ExpiredRowsRemaining,
+		"max_idle_days", cfg.withDefaults().ContextMaxIdle.Hours() / 24,
+		"duration_ms", took.Milliseconds(),
+	}
+	h.emit(out, err, took)
+	if err != nil {
+		h.Log.ErrorContext(ctx, "retention sweep failed", append(attrs, "err", err)...)
+		return out, err
+	}
+	h.Log.InfoContext(ctx, "retention sweep", attrs...)
+	return out, nil
+}
+
+// emit writes the sweep's EMF record: its counts, the expired rows left,
+// whether it failed, and how long it took.
+func (h *Handler) emit(o Outcome, err error, took time.Duration) {
 	failed := 0.0
 	if err != nil {
 		failed = 1
@@ -55,9 +77,11 @@ func (h *Handler) emit(c Counts, err error, took time.Duration) {
 	h.Metrics.Emit(metrics.Record{Metrics: []metrics.Metric{
 		{Name: "Sweeps", Unit: metrics.Count, Value: 1},
 		{Name: "SweepFailures", Unit: metrics.Count, Value: failed},
-		{Name: "ContextsDeleted", Unit: metrics.Count, Value: float64(c.ContextsDeleted)},
-		{Name: "SuppliedItemsDeleted", Unit: metrics.Count, Value: float64(c.SuppliedItemsDeleted)},
-		{Name: "RequestsExpired", Unit: metrics.Count, Value: float64(c.RequestsExpired)},
+		{Name: "RowsRemoved", Unit: metrics.Count, Value: float64(o.RowsRemoved)},
+		{Name: "ExpiredRowsRemaining", Unit: metrics.Count, Value: float64(o.ExpiredRowsRemaining)},
+		{Name: "ContextsDeleted", Unit: metrics.Count, Value: float64(o.ContextsDeleted)},
+		{Name: "SuppliedItemsDeleted", Unit: metrics.Count, Value: float64(o.SuppliedItemsDeleted)},
+		{Name: "RequestsExpired", Unit: metrics.Count, Value: float64(o.RequestsExpired)},
 		{Name: "SweepTime", Unit: metrics.Milliseconds, Value: metrics.Millis(took)},
 	}})
 }

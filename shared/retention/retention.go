@@ -105,6 +105,61 @@ SET status = 'expired', resolved_at = $1::timestamptz
 FROM due
 WHERE r.id = due.id`
 
+// Expired rows still present after a sweep: the same rule as the deletes,
+// without the locks. Anything counted here is a row the retention period
+// says must be gone.
+const countExpiredContexts = `
+SELECT
+    (SELECT count(*) FROM conversation_context cc
+     JOIN conversations c ON c.tenant_id = cc.tenant_id AND c.id = cc.conversation_id
+     WHERE cc.updated_at < $1::timestamptz AND c.updated_at < $1::timestamptz)
+  + (SELECT count(*) FROM supplied_context_items s
+     JOIN conversations c ON c.tenant_id = s.tenant_id AND c.id = s.conversation_id
+     WHERE s.last_used_at < $1::timestamptz AND c.updated_at < $1::timestamptz)`
+
+// Removed is the number of rows the sweep deleted.
+func (c Counts) Removed() int64 { return c.ContextsDeleted + c.SuppliedItemsDeleted }
+
+// ExpiredRemaining counts the contexts and supplied items past the
+// retention period that are still stored. After a sweep it is zero unless
+// a turn held a row, or the sweep could not see the rows at all (a role
+// that row-level security limits to one tenant sees none of them and so
+// reports zero here too: the count is only as wide as the sweep's view).
+func ExpiredRemaining(ctx context.Context, pool *pgxpool.Pool, cfg Config) (int64, error) {
+	cfg = cfg.withDefaults()
+	var n int64
+	err := pool.QueryRow(ctx, countExpiredContexts, cfg.Now.Add(-cfg.ContextMaxIdle)).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("retention: count expired rows: %w", err)
+	}
+	return n, nil
+}
+
+// retentionGroup is the role whose row-level security policies show every
+// tenant's rows; the sweep's role is a member of it.
+const retentionGroup = "regintel_retention"
+
+// ErrNotSweepRole is returned when the sweep signs in as a role outside
+// retentionGroup: row-level security would show it no tenant's rows, so it
+// would delete nothing and report success.
+var ErrNotSweepRole = errors.New("retention: the database role is not a member of " + retentionGroup +
+	": the sweep would see no tenant's rows (sign in as the sweep's role, DB_SWEEP_USER of migrate)")
+
+// CheckRole fails with ErrNotSweepRole unless the signed-in role can see
+// every tenant's rows.
+func CheckRole(ctx context.Context, pool *pgxpool.Pool) error {
+	var member bool
+	err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)
+		AND pg_has_role(current_user, $1, 'MEMBER')`, retentionGroup).Scan(&member)
+	if err != nil {
+		return fmt.Errorf("retention: check role: %w", err)
+	}
+	if !member {
+		return ErrNotSweepRole
+	}
+	return nil
+}
+
 // Sweep applies the policy once and reports what it changed. On error the
 // counts so far are returned with it; committed batches stay committed.
 func Sweep(ctx context.Context, pool *pgxpool.Pool, cfg Config) (Counts, error) {

@@ -41,7 +41,19 @@ func TestSweepRunsAsItsOwnRole(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(sweeper.Close)
+	if err := retention.CheckRole(ctx, runtime); err != retention.ErrNotSweepRole {
+		t.Errorf("CheckRole(runtime role) = %v, want ErrNotSweepRole", err)
+	}
+	if err := retention.CheckRole(ctx, sweeper); err != nil {
+		t.Errorf("CheckRole(sweep role) = %v", err)
+	}
+	if n, err := retention.ExpiredRemaining(ctx, sweeper, retention.Config{}); err != nil || n != 15 {
+		t.Errorf("expired rows before the sweep: %d (%v), want 5 contexts + 10 items", n, err)
+	}
 	counts, err := retention.Sweep(ctx, sweeper, retention.Config{})
+	if n, err := retention.ExpiredRemaining(ctx, sweeper, retention.Config{}); err != nil || n != 0 {
+		t.Errorf("expired rows after the sweep: %d (%v), want 0", n, err)
+	}
 	want := retention.Counts{ContextsDeleted: 5, SuppliedItemsDeleted: 10, RequestsExpired: 5}
 	if err != nil || counts != want {
 		t.Errorf("the sweep role swept %+v (%v), want %+v", counts, err, want)

@@ -45,10 +45,12 @@ type Stats struct {
 // Store is the Bolt implementation of graph.ConceptStore.
 type Store struct {
 	driver   neo4j.DriverWithContext
+	uri      string
 	database string
 
 	mu      sync.Mutex
 	dialect Dialect // configured, or detected on first need; empty until then
+	checked bool    // the server's agent and version were checked (or need no check)
 
 	writeTx    atomic.Int64
 	readTx     atomic.Int64
@@ -66,11 +68,16 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.User != "" {
 		auth = neo4j.BasicAuth(cfg.User, cfg.Password, "")
 	}
+	if err := CheckURI(cfg.URI, cfg.Dialect); err != nil {
+		return nil, err
+	}
 	driver, err := neo4j.NewDriverWithContext(cfg.URI, auth)
 	if err != nil {
 		return nil, fmt.Errorf("bolt graph: driver: %w", err)
 	}
-	return &Store{driver: driver, database: cfg.Database, dialect: cfg.Dialect}, nil
+	// A configured Memgraph still has its version checked on first need.
+	return &Store{driver: driver, uri: cfg.URI, database: cfg.Database, dialect: cfg.Dialect,
+		checked: cfg.Dialect != Memgraph}, nil
 }
 
 // detectDialect returns the dialect, asking the server for its agent the
@@ -78,16 +85,53 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 func (s *Store) detectDialect(ctx context.Context) (Dialect, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.dialect != "" {
+	if s.dialect != "" && s.checked {
+		return s.dialect, nil
+	}
+	if s.dialect == Memgraph {
+		if err := s.checkMemgraphServer(ctx); err != nil {
+			return "", err
+		}
+		s.checked = true
 		return s.dialect, nil
 	}
 	info, err := s.driver.GetServerInfo(ctx)
 	if err != nil {
 		return "", fmt.Errorf("bolt graph: connect: %w", err)
 	}
-	s.dialect = DetectDialect(info.Agent())
+	dialect, err := DetectDialect(info.Agent())
+	if err != nil {
+		return "", err
+	}
+	if err := CheckURI(s.uri, dialect); err != nil {
+		return "", err
+	}
+	if dialect == Memgraph {
+		if err := s.checkMemgraphServer(ctx); err != nil {
+			return "", err
+		}
+	}
+	s.dialect, s.checked = dialect, true
 	slog.Info("graph connected", "agent", info.Agent(), "dialect", s.dialect)
 	return s.dialect, nil
+}
+
+// checkMemgraphServer asks Memgraph for its version and refuses one older
+// than MinMemgraphVersion.
+func (s *Store) checkMemgraphServer(ctx context.Context) error {
+	sess := s.session(ctx, neo4j.AccessModeRead)
+	defer sess.Close(ctx)
+	s.autoCommit.Add(1)
+	res, err := sess.Run(ctx, "SHOW VERSION", nil)
+	if err != nil {
+		return fmt.Errorf("bolt graph: SHOW VERSION: %w", err)
+	}
+	rec, err := res.Single(ctx)
+	if err != nil {
+		return fmt.Errorf("bolt graph: SHOW VERSION: %w", err)
+	}
+	version, _ := rec.Values[0].(string)
+	return checkMemgraphVersion(version)
 }
 
 // Close releases the driver's connections.
@@ -144,10 +188,15 @@ func (s *Store) executeWrite(ctx context.Context, work func(tx neo4j.ManagedTran
 			s.writeTx.Add(1)
 			return nil, work(tx)
 		})
-		if err == nil || attempt >= conflictRetries || !isMergeConflict(err) {
+		if err == nil || attempt >= conflictRetries || !(isMergeConflict(err) || isConflictingTransactions(err)) {
 			return err
 		}
 		slog.Debug("graph write conflict, retrying", "attempt", attempt+1)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(attempt+1) * 50 * time.Millisecond):
+		}
 	}
 }
 
@@ -295,7 +344,7 @@ SET c.alt_labels = reduce(acc = coalesce(c.alt_labels, []), name IN row.names |
 WITH c, row
 UNWIND row.aliases AS alias
 MERGE (l:Label {id: alias.id})
-ON CREATE SET l.created_at = $now, l.text = alias.text
+ON CREATE SET l.created_at = $now, l.` + "`text`" + ` = alias.` + "`text`" + `
 SET l.updated_at = $now, l.provenance = 'official'
 MERGE (c)-[r:HAS_ALT_LABEL]->(l)
 ON CREATE SET r.created_at = $now, r.updated_at = $now

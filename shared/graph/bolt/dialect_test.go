@@ -18,11 +18,66 @@ func TestDetectDialect(t *testing.T) {
 		"Neo4j/v5.11.0 compatible graph database server - Memgraph": Memgraph,
 		"Memgraph/2.19.0":       Memgraph,
 		"neo4j/5.26 (MEMGRAPH)": Memgraph,
-		"":                      Neo4j,
 	}
 	for agent, want := range cases {
-		if got := DetectDialect(agent); got != want {
-			t.Errorf("DetectDialect(%q) = %q, want %q", agent, got, want)
+		if got, err := DetectDialect(agent); err != nil || got != want {
+			t.Errorf("DetectDialect(%q) = %q, %v; want %q", agent, got, err, want)
+		}
+	}
+	// An empty agent is an old Memgraph, not Neo4j; an unknown one is neither.
+	for _, agent := range []string{"", "  ", "FalkorDB/4.0"} {
+		if got, err := DetectDialect(agent); err == nil {
+			t.Errorf("DetectDialect(%q) = %q, want an error", agent, got)
+		}
+	}
+}
+
+func TestMemgraphVersionCheck(t *testing.T) {
+	for v, ok := range map[string]bool{
+		"2.11.0": true, "2.19.0": true, "3.1.1": true, "v2.11.1": true, "2.20.0-rc1": true,
+		"2.10.1": false, "2.9.0": false, "1.6.0": false, "": false, "latest": false,
+	} {
+		if err := checkMemgraphVersion(v); (err == nil) != ok {
+			t.Errorf("checkMemgraphVersion(%q) = %v, want accepted %v", v, err, ok)
+		}
+	}
+}
+
+func TestCheckURI(t *testing.T) {
+	for _, c := range []struct {
+		uri string
+		d   Dialect
+		ok  bool
+	}{
+		{"bolt://10.0.0.1:7687", Memgraph, true},
+		{"bolt+s://memgraph.example.com:7687", Memgraph, true},
+		{"bolt+ssc://memgraph.example.com:7687", "", true},
+		{"neo4j://memgraph.example.com:7687", Memgraph, false},
+		{"neo4j+s://memgraph.example.com:7687", Memgraph, false},
+		{"neo4j://localhost:7687", Neo4j, true},
+		{"neo4j://localhost:7687", "", true}, // refused once the server turns out to be Memgraph
+		{"http://localhost:7687", "", false},
+		{"localhost:7687", Memgraph, false},
+	} {
+		if err := CheckURI(c.uri, c.d); (err == nil) != c.ok {
+			t.Errorf("CheckURI(%q, %q) = %v, want accepted %v", c.uri, c.d, err, c.ok)
+		}
+	}
+}
+
+func TestConflictingTransactionsAreRetried(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		// Older servers: a client error, which the driver does not retry.
+		{&neo4j.Neo4jError{Code: "Memgraph.ClientError.MemgraphError.MemgraphError", Msg: "Cannot resolve conflicting transactions. You can retry this transaction when the conflicting transaction is finished"}, true},
+		{&neo4j.Neo4jError{Code: "Memgraph.TransientError.MemgraphError.MemgraphError", Msg: "Cannot resolve conflicting transactions."}, true},
+		{&neo4j.Neo4jError{Code: "Memgraph.ClientError.MemgraphError.MemgraphError", Msg: "Syntax error"}, false},
+		{nil, false},
+	} {
+		if got := isConflictingTransactions(c.err); got != c.want {
+			t.Errorf("isConflictingTransactions(%v) = %v, want %v", c.err, got, c.want)
 		}
 	}
 }

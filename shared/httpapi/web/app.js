@@ -30,12 +30,21 @@ function initSettings() {
   });
 }
 
-function request(path, { method = "GET", body, signal, headers = {} } = {}) {
+// Behind CloudFront with origin access control, the signed origin request
+// needs the SHA-256 of the body from the client: x-amz-content-sha256.
+async function sha256Hex(text) {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+async function request(path, { method = "GET", body, signal, headers = {} } = {}) {
   const s = settings();
   const h = { ...headers };
   if (s.token) h.Authorization = "Bearer " + s.token;
   if (body !== undefined) h["Content-Type"] = "application/json";
-  return fetch(s.baseUrl + path, { method, headers: h, signal, body: body === undefined ? undefined : JSON.stringify(body) });
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  if (method !== "GET" && method !== "HEAD") h["x-amz-content-sha256"] = await sha256Hex(payload ?? "");
+  return fetch(s.baseUrl + path, { method, headers: h, signal, body: payload });
 }
 
 async function json(path, opts) {

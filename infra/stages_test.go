@@ -1,0 +1,195 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+)
+
+var updateReplacement = flag.Bool("update-replacement", false, "rewrite stages/replacement-snapshot.json from the synthesized stages")
+
+// bareStages is a stages directory whose prod file holds only what every
+// stage file must: the context the test adds is then not overridden.
+func bareStages(t *testing.T) string {
+	dir := t.TempDir()
+	for _, stage := range []string{"dev", "prod"} {
+		b, _ := json.Marshal(stageFile{Account: "123456789012", Region: "eu-west-1",
+			Context: map[string]any{"dbName": "regintel", "dbProxyName": "regintel-" + stage, "vpcCidr": "10.40.0.0/16"}})
+		if err := os.WriteFile(filepath.Join(dir, stage+".json"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// The stage file is the truth: a `-c` flag cannot change what it states,
+// and every stage states its create-only settings.
+func TestStageFileWinsOverTheCommandLine(t *testing.T) {
+	c, err := loadCtx(t, map[string]any{"stage": "prod", "rdsProxy": "false", "dbName": "other", "vpcCidr": "10.99.0.0/16"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.DBProxy || c.DBName != "regintel" || c.VpcCidr != "10.40.0.0/16" || c.DBProxyName != "regintel-prod" || c.NatGateways != 2 {
+		t.Errorf("prod from its stage file: proxy %v, db %q, cidr %q, proxy name %q, NAT %d", c.DBProxy, c.DBName, c.VpcCidr, c.DBProxyName, c.NatGateways)
+	}
+	for _, stage := range []string{"dev", "prod"} {
+		sf, err := loadStageFile("stages", stage)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range createOnlyKeys {
+			if _, ok := sf.Context[k]; !ok {
+				t.Errorf("stages/%s.json does not state %s", stage, k)
+			}
+		}
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "dev.json"), []byte(`{"account": "123456789012", "region": "eu-west-1", "context": {"dbName": "x"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loadCtx(t, map[string]any{"stagesDir": dir}); err == nil || !strings.Contains(err.Error(), "dbProxyName is missing") {
+		t.Errorf("a stage file without its create-only settings: %v", err)
+	}
+	if _, err := loadCtx(t, map[string]any{"stage": "staging"}); err == nil || !strings.Contains(err.Error(), "staging.json") {
+		t.Errorf("a stage without a file: %v", err)
+	}
+}
+
+// Each stage loads from cdk.json and its stage file alone, as `make synth
+// STAGE=<stage>` does: no -c flag is needed.
+func TestEachStageLoadsAsCommitted(t *testing.T) {
+	for _, stage := range []string{"dev", "prod"} {
+		ctx := cdkJSONContext(t)
+		ctx["stage"] = stage
+		app := awscdk.NewApp(&awscdk.AppProps{Context: &ctx})
+		if _, err := LoadConfig(app.Node()); err != nil {
+			t.Errorf("stage %s as committed: %v", stage, err)
+		}
+	}
+}
+
+// Synth refuses credentials for another account or region than the
+// stage's, and accepts none (offline) or the right ones.
+func TestWrongAccountIsRefusedAtSynth(t *testing.T) {
+	sf, err := loadStageFile("stages", "prod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		account, region string
+		ok              bool
+	}{
+		{"", "", true},
+		{"", "us-east-1", true}, // offline: the CLI's default region, no account
+		{sf.Account, sf.Region, true},
+		{"999999999999", sf.Region, false},
+		{sf.Account, "us-east-1", false},
+	} {
+		if err := checkTarget("prod", sf, c.account, c.region); (err == nil) != c.ok {
+			t.Errorf("checkTarget(%q, %q) = %v, want accepted %v", c.account, c.region, err, c.ok)
+		}
+	}
+}
+
+// replaceable lists, per resource type, the properties whose change makes
+// CloudFormation replace the resource ("Update requires: Replacement" in
+// its resource reference). A replaced database is an empty database; a
+// replaced proxy or VPC changes every endpoint.
+var replaceable = map[string][]string{
+	"AWS::RDS::DBCluster":     {"DatabaseName", "DBClusterIdentifier", "Engine", "MasterUsername", "StorageEncrypted", "KmsKeyId", "DBSubnetGroupName", "EngineMode"},
+	"AWS::RDS::DBInstance":    {"DBClusterIdentifier", "DBInstanceIdentifier", "Engine"},
+	"AWS::RDS::DBProxy":       {"DBProxyName", "EngineFamily", "VpcSubnetIds"},
+	"AWS::RDS::DBSubnetGroup": {"DBSubnetGroupName"},
+	"AWS::EC2::VPC":           {"CidrBlock"},
+	"AWS::EC2::Subnet":        {"CidrBlock", "AvailabilityZone", "VpcId"},
+}
+
+// A change that would replace the database, the proxy or the network
+// fails here, against the committed snapshot of each stage's template:
+// a resource of those types lost or renamed (its logical id), or a
+// create-only property changed. A deliberate replacement updates the
+// snapshot with -update-replacement, in the same commit.
+func TestNoChangeReplacesTheDatabaseOrProxy(t *testing.T) {
+	got := map[string]map[string]string{"dev": replacementKeys(dev(t)), "prod": replacementKeys(prod(t))}
+	path := filepath.Join("stages", "replacement-snapshot.json")
+	if *updateReplacement {
+		b, _ := json.MarshalIndent(got, "", "  ")
+		if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want map[string]map[string]string
+	if err := json.Unmarshal(b, &want); err != nil {
+		t.Fatal(err)
+	}
+	for _, stage := range []string{"dev", "prod"} {
+		for _, key := range sortedKeys(want[stage]) {
+			if g, ok := got[stage][key]; !ok {
+				t.Errorf("%s: %s is gone: CloudFormation would delete it (and replace it under a new id)", stage, key)
+			} else if g != want[stage][key] {
+				t.Errorf("%s: %s changes from %s to %s: CloudFormation would replace it", stage, key, want[stage][key], g)
+			}
+		}
+	}
+}
+
+// replacementKeys are "<logical id> <type> <property>" -> value for each
+// replaceable property of each resource of the types above.
+func replacementKeys(s *synthesized) map[string]string {
+	out := map[string]string{}
+	for id, r := range s.json["Resources"].(map[string]any) {
+		res := r.(map[string]any)
+		typ, _ := res["Type"].(string)
+		props, ok := replaceable[typ]
+		if !ok {
+			continue
+		}
+		p, _ := res["Properties"].(map[string]any)
+		out[id+" "+typ] = "exists"
+		for _, name := range props {
+			if v, ok := p[name]; ok {
+				out[id+" "+typ+" "+name] = mustJSON(v)
+			}
+		}
+	}
+	return out
+}
+
+func TestReplacementCheckSeesAChangedDatabaseName(t *testing.T) {
+	base := replacementKeys(dev(t))
+	changed := replacementKeys(synth(t, map[string]any{"stagesDir": renamedDatabase(t)}, true))
+	var diffs []string
+	for k, v := range base {
+		if changed[k] != v {
+			diffs = append(diffs, k)
+		}
+	}
+	if !slices.ContainsFunc(diffs, func(k string) bool { return strings.HasSuffix(k, "AWS::RDS::DBCluster DatabaseName") }) {
+		t.Errorf("a renamed database changes %v, want the cluster's DatabaseName among them", diffs)
+	}
+}
+
+// renamedDatabase is the stages directory with dev's database renamed.
+func renamedDatabase(t *testing.T) string {
+	dir := bareStages(t)
+	sf, err := loadStageFile("stages", "dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sf.Context["dbName"] = "regintel_renamed"
+	b, _ := json.Marshal(sf)
+	if err := os.WriteFile(filepath.Join(dir, "dev.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
