@@ -90,7 +90,7 @@ WHERE c.enrichment_requested_at = $marked_at
 REMOVE c.enrichment_requested_at
 ;
 MATCH (c:Concept) WHERE c.id IN $active_ids
-OPTIONAL MATCH (c)-[:HAS_ALT_LABEL]->(l:Label) WHERE l.id IN $label_ids
+OPTIONAL MATCH (c)-[a:HAS_ALT_LABEL]->(l:Label) WHERE l.id IN $label_ids AND a.provenance = 'official'
 WITH c, collect(l.id) AS matched
 ;
 MATCH (n)
@@ -107,8 +107,11 @@ MATCH (n:Concept) WHERE n.id IN $ids RETURN n
 ;
 MATCH (n:Concept) WHERE n.id IN $ids RETURN n.id AS id, labels(n) AS labels
 ;
+MATCH (n:Concept) WHERE n.series IN $series RETURN n
+;
 OPTIONAL MATCH (c)-[r]->(f)
-WHERE any(k IN labels(f) WHERE k IN $fact_kinds)
+WHERE any(k IN labels(f) WHERE k IN $fact_kinds) AND f.provenance = 'official'
+  AND coalesce(f.valid_from, '') <= $window_to AND coalesce(f.valid_to, $window_from) >= $window_from
 WITH c, matched, r, f
 ORDER BY coalesce(f.updated_at, 0) DESC, f.id
 WITH c, matched, collect({node: f, rel: type(r)}) AS facts
@@ -120,8 +123,9 @@ SHOW VERSION
 ;
 UNION
 MATCH (l:Label) WHERE l.id IN $label_ids
-MATCH (c:Concept)-[:HAS_ALT_LABEL]->(l)
-WHERE NOT c.id IN $active_ids AND (size($scope) = 0 OR c.jurisdiction IN $scope)
+MATCH (c:Concept)-[a:HAS_ALT_LABEL]->(l)
+WHERE a.provenance = 'official' AND c.provenance = 'official'
+  AND NOT c.id IN $active_ids AND (size($scope) = 0 OR c.jurisdiction IN $scope)
 WITH c, collect(l.id) AS matched
 ;
 UNWIND $rows AS row
@@ -134,14 +138,18 @@ SET r += row.props, r.updated_at = $now
 UNWIND $rows AS row
 MERGE (c:Concept {id: row.id})
 ON CREATE SET c.created_at = $now
-SET c.updated_at = $now,
-    c.pref_label = coalesce(c.pref_label, row.pref_label),
+SET c.updated_at = $now
+WITH c, row, coalesce(c.provenance, '') = 'official' AS was_official
+SET c.provenance = 'official',
+    c.pref_label = CASE WHEN was_official THEN coalesce(c.pref_label, row.pref_label) ELSE row.pref_label END,
     c.domain = coalesce(c.domain, row.domain),
     c.kind = coalesce(c.kind, row.kind),
-    c.jurisdiction = coalesce(c.jurisdiction, row.jurisdiction)
+    c.jurisdiction = coalesce(c.jurisdiction, row.jurisdiction),
+    c.definition = CASE WHEN was_official AND coalesce(c.definition, '') <> '' THEN c.definition ELSE row.definition END,
+    c.alt_labels = CASE WHEN was_official THEN c.alt_labels ELSE [] END,
+    c.source_urls = CASE WHEN was_official THEN c.source_urls ELSE [] END
 WITH c, row
-SET c.definition = CASE WHEN coalesce(c.definition, '') = '' THEN row.definition ELSE c.definition END,
-    c.alt_labels = reduce(acc = coalesce(c.alt_labels, []), name IN row.names |
+SET c.alt_labels = reduce(acc = coalesce(c.alt_labels, []), name IN row.names |
         CASE WHEN toLower(name) = toLower(c.pref_label) OR any(x IN acc WHERE toLower(x) = toLower(name))
              THEN acc ELSE acc + name END),
     c.source_urls = reduce(acc = coalesce(c.source_urls, []), url IN row.source_urls |
@@ -150,10 +158,18 @@ WITH c, row
 UNWIND row.aliases AS alias
 MERGE (l:Label {id: alias.id})
 ON CREATE SET l.created_at = $now, l.`text` = alias.`text`
-SET l.updated_at = $now
+SET l.updated_at = $now, l.provenance = 'official'
 MERGE (c)-[r:HAS_ALT_LABEL]->(l)
 ON CREATE SET r.created_at = $now, r.updated_at = $now
+SET r.updated_at = CASE WHEN coalesce(r.provenance, '') = 'official' THEN r.updated_at ELSE $now END,
+    r.provenance = 'official'
 RETURN count(DISTINCT c) AS concepts
+;
+UNWIND $rows AS row
+MERGE (c:Concept {id: row.id})
+ON CREATE SET c.created_at = $now, c.updated_at = $now, c.provenance = 'capture',
+    c.domain = row.domain, c.kind = row.kind, c.jurisdiction = row.jurisdiction
+RETURN count(c) AS concepts
 ;
 UNWIND $rows AS row
 MERGE (n:Concept {id: row.id})
@@ -163,10 +179,11 @@ SET n += row.props, n.updated_at = $now
 UNWIND $rows AS row
 OPTIONAL MATCH (same:Concept)
 WHERE same.id = row.id OR (same.domain = row.domain AND same.kind = row.kind AND same.jurisdiction = row.jurisdiction)
-OPTIONAL MATCH (named:Concept)-[:HAS_ALT_LABEL]->(l:Label)
-WHERE l.id IN row.label_ids AND named.jurisdiction = row.jurisdiction
+OPTIONAL MATCH (named:Concept)-[a:HAS_ALT_LABEL]->(l:Label)
+WHERE l.id IN row.label_ids AND named.jurisdiction = row.jurisdiction AND a.provenance = 'official'
 RETURN row.i AS i, same.id AS same_id, named.id AS named_id, named.pref_label AS named_pref
 ;
-]->()
+]->(d)
+WHERE d.provenance = 'official'
 WITH c, count(r) AS details
 RETURN details > 0 OR coalesce(c.last_verified_at, -1) >= $fresh_since AS useful
