@@ -26,9 +26,9 @@ func wantsUIMessageStream(r *http.Request) bool {
 // start → start (the conversation and turn as messageMetadata); message →
 // text-start/text-delta/text-end; warning → a transient data-warning;
 // disclaimer and context_request → data-disclaimer and
-// data-context-request parts; error → error; metadata → the finish
-// chunk's messageMetadata (once, not also as a part); done → finish with
-// its finishReason, then [DONE].
+// data-context-request parts; error → error (errorText "code: message");
+// metadata → the finish chunk's messageMetadata (once, not also as a
+// part); done → finish with its finishReason, then [DONE].
 type uiStreamSink struct {
 	mu       sync.Mutex
 	sse      *sseWriter
@@ -101,8 +101,13 @@ func (s *uiStreamSink) Event(name string, data any) error {
 		delta, _ := data.(chat.TextDelta)
 		return s.write(uiTextDelta{Type: "text-delta", ID: uiTextID, Delta: delta.Text})
 	case chat.EventError:
+		// The SDK's error chunk has errorText only, so the code leads it.
 		msg, _ := data.(map[string]string)
-		return s.write(map[string]string{"type": "error", "errorText": msg["message"]})
+		text := msg["message"]
+		if msg["code"] != "" {
+			text = msg["code"] + ": " + text
+		}
+		return s.write(map[string]string{"type": "error", "errorText": text})
 	case chat.EventMetadata:
 		s.meta = data
 		return nil
