@@ -98,6 +98,10 @@ type LLM struct {
 	// MaxCalls (LLM_MAX_CALLS, 1 to 10, default 3) bounds the model calls
 	// of one turn's tool loop.
 	MaxCalls int
+	// OfflineWordDelay (OFFLINE_WORD_DELAY, default 20ms) is waited before
+	// each word the offline model streams, so streaming and Stop can be
+	// seen under make dev; 0 streams at once.
+	OfflineWordDelay time.Duration
 }
 
 // Auth says how callers are identified.
@@ -230,6 +234,23 @@ func readPostgres(r *reader) Postgres {
 	return p
 }
 
+// DefaultOfflineWordDelay paces the offline model like a fast real one.
+const DefaultOfflineWordDelay = 20 * time.Millisecond
+
+// readWordDelay reads OFFLINE_WORD_DELAY: a duration, 0 for none.
+func readWordDelay(r *reader) time.Duration {
+	v := r.str("OFFLINE_WORD_DELAY", "")
+	if v == "" {
+		return DefaultOfflineWordDelay
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 || d > time.Second {
+		r.fail(fmt.Errorf("OFFLINE_WORD_DELAY=%q: use a duration from 0 to 1s, such as 20ms", v))
+		return DefaultOfflineWordDelay
+	}
+	return d
+}
+
 func readLLM(r *reader) LLM {
 	l := LLM{
 		Provider: r.str("LLM_PROVIDER", ""), APIKey: r.raw("OPENAI_API_KEY"), SecretARN: r.str("OPENAI_SECRET_ARN", ""),
@@ -250,6 +271,7 @@ func readLLM(r *reader) LLM {
 		l.Model = r.str("LLM_MODEL", "gpt-4.1-mini")
 	case "offline":
 		l.Model = "offline-lexicon-v1" // the offline model has one name
+		l.OfflineWordDelay = readWordDelay(r)
 	default:
 		r.fail(fmt.Errorf("LLM_PROVIDER=%q: use openai, openai-chat or offline", l.Provider))
 	}
