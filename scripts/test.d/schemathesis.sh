@@ -40,7 +40,9 @@ run_against() {
   if ! curl -fsS "$api/healthz" >/dev/null 2>&1; then echo "schemathesis: the server did not start; its log:" >&2; cat "$STATE/dev-$label.log" >&2; return 1; fi
   har="$STATE/$label.har"
   rm -f "$har"
-  (cd "$CONF" && SCHEMATHESIS_HOOKS=hooks "$STATE/bin/schemathesis" --config-file schemathesis.toml run "$api/openapi.json" \
+  # Run from the state directory, where Schemathesis keeps its cache.
+  (cd "$STATE" && PYTHONPATH="$CONF" PYTHONDONTWRITEBYTECODE=1 SCHEMATHESIS_HOOKS=hooks \
+    "$STATE/bin/schemathesis" --config-file "$CONF/schemathesis.toml" run "$api/openapi.json" \
     --checks all --exclude-checks ignored_auth --max-examples "$MAX_EXAMPLES" --max-time "$MAX_TIME" --request-timeout 10 \
     --seed 20261126 -H "X-Tenant-Id: schemathesis" -H "X-User-Id: schemathesis-$label" \
     --report har --report-har-path "$har" --no-color) >"$STATE/$label.txt" 2>&1 || {
