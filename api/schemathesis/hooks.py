@@ -8,8 +8,9 @@ a body to a query parameter nor name an array's last item.
 import schemathesis
 
 def _is_ui_body(body):
-    """A useChat body: messages and no message (a regenerate adds retry)."""
-    return isinstance(body, dict) and "messages" in body and "message" not in body and "contextSupply" not in body
+    """A useChat body: messages and no message (a regenerate adds retry, a
+    supply contextSupply)."""
+    return isinstance(body, dict) and isinstance(body.get("messages"), list) and body.get("message") is None
 
 
 def _asks_a_question(message):
@@ -28,8 +29,8 @@ def _asks_a_question(message):
 def filter_case(ctx, case):
     if case.meta is None or not case.meta.generation.mode.is_positive or not _is_ui_body(case.body):
         return True
-    if case.body.get("retry") is True:
-        return True  # a retry asks the stored question; the messages are ignored
+    if case.body.get("retry") is True or isinstance(case.body.get("contextSupply"), dict):
+        return True  # a retry or an answered request asks the stored question
     messages = case.body["messages"]
     return isinstance(messages, list) and len(messages) > 0 and _asks_a_question(messages[-1])
 
