@@ -6,7 +6,7 @@ import (
 	"regintel/api"
 )
 
-// openAPI serves GET /openapi.json: the API's OpenAPI 3.1 document.
+// openAPI serves GET /openapi.json: the API's OpenAPI document.
 func (a *API) openAPI(w http.ResponseWriter, r *http.Request) {
 	doc, err := api.JSON()
 	if err != nil {
