@@ -1,11 +1,16 @@
-"""Schemathesis hooks for what JSON Schema cannot say about this API.
+"""Schemathesis hooks for the rules of this API that JSON Schema cannot state.
 
-A useChat body (UIChatRequest) goes with the UI message stream protocol,
-and its last message must be the user's question: a schema can neither tie
-a body to a query parameter nor name an array's last item.
+- A useChat body (UIChatRequest) goes with the UI message stream protocol,
+  and its last message must be the user's question: a schema can neither
+  tie a body to a query parameter nor name an array's last item.
+- Each supplied context key appears once (after white space becomes _).
+- Cursors and resume points are opaque tokens the API issued.
+
+Only positive cases are filtered; negative ones go out as generated.
 """
 
 import schemathesis
+
 
 def _is_ui_body(body):
     """A useChat body: messages and no message (a regenerate adds retry, a
@@ -25,8 +30,8 @@ def _asks_a_question(message):
     return text.strip() != "" and len(text) <= 32000
 
 
-@schemathesis.hook
-def filter_case(ctx, case):
+@schemathesis.hook("filter_case")
+def ui_bodies_end_with_a_question(ctx, case):
     if case.meta is None or not case.meta.generation.mode.is_positive or not _is_ui_body(case.body):
         return True
     if case.body.get("retry") is True or isinstance(case.body.get("contextSupply"), dict):
@@ -35,8 +40,8 @@ def filter_case(ctx, case):
     return isinstance(messages, list) and len(messages) > 0 and _asks_a_question(messages[-1])
 
 
-@schemathesis.hook
-def map_case(ctx, case):
+@schemathesis.hook("map_case")
+def ui_bodies_use_the_ui_protocol(ctx, case):
     if _is_ui_body(case.body):
         case.query = dict(case.query or {}, protocol="ui-message-stream")
     return case
