@@ -1,4 +1,4 @@
-// Package api holds the API's OpenAPI 3.1 document, written in openapi.yaml
+// Package api holds the API's OpenAPI 3.2 document, written in openapi.yaml
 // and served as openapi.json, which `go generate ./api` derives from it. The
 // JSON is embedded, so the server does not link a YAML parser.
 package api

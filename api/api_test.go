@@ -36,7 +36,7 @@ func TestJSONMatchesYAML(t *testing.T) {
 	}
 }
 
-func TestDocumentIsValidOpenAPI31(t *testing.T) {
+func TestDocumentIsValidOpenAPI32(t *testing.T) {
 	raw, err := api.JSON()
 	if err != nil {
 		t.Fatal(err)
@@ -45,8 +45,8 @@ func TestDocumentIsValidOpenAPI31(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !doc.IsOpenAPI31OrLater() {
-		t.Fatalf("openapi %q, want 3.1", doc.OpenAPI)
+	if !doc.IsOpenAPI32OrLater() {
+		t.Fatalf("openapi %q, want 3.2", doc.OpenAPI)
 	}
 	if err := doc.Validate(context.Background()); err != nil {
 		t.Fatal(err)

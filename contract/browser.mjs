@@ -1,9 +1,12 @@
 // Contract test in a real browser: headless Chromium (the system's, driven
 // by puppeteer-core) loads the demo page from another origin (a small proxy
 // on its own port) and uses the API across origins: a two-turn
-// conversation whose text arrives incrementally, then rename (PATCH) and
-// delete (DELETE). Usage: node browser.mjs <api base URL> <page port>
+// conversation whose text arrives incrementally (sent with Enter), a reload
+// that restores it, Stop and Retry, keyboard access, rename (PATCH) and
+// delete (DELETE), an unreachable API, and axe-core's audit.
+// Usage: node browser.mjs <api base URL> <page port>
 import http from "node:http";
+import { createRequire } from "node:module";
 import puppeteer from "puppeteer-core";
 import { check, summary } from "./report.mjs";
 
@@ -35,7 +38,9 @@ page.on("requestfailed", (r) => {
   if (r.failure()?.errorText === "net::ERR_ABORTED" && r.response()?.ok()) return;
   problems.push(r.method() + " " + r.url() + ": " + r.failure()?.errorText);
 });
-page.on("response", (r) => r.status() >= 400 && !r.url().endsWith("/favicon.ico") && problems.push(r.status() + " " + r.url()));
+// A 404 from the resume route means nothing is running, as documented.
+const nothingRunning = (r) => r.status() === 404 && /\/chat\/[^/]+\/stream$/.test(new URL(r.url()).pathname);
+page.on("response", (r) => r.status() >= 400 && !r.url().endsWith("/favicon.ico") && !nothingRunning(r) && problems.push(r.status() + " " + r.url()));
 const listed = () => page.$$eval("#conversations li", (els) => els.map((e) => e.dataset.id));
 
 // ask types a question, sends it, and waits for the turn to finish. It
@@ -51,7 +56,7 @@ async function ask(question) {
     }).observe(turns, { childList: true, subtree: true, characterData: true });
   });
   await page.type("#question", question);
-  await page.click("#send");
+  await page.keyboard.press("Enter");
   await page.waitForFunction(() => !document.querySelector("#stop").disabled, { timeout: 5000 });
   await page.waitForFunction(() => document.querySelector("#stop").disabled, { timeout: 20000 });
   return page.evaluate(() => [...new Set(window.__lengths)]);
@@ -76,6 +81,95 @@ await check("two-turn conversation, text arriving incrementally", async () => {
   conversationId = await page.$eval("#conversations li.current", (e) => e.dataset.id);
   if ((await listed()).length !== before + 1) throw new Error("the list did not gain the new conversation");
   await page.screenshot({ path: process.env.SCREENSHOT || "demo-page.png" });
+});
+
+await check("Shift+Enter starts a new line instead of sending", async () => {
+  const turns = await page.$$eval("#turns .turn", (els) => els.length);
+  await page.focus("#question");
+  await page.keyboard.type("first line");
+  await page.keyboard.down("Shift");
+  await page.keyboard.press("Enter");
+  await page.keyboard.up("Shift");
+  await page.keyboard.type("second line");
+  const value = await page.$eval("#question", (e) => e.value);
+  if (value !== "first line\nsecond line") throw new Error("question box holds " + JSON.stringify(value));
+  if ((await page.$$eval("#turns .turn", (els) => els.length)) !== turns) throw new Error("Shift+Enter sent the question");
+  await page.$eval("#question", (e) => { e.value = ""; });
+});
+
+await check("the open conversation is in the URL, and a reload restores it", async () => {
+  const hash = await page.evaluate(() => location.hash);
+  if (hash !== "#c=" + conversationId) throw new Error("URL hash " + hash + ", conversation " + conversationId);
+  await page.reload({ waitUntil: "networkidle0" });
+  await page.waitForFunction(() => document.querySelectorAll("#turns .answer").length === 2, { timeout: 5000 });
+  const answers = await page.$$eval("#turns .answer", (els) => els.map((e) => e.textContent));
+  if (!answers.every((a) => a.includes("23%"))) throw new Error("restored answers: " + JSON.stringify(answers));
+});
+
+await check("answers sit in a polite live region and scroll into view", async () => {
+  const live = await page.$$eval("#turns .answer", (els) => els.map((e) => e.getAttribute("aria-live")));
+  if (!live.length || !live.every((v) => v === "polite")) throw new Error("aria-live of the answers: " + live);
+});
+
+await check("Stop leaves the status stopped and a Retry that answers in place", async () => {
+  await page.type("#question", "[slow] Tell me everything about VAT.");
+  await page.keyboard.press("Enter");
+  await page.waitForFunction(() => document.querySelector("#turns .turn:last-child .answer").textContent.length > 20, { timeout: 10000 });
+  await page.click("#stop");
+  await page.waitForFunction(() => document.querySelector("#status").textContent === "stopped", { timeout: 5000 });
+  if (await page.$eval("#retry", (b) => b.hidden)) throw new Error("no Retry after Stop");
+  const turns = await page.$$eval("#turns .turn", (els) => els.length);
+  await page.click("#retry");
+  await page.waitForFunction(() => !document.querySelector("#stop").disabled, { timeout: 5000 });
+  await page.click("#stop");
+  await page.waitForFunction(() => document.querySelector("#stop").disabled, { timeout: 10000 });
+  if ((await page.$$eval("#turns .turn", (els) => els.length)) !== turns) throw new Error("the retry added a turn instead of replacing it");
+  const stored = await (await fetch(api + "/conversations/" + conversationId)).json();
+  if (stored.turns.length !== 3 || stored.turns[2].status !== "interrupted") {
+    throw new Error("stored turns: " + JSON.stringify(stored.turns.map((t) => t.status)));
+  }
+});
+
+await check("a failed answer shows its error, the status and Retry", async () => {
+  await page.type("#question", "[fail-once] What is the VAT on books?");
+  await page.keyboard.press("Enter");
+  await page.waitForFunction(() => document.querySelector("#status").textContent === "failed", { timeout: 10000 });
+  if (await page.$eval("#retry", (b) => b.hidden)) throw new Error("no Retry after an error");
+  await page.click("#retry");
+  await page.waitForFunction(() => document.querySelector("#status").textContent === "" && document.querySelector("#stop").disabled, { timeout: 10000 });
+  const last = await page.$eval("#turns .turn:last-child .answer", (e) => e.textContent);
+  if (!last.includes("23%")) throw new Error("retried answer: " + last);
+});
+
+await check("conversation titles are reachable by keyboard, each row named", async () => {
+  const rows = await page.$$eval("#conversations li", (els) => els.map((li) => ({
+    title: li.querySelector(".title")?.tagName,
+    names: [...li.querySelectorAll(".actions button")].map((b) => b.getAttribute("aria-label")),
+  })));
+  if (!rows.length || rows.some((r) => r.title !== "BUTTON" || r.names.some((n) => !n || !n.includes("“")))) {
+    throw new Error("rows: " + JSON.stringify(rows));
+  }
+  await page.focus("#conversations li:not(.current) .title");
+  await page.keyboard.press("Enter");
+  await page.waitForFunction((id) => !location.hash.includes(id), { timeout: 5000 }, conversationId);
+  await page.focus(`#conversations li[data-id="${conversationId}"] .title`);
+  await page.keyboard.press("Enter");
+  await page.waitForFunction((id) => location.hash === "#c=" + id, { timeout: 5000 }, conversationId);
+});
+
+await check("the graph panel names nodes by label, not by id", async () => {
+  const named = await page.evaluate(() => [
+    nodeLabel({ id: "TAX:IE:VAT:RATE:ZERO", labels: ["Rate"] }),
+    nodeLabel({ id: "TAX:IE:VRT", prefLabel: "Vehicle Registration Tax" }),
+  ]);
+  if (named.some((n) => /[A-Z]+:[A-Z]/.test(n)) || named[1] !== "Vehicle Registration Tax") throw new Error("labels: " + named);
+});
+
+await check("axe-core finds no accessibility violation", async () => {
+  const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+  await page.addScriptTag({ path: axePath });
+  const result = await page.evaluate(async () => (await window.axe.run(document)).violations.map((v) => ({ id: v.id, nodes: v.nodes.map((n) => n.target.join(" ")) })));
+  if (result.length) throw new Error(JSON.stringify(result, null, 1));
 });
 
 await check("rename (PATCH) across origins", async () => {
@@ -111,6 +205,23 @@ await check("X-Conversation-Id readable across origins", async () => {
 
 await check("no script errors or failed requests (CORS included)", async () => {
   if (problems.length) throw new Error(problems.join("\n"));
+});
+
+// An API that cannot be reached: the turn says so, nothing is left empty,
+// and no error escapes the page's script.
+await check("an unreachable API is shown, with no uncaught error", async () => {
+  const offline = await browser.newPage();
+  const uncaught = [];
+  offline.on("pageerror", (e) => uncaught.push(String(e)));
+  await offline.goto(`http://127.0.0.1:${pagePort}/?api=${encodeURIComponent("http://127.0.0.1:9")}`, { waitUntil: "load" });
+  await offline.type("#question", "Is anyone there?");
+  await offline.keyboard.press("Enter");
+  await offline.waitForFunction(() => document.querySelector("#status").textContent === "failed", { timeout: 10000 });
+  const turn = await offline.$eval("#turns .turn:last-child", (li) => li.textContent);
+  if (!turn.includes("Could not reach the API")) throw new Error("turn: " + turn);
+  if (await offline.$eval("#retry", (b) => b.hidden)) throw new Error("no Retry after a network error");
+  if (uncaught.length) throw new Error(uncaught.join("\n"));
+  await offline.close();
 });
 
 await browser.close();

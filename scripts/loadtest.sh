@@ -58,7 +58,7 @@ start_server() {
   port="$(free_port)"
   env -u OPENAI_API_KEY -u OPENAI_SECRET_ARN -u MEMGRAPH_URI -u CONCEPTS_QUEUE_URL -u ENRICHMENT_QUEUE_URL \
     -u DATABASE_URL -u AWS_LAMBDA_RUNTIME_API \
-    PORT="$port" LLM_PROVIDER=offline AUTH_MODE=dev DEMO_PAGE=false \
+    PORT="$port" LLM_PROVIDER=offline OFFLINE_WORD_DELAY=0 AUTH_MODE=dev DEMO_PAGE=false \
     LOG_FORMAT=text LOG_LEVEL=warn "$@" "$OUT/chat" >"$OUT/server.log" 2>&1 &
   server_pid=$!
   local i

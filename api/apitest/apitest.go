@@ -1,18 +1,20 @@
 // Package apitest holds the server to its OpenAPI document (api/openapi.yaml)
 // in tests: every exchange through Contract.Checked is validated with
 // kin-openapi (request, status, headers, JSON body, and each SSE frame's
-// data: a named event against x-sse-events, a data-only frame against
-// x-sse-data or, by its type, x-ui-message-chunks). Contract also records
-// which operations, events and chunks were seen, for coverage checks.
+// data against the contentSchema its event has in the media type's
+// itemSchema). Contract also records which operations, events and chunks
+// were seen, for coverage checks.
 package apitest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -144,7 +146,7 @@ func completeFrames(stream []byte) []byte {
 
 // Check validates one exchange and returns what disagrees with the document.
 func (c *Contract) Check(r *http.Request, status int, header http.Header, body []byte) []string {
-	if r.Method == http.MethodOptions {
+	if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 		return nil // a CORS preflight, answered from the routes table
 	}
 	lookup := r.Clone(context.Background())
@@ -187,62 +189,102 @@ func (c *Contract) Check(r *http.Request, status int, header http.Header, body [
 	return problems
 }
 
-// checkStream validates each frame's data: a named event against
-// x-sse-events; a data-only frame against x-sse-data when the operation
-// has it, else (the UI message stream) against x-ui-message-chunks by its
-// type.
+// checkStream validates each frame against the media type's itemSchema:
+// the schema of its data (contentSchema) is the one of the branch whose
+// event it names ("message" when it names none).
 func (c *Contract) checkStream(route *routers.Route, body []byte) []string {
 	media := route.Operation.Responses.Status(http.StatusOK).Value.Content.Get("text/event-stream")
-	events := SchemaRefs(media.Extensions["x-sse-events"])
-	chunks := SchemaRefs(media.Extensions["x-ui-message-chunks"])
-	unnamed := schemaRef(media.Extensions["x-sse-data"])
+	events := EventSchemas(media)
 	var problems []string
 	for _, raw := range strings.Split(string(body), "\n\n") {
 		f := ParseFrame(raw)
-		switch {
-		case f.Data == "" || f.Data == "[DONE]":
+		if f.Data == "" || f.Data == "[DONE]" {
 			continue
-		case f.Event != "":
-			schema, ok := events[f.Event]
-			if !ok {
-				problems = append(problems, "undocumented event "+f.Event)
-				continue
-			}
-			c.see("event " + f.Event)
-			problems = append(problems, prefixed(f.Event, c.CheckSchema(schema, []byte(f.Data)))...)
-		case unnamed != "":
-			problems = append(problems, c.CheckSchema(unnamed, []byte(f.Data))...)
-		default:
-			var chunk struct{ Type string }
-			_ = json.Unmarshal([]byte(f.Data), &chunk)
-			schema, ok := chunks[chunk.Type]
-			if !ok {
-				problems = append(problems, "undocumented UI stream chunk "+f.Data)
-				continue
-			}
-			c.see("chunk " + chunk.Type)
-			problems = append(problems, prefixed(chunk.Type, c.CheckSchema(schema, []byte(f.Data)))...)
 		}
+		name := cmp.Or(f.Event, "message")
+		schema, ok := events[name]
+		if !ok {
+			problems = append(problems, "undocumented event "+name)
+			continue
+		}
+		var chunk struct{ Type string }
+		_ = json.Unmarshal([]byte(f.Data), &chunk)
+		if f.Event != "" {
+			c.see("event " + name)
+		} else if chunk.Type != "" {
+			c.see("chunk " + chunk.Type)
+		}
+		problems = append(problems, prefixed(name, checkValue(schema, []byte(f.Data)))...)
 	}
 	return problems
 }
 
-// SchemaRefs reads an x-sse-events style map: name → {$ref:
-// "#/components/schemas/Name"}, as schema names.
-func SchemaRefs(ext any) map[string]string {
-	out := map[string]string{}
-	m, _ := ext.(map[string]any)
-	for name, v := range m {
-		out[name] = schemaRef(v)
+// EventSchemas reads a text/event-stream media type's itemSchema: each
+// branch (through if/then/else, oneOf and anyOf) that fixes the event
+// name gives the schema of its data, its contentSchema.
+func EventSchemas(media *openapi3.MediaType) map[string]*openapi3.SchemaRef {
+	out := map[string]*openapi3.SchemaRef{}
+	if media == nil || media.ItemSchema == nil {
+		return out
+	}
+	var walk func(s *openapi3.Schema)
+	walk = func(s *openapi3.Schema) {
+		if s == nil {
+			return
+		}
+		if s.Else != nil {
+			walk(s.Else.Value)
+		}
+		for _, alt := range append(slices.Clone(s.OneOf), s.AnyOf...) {
+			walk(alt.Value)
+		}
+		event, data := s.Properties["event"], s.Properties["data"]
+		if event == nil || data == nil || data.Value.ContentSchema == nil {
+			return
+		}
+		if name, ok := event.Value.Const.(string); ok {
+			out[name] = data.Value.ContentSchema
+		}
+	}
+	walk(media.ItemSchema.Value)
+	return out
+}
+
+// ChunkTypes reads the UI message stream's chunk types from the
+// UIMessageChunk schema: type → the chunk's schema.
+func (c *Contract) ChunkTypes() map[string]*openapi3.SchemaRef {
+	out := map[string]*openapi3.SchemaRef{}
+	union := c.Doc.Components.Schemas["UIMessageChunk"]
+	if union == nil {
+		return out
+	}
+	for _, alt := range union.Value.OneOf {
+		typ := alt.Value.Properties["type"]
+		if typ == nil {
+			continue
+		}
+		if name, ok := typ.Value.Const.(string); ok {
+			out[name] = alt
+		}
+		for _, name := range typ.Value.Enum {
+			if name, ok := name.(string); ok {
+				out[name] = alt
+			}
+		}
 	}
 	return out
 }
 
-// schemaRef reads one {$ref: "#/components/schemas/Name"} as Name.
-func schemaRef(v any) string {
-	m, _ := v.(map[string]any)
-	ref, _ := m["$ref"].(string)
-	return strings.TrimPrefix(ref, "#/components/schemas/")
+// checkValue validates JSON data against schema.
+func checkValue(schema *openapi3.SchemaRef, data []byte) []string {
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return []string{"not JSON: " + string(data)}
+	}
+	if err := schema.Value.VisitJSON(v, openapi3.EnableJSONSchema2020(), openapi3.MultiErrors()); err != nil {
+		return []string{err.Error()}
+	}
+	return nil
 }
 
 // CheckSchema validates JSON data against the named component schema.

@@ -8,8 +8,8 @@ import (
 	"regintel/api/apitest"
 )
 
-// A data-only frame on an operation with x-sse-data is held to that schema,
-// and a named event there to x-sse-events.
+// A data-only frame is held to the schema of the itemSchema's "message"
+// branch, and a named event the itemSchema lacks is refused.
 func TestUnnamedFramesAreCheckedAgainstTheirSchema(t *testing.T) {
 	c := apitest.MustLoad(t)
 	req := httptest.NewRequest(http.MethodGet, "http://api.test/api/graph/stream", nil)
@@ -29,5 +29,29 @@ func TestParseFrame(t *testing.T) {
 	f := apitest.ParseFrame("id: 7\nevent: upsert\ndata: {}")
 	if f != (apitest.Frame{ID: "7", Event: "upsert", Data: "{}"}) {
 		t.Fatalf("%+v", f)
+	}
+}
+
+// The chat stream's itemSchema names every event, and the UI chunks are
+// read by their type.
+func TestEventSchemasReadTheItemSchema(t *testing.T) {
+	c := apitest.MustLoad(t)
+	stream := c.Doc.Components.Responses["ChatStream"].Value.Content.Get("text/event-stream")
+	events := apitest.EventSchemas(stream)
+	for _, name := range []string{"start", "message", "warning", "disclaimer", "context_request", "metadata", "error", "done"} {
+		if events[name] == nil {
+			t.Errorf("no schema for event %s", name)
+		}
+	}
+	chunks := c.ChunkTypes()
+	for _, name := range []string{"start", "text-start", "text-delta", "text-end", "error", "finish"} {
+		if chunks[name] == nil {
+			t.Errorf("no schema for chunk %s", name)
+		}
+	}
+	req := httptest.NewRequest(http.MethodPost, "http://api.test/chat", nil)
+	sse := http.Header{"Content-Type": {"text/event-stream"}}
+	if p := c.Check(req, http.StatusOK, sse, []byte("event: error\ndata: {\"message\":\"no code\"}\n\n")); len(p) == 0 {
+		t.Error("an error event without its code passed")
 	}
 }

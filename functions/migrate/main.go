@@ -17,45 +17,46 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"regintel/shared/app"
 	"regintel/shared/config"
 	"regintel/shared/dbsetup"
-	"regintel/shared/logging"
+	"regintel/shared/entrypoint"
 	"regintel/shared/pgpool"
 	"regintel/shared/secrets"
 )
 
-func main() {
-	cfg, err := config.FromEnv()
-	log := logging.New(cfg.Log)
-	slog.SetDefault(log)
+func main() { entrypoint.Main("migrate", run) }
+
+// run fails the invocation on an init failure, and so the deploy.
+func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+	if cfg.Migrate.Step == "graph" {
+		// Without MEMGRAPH_URI the step runs on the in-memory graph: a dry
+		// run of the schema and the dataset (`sam local`).
+		return serve(ctx, cfg, graphStep{cfg: cfg.Graph, log: log})
+	}
+	h, err := build(ctx, cfg, log)
 	if err != nil {
-		// An init failure fails the invocation, and so the deploy.
-		log.Error("migrate: invalid configuration", "err", err)
-		os.Exit(1)
+		return err
 	}
-	if os.Getenv("MIGRATE_STEP") == "graph" {
-		startGraphStep(cfg, log)
-		return
-	}
-	h, err := build(context.Background(), cfg, log)
-	if err != nil {
-		log.Error("migrate: start", "err", err)
-		os.Exit(1)
-	}
+	return serve(ctx, cfg, h)
+}
+
+// serve runs h once and prints its outcome outside Lambda, or serves
+// invocations on Lambda.
+func serve(ctx context.Context, cfg config.Config, h lambda.Handler) error {
 	if !cfg.OnLambda {
-		out, err := h.Invoke(context.Background(), nil)
+		out, err := h.Invoke(ctx, nil)
 		if err != nil {
-			os.Exit(1) // Invoke has logged it
+			return err
 		}
 		fmt.Println(string(out))
-		return
+		return nil
 	}
 	lambda.Start(h)
+	return nil
 }
 
 func build(ctx context.Context, cfg config.Config, log *slog.Logger) (*dbsetup.Handler, error) {
@@ -76,21 +77,6 @@ func build(ctx context.Context, cfg config.Config, log *slog.Logger) (*dbsetup.H
 }
 
 // startGraphStep serves the graph step: schema and dataset on each invoke.
-func startGraphStep(cfg config.Config, log *slog.Logger) {
-	// Without MEMGRAPH_URI the step runs on the in-memory graph: a dry run
-	// of the schema and the dataset (`sam local`).
-	step := graphStep{cfg: cfg.Graph, log: log}
-	if !cfg.OnLambda {
-		out, err := step.Invoke(context.Background(), nil)
-		if err != nil {
-			os.Exit(1) // Invoke has logged it
-		}
-		fmt.Println(string(out))
-		return
-	}
-	lambda.Start(step)
-}
-
 func applyGraphSchema(ctx context.Context, cfg config.Graph, log *slog.Logger) error {
 	store, closeGraph, err := app.OpenGraph(ctx, cfg, log)
 	if err != nil {

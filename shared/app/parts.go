@@ -75,7 +75,7 @@ func OpenGraph(ctx context.Context, cfg config.Graph, log *slog.Logger) (graph.S
 func NewProvider(ctx context.Context, cfg config.LLM, log *slog.Logger) (llm.Provider, error) {
 	if cfg.Provider == "offline" {
 		log.Warn("llm: offline deterministic model (no API key): answers are canned, concept capture uses a built-in lexicon", "model", offline.ModelName)
-		return offline.New(offline.Config{}), nil
+		return offline.New(offline.Config{WordDelay: cfg.OfflineWordDelay}), nil
 	}
 	key := cfg.APIKey
 	if cfg.SecretARN != "" {

@@ -182,7 +182,10 @@ func (t *Turn) close(sink Sink, out *conversed, s saved, sentWarnings int) Resul
 		return Result{Status: string(conversation.TurnInterrupted), Answer: out.answer.String(), Metadata: s.metadata}
 	}
 	if out.err != nil {
-		_ = sink.Event(EventError, map[string]string{"message": "The assistant could not complete this answer. The partial answer was kept; please try again."})
+		// A failed turn still tells the client its usage, turn and warnings.
+		s.metadata.Warnings = append([]string{}, t.warnings...)
+		_ = sink.Event(EventMetadata, s.metadata)
+		_ = sink.Event(EventError, map[string]string{"code": ErrorCodeModelFailed, "message": "The assistant could not complete this answer. The partial answer was kept; please try again."})
 		_ = sink.Event(EventDone, map[string]string{"status": "error"})
 		return Result{Status: "error", Answer: out.answer.String(), Metadata: s.metadata}
 	}

@@ -52,6 +52,15 @@ const (
 	EventDone       = "done"
 )
 
+// The codes of the error event, so a client can tell failures apart
+// without reading the message.
+const (
+	// ErrorCodeModelFailed: the model failed mid-answer; the partial answer is kept.
+	ErrorCodeModelFailed = "model_failed"
+	// ErrorCodePrepareFailed: the prompt could not be assembled; nothing was asked.
+	ErrorCodePrepareFailed = "prepare_failed"
+)
+
 // DisclaimerKey names the disclaimer sent with every answer.
 const DisclaimerKey = "non_advice_research_tool"
 
@@ -364,7 +373,7 @@ func (t *Turn) Stream(ctx context.Context, sink Sink) Result {
 		// Only a sheet that rendered at load but not now gets here.
 		log.Error("prompt assembly failed", "err", err)
 		t.settleDailyCap(ctx, llm.Usage{}, log)
-		_ = sink.Event(EventError, map[string]string{"message": "The assistant could not prepare this answer; please try again."})
+		_ = sink.Event(EventError, map[string]string{"code": ErrorCodePrepareFailed, "message": "The assistant could not prepare this answer; please try again."})
 		_ = sink.Event(EventDone, map[string]string{"status": "error"})
 		return Result{Status: "error"}
 	}

@@ -105,6 +105,10 @@ type LLM struct {
 	// provider as prompt_cache_retention: "in_memory", "24h", or unset for
 	// the provider's default.
 	PromptCacheRetention string
+	// OfflineWordDelay (OFFLINE_WORD_DELAY, default 20ms) is waited before
+	// each word the offline model streams, so streaming and Stop can be
+	// seen under make dev; 0 streams at once.
+	OfflineWordDelay time.Duration
 }
 
 // Auth says how callers are identified.
@@ -183,6 +187,9 @@ type Migrate struct {
 	DBSecretARN string // DB_SECRET_ARN: the master user's secret
 	AppUser     string // DB_APP_USER: the runtime role to create and grant
 	SweepUser   string // DB_SWEEP_USER: the retention sweep's role to create and grant
+	// Step (MIGRATE_STEP) is "" for the Postgres migrations, or "graph" for
+	// the deploy's graph step (schema and the knowledge dataset).
+	Step string
 }
 
 // FromEnv reads the configuration and checks it is coherent. On error the
@@ -210,7 +217,8 @@ func FromEnv() (Config, error) {
 	c.Retention = Retention{MaxIdle: r.days("RETENTION_DAYS", 30)}
 	c.Tracing = Tracing{Enabled: r.oneOf("TRACING", "off", "on", "off") == "on", Endpoint: r.str("OTEL_EXPORTER_OTLP_ENDPOINT", ""),
 		SampleRatio: r.ratio("TRACING_SAMPLE_RATIO", 1)}
-	c.Migrate = Migrate{DBSecretARN: r.str("DB_SECRET_ARN", ""), AppUser: r.str("DB_APP_USER", ""), SweepUser: r.str("DB_SWEEP_USER", "")}
+	c.Migrate = Migrate{DBSecretARN: r.str("DB_SECRET_ARN", ""), AppUser: r.str("DB_APP_USER", ""), SweepUser: r.str("DB_SWEEP_USER", ""),
+		Step: r.oneOf("MIGRATE_STEP", "", "", "graph")}
 	return c, r.err
 }
 
@@ -243,6 +251,23 @@ func readPostgres(r *reader) Postgres {
 	return p
 }
 
+// DefaultOfflineWordDelay paces the offline model like a fast real one.
+const DefaultOfflineWordDelay = 20 * time.Millisecond
+
+// readWordDelay reads OFFLINE_WORD_DELAY: a duration, 0 for none.
+func readWordDelay(r *reader) time.Duration {
+	v := r.str("OFFLINE_WORD_DELAY", "")
+	if v == "" {
+		return DefaultOfflineWordDelay
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 || d > time.Second {
+		r.fail(fmt.Errorf("OFFLINE_WORD_DELAY=%q: use a duration from 0 to 1s, such as 20ms", v))
+		return DefaultOfflineWordDelay
+	}
+	return d
+}
+
 func readLLM(r *reader) LLM {
 	l := LLM{
 		Provider: r.str("LLM_PROVIDER", ""), APIKey: r.raw("OPENAI_API_KEY"), SecretARN: r.str("OPENAI_SECRET_ARN", ""),
@@ -264,6 +289,7 @@ func readLLM(r *reader) LLM {
 		l.Model = r.str("LLM_MODEL", "gpt-4.1-mini")
 	case "offline":
 		l.Model = "offline-lexicon-v1" // the offline model has one name
+		l.OfflineWordDelay = readWordDelay(r)
 	default:
 		r.fail(fmt.Errorf("LLM_PROVIDER=%q: use openai, openai-chat or offline", l.Provider))
 	}

@@ -17,7 +17,7 @@ func clearEnv(t *testing.T) {
 		"DEV_TENANT_ID", "DEV_USER_ID", "CONCEPTS_QUEUE_URL", "ENRICHMENT_QUEUE_URL",
 		"HISTORY_TURNS", "MAX_ACTIVE_NODES", "CONTEXT_TOKEN_BUDGET", "CONTEXT_REQUEST_TTL", "PII_REDACTION", "PROMPT_SHEETS_DIR",
 		"ENRICHMENT_FRESHNESS_DAYS", "CORS_ORIGINS", "RETENTION_DAYS", "DB_SECRET_ARN", "DB_APP_USER", "DEMO_PAGE",
-		"AWS_SAM_LOCAL", "JWT_HEADER", "DB_SSLROOTCERT", "DB_SWEEP_USER", "TENANT_DAILY_TOKEN_LIMIT", "TENANT_CAP_ON_ERROR", "TENANT_DAILY_COST_LIMIT_USD", "LLM_PRICES", "COMPAT_API",
+		"AWS_SAM_LOCAL", "OFFLINE_WORD_DELAY", "JWT_HEADER", "DB_SSLROOTCERT", "DB_SWEEP_USER", "TENANT_DAILY_TOKEN_LIMIT", "TENANT_CAP_ON_ERROR", "TENANT_DAILY_COST_LIMIT_USD", "LLM_PRICES", "COMPAT_API",
 		"TRACING", "OTEL_EXPORTER_OTLP_ENDPOINT", "TRACING_SAMPLE_RATIO"} {
 		t.Setenv(k, "")
 	}
@@ -41,7 +41,7 @@ func TestLocalDefaults(t *testing.T) {
 		CompatAPI: true,
 		Log:       Log{Format: "text", Level: "info"},
 		Postgres:  Postgres{Port: 5432, SSLMode: "require", StatementCache: true},
-		LLM:       LLM{Provider: "offline", Model: "offline-lexicon-v1", Tools: "auto", MaxCalls: 3},
+		LLM:       LLM{Provider: "offline", Model: "offline-lexicon-v1", Tools: "auto", MaxCalls: 3, OfflineWordDelay: 20 * time.Millisecond},
 		Auth: Auth{Mode: "dev", Header: "Authorization", TenantClaim: "tenant_id", UserClaim: "sub", IATLeeway: time.Minute,
 			DevTenant: "dev-tenant", DevUser: "dev-user"},
 		Chat: Chat{HistoryTurns: 5, MaxActiveNodes: 50, ContextRequestTTL: 15 * time.Minute, PIIRedaction: "both",
@@ -343,6 +343,23 @@ func TestJWTModeNeedsIssuerAndAudience(t *testing.T) {
 		t.Setenv("JWT_AUDIENCE", "regintel")
 		if err := mustLoad(t).CheckAuth(); err != nil {
 			t.Errorf("lambda=%v with issuer and audience: %v", lambda, err)
+		}
+	}
+}
+
+// The offline model's pace: a small default, 0 for none, nonsense refused.
+func TestOfflineWordDelay(t *testing.T) {
+	clearEnv(t)
+	for value, want := range map[string]time.Duration{"": 20 * time.Millisecond, "0": 0, "5ms": 5 * time.Millisecond} {
+		t.Setenv("OFFLINE_WORD_DELAY", value)
+		if got := mustLoad(t).LLM.OfflineWordDelay; got != want {
+			t.Errorf("OFFLINE_WORD_DELAY=%q: %v, want %v", value, got, want)
+		}
+	}
+	for _, bad := range []string{"fast", "-1ms", "2s"} {
+		t.Setenv("OFFLINE_WORD_DELAY", bad)
+		if _, err := FromEnv(); err == nil || !strings.Contains(err.Error(), "OFFLINE_WORD_DELAY") {
+			t.Errorf("OFFLINE_WORD_DELAY=%q: %v", bad, err)
 		}
 	}
 }

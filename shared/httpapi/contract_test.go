@@ -3,8 +3,8 @@ package httpapi_test
 // The OpenAPI document (api/openapi.yaml) is held to what the server does:
 // every request and response of the HTTP tests that run through newEnv is
 // validated against it with kin-openapi (request, status, headers, JSON
-// body, and each SSE event's data against the schema its name has in
-// x-sse-events or x-ui-message-chunks). A drift test compares the document
+// body, and each SSE event's data against the contentSchema its name has
+// in the stream's itemSchema). A drift test compares the document
 // with the routes table, and when the whole package runs, TestMain fails
 // unless every route, event and chunk was seen at least once.
 
@@ -68,9 +68,13 @@ func expected(c *apitest.Contract) []string {
 		}
 	}
 	stream := c.Doc.Components.Responses["ChatStream"].Value.Content.Get("text/event-stream")
-	for _, kind := range []struct{ prefix, ext string }{{"event ", "x-sse-events"}, {"chunk ", "x-ui-message-chunks"}} {
-		for name, schema := range apitest.SchemaRefs(stream.Extensions[kind.ext]) {
-			if _, changing := c.Doc.Components.Schemas[schema].Value.Extensions["x-stream-change"]; changing {
+	kinds := []struct {
+		prefix  string
+		schemas map[string]*openapi3.SchemaRef
+	}{{"event ", apitest.EventSchemas(stream)}, {"chunk ", c.ChunkTypes()}}
+	for _, kind := range kinds {
+		for name, schema := range kind.schemas {
+			if _, changing := schema.Value.Extensions["x-stream-change"]; changing {
 				continue
 			}
 			out = append(out, kind.prefix+name)
@@ -160,7 +164,7 @@ func TestOpenAPIDocumentAndDemoPageAreServed(t *testing.T) {
 		OpenAPI string         `json:"openapi"`
 		Paths   map[string]any `json:"paths"`
 	}
-	if err := json.Unmarshal([]byte(resp.Body), &doc); resp.Status != http.StatusOK || err != nil || doc.OpenAPI != "3.1.0" || doc.Paths["/chat"] == nil {
+	if err := json.Unmarshal([]byte(resp.Body), &doc); resp.Status != http.StatusOK || err != nil || doc.OpenAPI != "3.2.0" || doc.Paths["/chat"] == nil {
 		t.Fatalf("GET /openapi.json: %d %.200s", resp.Status, resp.Body)
 	}
 	page := e.do(http.MethodGet, "/", nil)

@@ -100,7 +100,7 @@ func (a *API) getConversation(w http.ResponseWriter, r *http.Request) {
 		SuppliedContextItems:   d.SuppliedItems,
 	}
 	resp.ActiveConcepts, resp.Warnings = a.labelConcepts(r.Context(), d.ActiveNodeIDs)
-	writeJSON(w, http.StatusOK, resp)
+	writeTaggedJSON(w, r, resp)
 }
 
 // labelConcepts returns ids in their stored (recency) order with the

@@ -48,8 +48,13 @@ func addHeaders(list []string, headers ...string) []string {
 	return list
 }
 
+// corsMaxAge is how long a browser may reuse a preflight's answer (the
+// Function URL's CORS settings say the same in infra).
+const corsMaxAge = "86400"
+
 // CORS answers browser preflights and marks responses readable for the
-// configured origins ("*" allows any), with the policy of routes. On AWS
+// configured origins ("*" allows any), with the policy of routes. A
+// preflight from any other origin is a JSON 403 that names CORS. On AWS
 // the Function URL's CORS settings do this instead.
 func CORS(origins []string, routes []Route) func(http.Handler) http.Handler {
 	policy := NewCORSPolicy(routes)
@@ -61,12 +66,13 @@ func CORS(origins []string, routes []Route) func(http.Handler) http.Handler {
 		allowed[o] = true
 	}
 	return func(next http.Handler) http.Handler {
-		if len(origins) == 0 {
-			return next
-		}
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			origin := r.Header.Get("Origin")
 			if origin == "" || !(allowed[origin] || allowed["*"]) {
+				if isPreflight(r) {
+					writeError(w, http.StatusForbidden, "cors_origin_refused", "CORS: this origin may not call the API (see CORS_ORIGINS)")
+					return
+				}
 				next.ServeHTTP(w, r)
 				return
 			}
@@ -74,13 +80,20 @@ func CORS(origins []string, routes []Route) func(http.Handler) http.Handler {
 			h.Set("Access-Control-Allow-Origin", origin)
 			h.Add("Vary", "Origin")
 			h.Set("Access-Control-Expose-Headers", exposed)
-			if r.Method != http.MethodOptions {
+			if !isPreflight(r) {
 				next.ServeHTTP(w, r)
 				return
 			}
 			h.Set("Access-Control-Allow-Methods", methods)
 			h.Set("Access-Control-Allow-Headers", headers)
+			h.Set("Access-Control-Max-Age", corsMaxAge)
 			w.WriteHeader(http.StatusNoContent)
 		})
 	}
+}
+
+// isPreflight: a browser asks whether it may send a request; any other
+// OPTIONS request is an ordinary one (answered 405 by the router).
+func isPreflight(r *http.Request) bool {
+	return r.Method == http.MethodOptions && r.Header.Get("Origin") != "" && r.Header.Get("Access-Control-Request-Method") != ""
 }

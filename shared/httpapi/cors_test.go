@@ -90,6 +90,9 @@ func TestBrowserPreflightAllowsWhatEachRouteNeeds(t *testing.T) {
 			t.Errorf("preflight %s %s: %d, origin %q", call.method, call.pattern, resp.StatusCode, h.Get("Access-Control-Allow-Origin"))
 			continue
 		}
+		if h.Get("Access-Control-Max-Age") == "" {
+			t.Errorf("preflight %s %s: no Access-Control-Max-Age, so the browser asks again before every call", call.method, call.pattern)
+		}
 		if methods := headerList(h.Get("Access-Control-Allow-Methods")); !slices.Contains(methods, call.method) {
 			t.Errorf("preflight %s %s: methods %v", call.method, call.pattern, methods)
 		}
@@ -119,19 +122,28 @@ func TestBrowserPreflightAllowsWhatEachRouteNeeds(t *testing.T) {
 	}
 }
 
-func TestCORSRefusesOtherOrigins(t *testing.T) {
-	srv := httptest.NewServer(checkedByContract(t, httpapi.CORS([]string{appOrigin}, httpapi.Routes())(httpapi.New(httpapi.Options{Auth: auth.Dev{}, Log: quietLog()}))))
-	defer srv.Close()
-	req, _ := http.NewRequest(http.MethodOptions, srv.URL+"/chat", nil)
-	req.Header.Set("Origin", "https://evil.example.com")
-	req.Header.Set("Access-Control-Request-Method", "POST")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if v := resp.Header.Get("Access-Control-Allow-Origin"); v != "" || resp.StatusCode == http.StatusNoContent {
-		t.Fatalf("other origin: %d, Access-Control-Allow-Origin %q", resp.StatusCode, v)
+func TestCORSRefusesOtherOriginsWithA403ThatSaysCORS(t *testing.T) {
+	for name, origins := range map[string][]string{"other origin": {appOrigin}, "no origin configured": nil} {
+		srv := httptest.NewServer(checkedByContract(t, httpapi.CORS(origins, httpapi.Routes())(httpapi.New(httpapi.Options{Auth: auth.Dev{}, Log: quietLog()}))))
+		req, _ := http.NewRequest(http.MethodOptions, srv.URL+"/chat", nil)
+		req.Header.Set("Origin", "https://evil.example.com")
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body struct {
+			Error struct{ Code, Message string }
+		}
+		_ = json.NewDecoder(resp.Body).Decode(&body)
+		resp.Body.Close()
+		srv.Close()
+		if v := resp.Header.Get("Access-Control-Allow-Origin"); v != "" || resp.StatusCode != http.StatusForbidden {
+			t.Errorf("%s: %d, Access-Control-Allow-Origin %q", name, resp.StatusCode, v)
+		}
+		if body.Error.Code != "cors_origin_refused" || !strings.Contains(body.Error.Message, "CORS") {
+			t.Errorf("%s: body %+v does not say CORS", name, body)
+		}
 	}
 }
 

@@ -49,9 +49,6 @@ func (a *API) serveWebFile(w http.ResponseWriter, r *http.Request, name, content
 		writeError(w, http.StatusInternalServerError, "internal", "the demo page could not be read")
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", contentType)
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Content-Type-Options", "nosniff")
-	_, _ = w.Write(body)
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	writeTagged(w, r, contentType, "no-cache", body)
 }

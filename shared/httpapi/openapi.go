@@ -6,7 +6,7 @@ import (
 	"regintel/api"
 )
 
-// openAPI serves GET /openapi.json: the API's OpenAPI 3.1 document.
+// openAPI serves GET /openapi.json: the API's OpenAPI document.
 func (a *API) openAPI(w http.ResponseWriter, r *http.Request) {
 	doc, err := api.JSON()
 	if err != nil {
@@ -14,7 +14,5 @@ func (a *API) openAPI(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, "internal", "the API description could not be read")
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-cache")
-	_, _ = w.Write(doc)
+	writeTagged(w, r, "application/json", "no-cache", doc)
 }

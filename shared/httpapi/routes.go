@@ -165,8 +165,10 @@ func (a *API) mux(routes []Route) *http.ServeMux {
 	mux := http.NewServeMux()
 	var paths []string
 	allowed := map[string][]string{}
+	served := map[string]bool{}
 	for _, rt := range routes {
 		mux.Handle(rt.Method+" "+rt.Pattern, a.handler(rt))
+		served[rt.Method+" "+rt.Pattern] = true
 		if _, seen := allowed[rt.Pattern]; !seen {
 			paths = append(paths, rt.Pattern)
 		}
@@ -187,14 +189,33 @@ func (a *API) mux(routes []Route) *http.ServeMux {
 		}
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if methods := allowedOn(mux, served, r); len(methods) > 0 {
+			methodNotAllowed(w, methods...)
+			return
+		}
 		writeError(w, http.StatusNotFound, "not_found", "no such route: "+r.URL.Path)
 	})
 	return mux
 }
 
 // answeredMethods are the methods a known path answers with 405 when it
-// does not serve them; any other method is a 404.
+// does not serve them; any other method (OPTIONS, TRACE, an invented one)
+// reaches the catch-all, which answers 405 too when the path is known.
 var answeredMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+
+// allowedOn is the methods mux serves on r's path, asked method by method
+// (served holds the routes' own patterns, not the 405s); none: the path is
+// unknown.
+func allowedOn(mux *http.ServeMux, served map[string]bool, r *http.Request) []string {
+	var allowed []string
+	for _, m := range answeredMethods {
+		probe := &http.Request{Method: m, URL: r.URL, Host: r.Host, Header: http.Header{}}
+		if _, pattern := mux.Handler(probe); served[pattern] {
+			allowed = append(allowed, m)
+		}
+	}
+	return allowed
+}
 
 // handler wraps the route's handler in authentication (Auth routes) and
 // the route timeout (routes that do not stream), and answers 501 when its

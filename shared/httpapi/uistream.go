@@ -41,9 +41,9 @@ func chooseUIMessageStream(r *http.Request) {
 // start → start (the conversation and turn as messageMetadata); message →
 // text-start/text-delta/text-end; warning → a transient data-warning;
 // disclaimer and context_request → data-disclaimer and
-// data-context-request parts; error → error; metadata → the finish
-// chunk's messageMetadata (once, not also as a part); done → finish with
-// its finishReason, then [DONE].
+// data-context-request parts; error → error (errorText "code: message");
+// metadata → the finish chunk's messageMetadata (once, not also as a
+// part); done → finish with its finishReason, then [DONE].
 type uiStreamSink struct {
 	mu       sync.Mutex
 	sse      *sseWriter
@@ -121,8 +121,13 @@ func (s *uiStreamSink) Event(name string, data any) error {
 		delta := eventData[chat.TextDelta](data)
 		return s.write(uiTextDelta{Type: "text-delta", ID: uiTextID, Delta: delta.Text})
 	case chat.EventError:
+		// The SDK's error chunk has errorText only, so the code leads it.
 		msg := eventData[map[string]string](data)
-		return s.write(map[string]string{"type": "error", "errorText": msg["message"]})
+		text := msg["message"]
+		if msg["code"] != "" {
+			text = msg["code"] + ": " + text
+		}
+		return s.write(map[string]string{"type": "error", "errorText": text})
 	case chat.EventMetadata:
 		s.meta = data
 		return nil

@@ -5,7 +5,7 @@
 "use strict";
 
 const $ = (sel) => document.querySelector(sel);
-const state = { conversationId: null, abort: null, graphAbort: null, lastGraphId: "" };
+const state = { conversationId: null, abort: null, graphAbort: null, lastGraphId: "", retry: null };
 
 // Settings: ?api= and ?token= override what was saved (handy for a link).
 function settings() {
@@ -102,14 +102,48 @@ function citationList(citations) {
   return list;
 }
 
+// addTurn adds a question and its answer, which screen readers hear as it
+// arrives (a polite live region), and scrolls it into view.
 function addTurn(question) {
-  const answer = el("div", { class: "answer" });
+  const answer = el("div", { class: "answer", "aria-live": "polite" });
   const li = el("li", { class: "turn" }, el("div", { class: "question" }, question), answer);
   $("#turns").append(li);
+  li.scrollIntoView({ block: "nearest" });
   return { li, answer };
 }
 
+// followAnswer keeps the growing answer in view unless the reader scrolled up.
+function followAnswer(turn) {
+  const list = $("#turns");
+  if (list.scrollHeight - list.scrollTop - list.clientHeight < 80) turn.li.scrollIntoView({ block: "end" });
+}
+
+// The open conversation is in the URL (#c=<id>), so a reload restores it.
+function conversationFromURL() {
+  const id = new URLSearchParams(location.hash.slice(1)).get("c");
+  return id && /^[0-9a-f-]{36}$/i.test(id) ? id : null;
+}
+
+function setConversation(id) {
+  state.conversationId = id;
+  const hash = id ? "#c=" + id : "";
+  if (location.hash !== hash) history.replaceState(null, "", location.pathname + location.search + hash);
+}
+
+// offerRetry shows the Retry button, which sends body again; null hides it.
+function offerRetry(body, question) {
+  state.retry = body ? { body, question } : null;
+  $("#retry").hidden = !body;
+}
+
 function setStatus(text) { $("#status").textContent = text; }
+
+// failTurn marks a turn failed with a message the reader sees, never empty.
+function failTurn(turn, message) {
+  turn.answer.classList.add("failed");
+  turn.answer.removeAttribute("aria-busy");
+  turn.li.append(el("div", { class: "warning" }, message));
+}
 
 function streaming(on) {
   $("#send").disabled = on;
@@ -117,28 +151,38 @@ function streaming(on) {
 }
 
 // streamTurn posts a turn and renders its events; JSON answers (errors, a
-// partial supply) are shown as status.
-async function streamTurn(path, body, question) {
-  const turn = addTurn(question);
+// partial supply) are shown in the turn. A failure (the network, the model,
+// Stop) leaves a status and a Retry button, never an empty turn.
+async function streamTurn(path, body, question, turn = addTurn(question)) {
   state.abort = new AbortController();
+  offerRetry(null);
   streaming(true);
   setStatus("thinking…");
+  turn.answer.setAttribute("aria-busy", "true");
+  const progress = { started: false, status: "" };
   try {
     const resp = await request(path, { method: "POST", body, signal: state.abort.signal });
     if (!(resp.headers.get("Content-Type") || "").startsWith("text/event-stream")) {
       const data = await resp.json();
-      turn.answer.classList.add("failed");
-      turn.answer.textContent = data.missing ? "Still missing: " + data.missing.map((m) => m.key).join(", ") : data.error.message;
+      failTurn(turn, data.missing ? "Still missing: " + data.missing.map((m) => m.key).join(", ") : data.error.message);
       if (data.contextRequest) showContextForm(data.contextRequest);
+      setStatus("not answered");
+      if (resp.status >= 500 || resp.status === 409) offerRetry(body, question);
       return;
     }
     const id = resp.headers.get("X-Conversation-Id");
-    if (id) state.conversationId = id;
-    await readEvents(resp, (name, data) => onTurnEvent(turn, name, data));
+    if (id) setConversation(id);
+    await readEvents(resp, (name, data) => onTurnEvent(turn, name, data, progress));
+    if (!progress.status) throw new Error("the answer was cut off");
+    if (progress.status === "error") offerRetry(retryBody(body, progress), question);
   } catch (err) {
-    if (err.name !== "AbortError") throw err;
-    turn.answer.append(el("div", { class: "warning" }, "Stopped."));
+    const stopped = err.name === "AbortError";
+    if (!stopped) failTurn(turn, "Could not reach the API: " + err.message);
+    else turn.answer.append(el("div", { class: "warning" }, "Stopped."));
+    setStatus(stopped ? "stopped" : "failed");
+    offerRetry(retryBody(body, progress), question);
   } finally {
+    turn.answer.removeAttribute("aria-busy");
     streaming(false);
     state.abort = null;
     await loadConversations();
@@ -146,14 +190,21 @@ async function streamTurn(path, body, question) {
   }
 }
 
-function onTurnEvent(turn, name, data) {
+// retryBody asks a stored turn again in place; a turn never stored is sent again.
+function retryBody(body, progress) {
+  return progress.started && state.conversationId ? { conversationId: state.conversationId, retry: true } : body;
+}
+
+function onTurnEvent(turn, name, data, progress) {
   switch (name) {
     case "start":
-      if (data.conversationId) state.conversationId = data.conversationId;
+      progress.started = data.turnNumber !== null;
+      if (data.conversationId) setConversation(data.conversationId);
       break;
     case "message":
       setStatus("answering…");
       turn.answer.append(document.createTextNode(data.text));
+      followAnswer(turn);
       break;
     case "warning":
       for (const w of data.warnings) turn.li.append(el("div", { class: "warning" }, w));
@@ -165,15 +216,15 @@ function onTurnEvent(turn, name, data) {
       showContextForm(data);
       break;
     case "metadata":
-      if (data.conversationId) state.conversationId = data.conversationId;
+      if (data.conversationId) setConversation(data.conversationId);
       turn.li.append(citationList(data.citations));
       break;
     case "error":
-      turn.answer.classList.add("failed");
-      turn.li.append(el("div", { class: "warning" }, data.message));
+      failTurn(turn, data.message);
       break;
     case "done":
-      setStatus(data.status === "ok" ? "" : data.status);
+      progress.status = data.status;
+      setStatus({ ok: "", error: "failed", interrupted: "stopped", context_required: "needs context" }[data.status] ?? data.status);
       break;
   }
 }
@@ -207,6 +258,19 @@ function initContextForm() {
 }
 
 function initAsk() {
+  // Enter sends; Shift+Enter (or an input method composing) adds a line.
+  $("#question").addEventListener("keydown", (ev) => {
+    if (ev.key !== "Enter" || ev.shiftKey || ev.isComposing) return;
+    ev.preventDefault();
+    if (!$("#send").disabled) $("#ask").requestSubmit();
+  });
+  $("#retry").addEventListener("click", async () => {
+    const { body, question } = state.retry || {};
+    if (!body) return;
+    // A retry in place replaces the last turn's answer.
+    if (body.retry) $("#turns").lastElementChild?.remove();
+    await streamTurn("/chat", body, question);
+  });
   $("#ask").addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const message = $("#question").value.trim();
@@ -222,7 +286,9 @@ function initAsk() {
     if (state.abort) state.abort.abort();
   });
   $("#new-conversation").addEventListener("click", () => {
-    state.conversationId = null;
+    setConversation(null);
+    offerRetry(null);
+    setStatus("");
     $("#turns").replaceChildren();
     $("#concepts").replaceChildren();
     $("#context-form").hidden = true;
@@ -237,20 +303,32 @@ async function loadConversations() {
   try {
     page = await json("/conversations?limit=50&archived=" + archived);
   } catch (err) {
-    setStatus("conversations: " + err.message);
+    // Shown in the list, so a turn's own status stays readable.
+    $("#conversations").replaceChildren(el("li", { class: "warning" }, "Could not load conversations: " + err.message));
     return;
   }
   const list = $("#conversations");
   list.replaceChildren();
   for (const c of page.conversations) {
+    const title = c.title || "(untitled)";
+    const action = (cls, text, fn) =>
+      el("button", { type: "button", class: cls, "aria-label": text + " “" + title + "”", onclick: () => reported(fn(c)) }, text);
     const actions = el("span", { class: "actions" },
-      el("button", { type: "button", class: "rename", onclick: () => rename(c) }, "Rename"),
-      el("button", { type: "button", class: "archive", onclick: () => archive(c) }, c.archived ? "Unarchive" : "Archive"),
-      el("button", { type: "button", class: "delete", onclick: () => remove(c) }, "Delete"),
-      el("button", { type: "button", class: "export", onclick: () => exportConversation(c) }, "Export"));
-    const li = el("li", { "data-id": c.id, class: c.id === state.conversationId ? "current" : "" },
-      el("span", { class: "title", onclick: () => openConversation(c.id) }, c.title || "(untitled)"), actions);
-    list.append(li);
+      action("rename", "Rename", rename), action("archive", c.archived ? "Unarchive" : "Archive", archive),
+      action("delete", "Delete", remove), action("export", "Export", exportConversation));
+    const current = c.id === state.conversationId;
+    const open = el("button", { type: "button", class: "title", onclick: () => reported(openConversation(c.id)) }, title);
+    if (current) open.setAttribute("aria-current", "true");
+    list.append(el("li", { "data-id": c.id, class: current ? "current" : "" }, open, actions));
+  }
+}
+
+// reported shows a failed action in the status instead of an uncaught error.
+async function reported(action) {
+  try {
+    await action;
+  } catch (err) {
+    setStatus(err.message);
   }
 }
 
@@ -282,13 +360,21 @@ async function exportConversation(c) {
 
 async function openConversation(id) {
   const d = await json("/conversations/" + id);
-  state.conversationId = id;
+  setConversation(id);
+  offerRetry(null);
+  setStatus("");
   $("#turns").replaceChildren();
+  let last = null;
   for (const t of d.turns || []) {
-    const turn = addTurn(t.userText);
-    turn.answer.textContent = t.assistantText;
-    if (t.status !== "ok") turn.answer.classList.add(t.status === "error" ? "failed" : "pending");
-    turn.li.append(citationList(t.metadata.citations));
+    last = addTurn(t.userText);
+    last.answer.textContent = t.assistantText;
+    if (t.status !== "ok") last.answer.classList.add(t.status === "error" ? "failed" : "pending");
+    last.li.append(citationList(t.metadata.citations));
+  }
+  const lastTurn = (d.turns || []).at(-1);
+  if (lastTurn && lastTurn.status === "streaming") await resume(id, last);
+  else if (lastTurn && (lastTurn.status === "error" || lastTurn.status === "interrupted")) {
+    offerRetry({ conversationId: id, retry: true }, lastTurn.userText);
   }
   const pending = (d.pendingContextRequests || [])[0];
   if (pending) showContextForm({ requestId: pending.id, items: pending.items });
@@ -297,11 +383,34 @@ async function openConversation(id) {
   await loadConversations();
 }
 
+// resume follows an answer still being written, from its first chunk;
+// 204 or 404 means nothing is running any more.
+async function resume(id, turn) {
+  state.abort = new AbortController();
+  streaming(true);
+  const progress = { started: true, status: "" };
+  try {
+    const resp = await request("/chat/" + id + "/stream", { signal: state.abort.signal });
+    if (resp.status === 204 || resp.status === 404 || !resp.ok) {
+      await resp.text();
+      return;
+    }
+    turn.answer.textContent = "";
+    turn.answer.classList.remove("pending");
+    await readEvents(resp, (name, data) => onTurnEvent(turn, name, data, progress));
+  } catch (err) {
+    if (err.name !== "AbortError") setStatus("could not follow the answer: " + err.message);
+  } finally {
+    streaming(false);
+    state.abort = null;
+  }
+}
+
 async function loadConcepts(id) {
   try {
     renderConcepts((await json("/conversations/" + id)).activeConcepts);
   } catch (err) {
-    setStatus("concepts: " + err.message);
+    $("#concepts").replaceChildren(el("li", { class: "warning" }, "Could not load concepts: " + err.message));
   }
 }
 
@@ -311,6 +420,16 @@ function renderConcepts(concepts) {
   for (const c of concepts || []) {
     list.append(el("li", { title: c.id, "data-id": c.id }, c.label || c.id));
   }
+}
+
+// nodeLabel names a node for people: its label, else its id's last part
+// in words (TAX:IE:VAT:RATE:ZERO → "Rate zero").
+function nodeLabel(n) {
+  const p = n.properties || {};
+  const named = n.prefLabel || p.prefLabel || p.label || p.name || p.title;
+  if (named) return String(named);
+  const parts = n.id.split(":").slice(-2).join(" ").toLowerCase().replaceAll("_", " ");
+  return parts.charAt(0).toUpperCase() + parts.slice(1);
 }
 
 // watchGraph follows /graph/changes, reconnecting from the last patch id.
@@ -336,7 +455,7 @@ async function watchGraph() {
         if (patch.meta.snapshot) return;
         for (const n of [...patch.nodes.added, ...patch.nodes.updated]) {
           const verb = patch.nodes.added.includes(n) ? "added" : "updated";
-          $("#graph-changes").prepend(el("li", { title: n.id }, verb + ": " + (n.prefLabel || n.id)));
+          $("#graph-changes").prepend(el("li", { "data-id": n.id }, verb + ": " + nodeLabel(n)));
         }
       });
     }
@@ -351,5 +470,6 @@ async function watchGraph() {
 initSettings();
 initAsk();
 initContextForm();
-$("#watch-graph").addEventListener("click", watchGraph);
-loadConversations();
+$("#watch-graph").addEventListener("click", () => reported(watchGraph()));
+const opened = conversationFromURL();
+reported(opened ? openConversation(opened) : loadConversations());
