@@ -9,5 +9,5 @@ import (
 )
 
 func TestStoreContract(t *testing.T) {
-	storetest.Run(t, func(*testing.T) conversation.Store { return convmem.New() })
+	storetest.Run(t, func(testing.TB) conversation.Store { return convmem.New() })
 }

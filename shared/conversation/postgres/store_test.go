@@ -26,7 +26,7 @@ func TestStoreContract(t *testing.T) {
 		t.Run(fmt.Sprintf("statementCache=%v", cache), func(t *testing.T) {
 			_, runtime := pgtest.NewRuntimePoolsCaching(t, 25, cache)
 			store := convpg.New(runtime)
-			storetest.Run(t, func(*testing.T) conversation.Store { return store })
+			storetest.Run(t, func(testing.TB) conversation.Store { return store })
 		})
 	}
 }
