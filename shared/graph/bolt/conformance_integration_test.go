@@ -11,7 +11,7 @@ import (
 // TestConformance runs the backend suite against the Neo4j test server,
 // with the seed dataset merged in.
 func TestConformance(t *testing.T) {
-	graphtest.Run(t, func(t *testing.T) graph.Store {
+	graphtest.Run(t, func(t testing.TB) graph.Store {
 		s := openTestStore(t)
 		graphtest.LoadSeed(t, s, time.Now())
 		return s

@@ -10,7 +10,7 @@ import (
 )
 
 func TestConformance(t *testing.T) {
-	graphtest.Run(t, func(t *testing.T) graph.Store {
+	graphtest.Run(t, func(t testing.TB) graph.Store {
 		s, err := graphmem.NewSeeded(time.Now())
 		if err != nil {
 			t.Fatal(err)
