@@ -31,6 +31,20 @@ func TestStoreContract(t *testing.T) {
 	}
 }
 
+// BenchmarkConformanceStore runs the contract's benchmarks on the runtime
+// role, with a SELECT 1 round trip measured first as their baseline.
+func BenchmarkConformanceStore(b *testing.B) {
+	_, runtime := pgtest.NewRuntimePoolsCaching(b, 4, true)
+	b.Run("SelectOneBaseline", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := runtime.Exec(context.Background(), "SELECT 1"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	storetest.Bench(b, func(testing.TB) conversation.Store { return convpg.New(runtime) })
+}
+
 // An unreadable context is reported in ContextErr; the conversation and
 // history still load (a failed context load is the empty context).
 func TestUnreadableContextIsContextErr(t *testing.T) {
