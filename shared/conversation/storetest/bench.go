@@ -11,6 +11,11 @@ import (
 // does.
 const benchHistory = 10
 
+// benchTurnsPerConversation bounds how long a benchmarked conversation
+// grows before the next call moves to a fresh one (untimed), so the
+// numbers are those of a conversation of ordinary length.
+const benchTurnsPerConversation = 100
+
 // Bench measures the store calls of a chat turn, each reported per call,
 // against the store newStore returns. Every sub-benchmark has a tenant and
 // conversation of its own.
@@ -86,6 +91,7 @@ func benchLoadTurnState(b *testing.B, s conversation.Store, tenant, id string) {
 // finishing it, to free the lease, is not timed.
 func benchStartTurn(b *testing.B, s conversation.Store, tenant, id string) {
 	for i := 0; b.Loop(); i++ {
+		tenant, id = renewed(b, s, tenant, id, i)
 		st := mustStartBench(b, s, tenant, id, i)
 		b.StopTimer()
 		mustFinishBench(b, s, tenant, id, st, i)
@@ -97,11 +103,23 @@ func benchStartTurn(b *testing.B, s conversation.Store, tenant, id string) {
 // starting it is not timed.
 func benchFinishTurn(b *testing.B, s conversation.Store, tenant, id string) {
 	for i := 0; b.Loop(); i++ {
+		tenant, id = renewed(b, s, tenant, id, i)
 		b.StopTimer()
 		st := mustStartBench(b, s, tenant, id, i)
 		b.StartTimer()
 		mustFinishBench(b, s, tenant, id, st, i)
 	}
+}
+
+// renewed returns a fresh conversation, made untimed, every
+// benchTurnsPerConversation calls, and the current one otherwise.
+func renewed(b *testing.B, s conversation.Store, tenant, id string, i int) (string, string) {
+	if i == 0 || i%benchTurnsPerConversation != 0 {
+		return tenant, id
+	}
+	b.StopTimer()
+	defer b.StartTimer()
+	return benchConversation(b, s)
 }
 
 func mustStartBench(b *testing.B, s conversation.Store, tenant, id string, i int) conversation.TurnState {
@@ -124,6 +142,7 @@ func mustFinishBench(b *testing.B, s conversation.Store, tenant, id string, st c
 
 func benchAppendTurn(b *testing.B, s conversation.Store, tenant, id string) {
 	for i := 0; b.Loop(); i++ {
+		tenant, id = renewed(b, s, tenant, id, i)
 		if _, err := s.AppendTurn(userCtx, tenant, id, benchTurn(i)); err != nil {
 			b.Fatal(err)
 		}
