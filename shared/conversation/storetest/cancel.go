@@ -21,113 +21,119 @@ import (
 // succeed and (for a write) change something under a live context.
 type deadContextCall struct {
 	method string
-	call   func(ctx context.Context, s conversation.Store, f deadContextFixture) error
+	// shows says the live call leaves a difference traceOf sees, which
+	// keeps the trace honest as methods are added.
+	shows bool
+	call  func(ctx context.Context, s conversation.Store, f deadContextFixture) error
 }
 
 // deadContextCalls holds one line per method of conversation.Store.
 var deadContextCalls = []deadContextCall{
-	{"CreateConversation", func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
+	{"CreateConversation", true, func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
 		_, err := s.CreateConversation(ctx, conversation.Conversation{TenantID: f.tenant, OwnerID: testUser, Title: "new"})
 		return err
 	}},
-	{"LoadTurnState", func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
+	{"LoadTurnState", false, func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
 		_, err := s.LoadTurnState(ctx, f.tenant, f.conv, 5)
 		return err
 	}},
-	{"AppendTurn", func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
+	{"AppendTurn", true, func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
 		_, err := s.AppendTurn(ctx, f.tenant, f.conv, conversation.Turn{UserText: "q", AssistantText: "a", Usage: conversation.Usage{TotalTokens: 10}})
 		return err
 	}},
-	{"MergeActiveNodes", func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
+	{"MergeActiveNodes", true, func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
 		return s.MergeActiveNodes(ctx, f.tenant, f.conv, []string{"TAX:IE:NEW"}, 10)
 	}},
-	{"StartTurn", func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
+	// The lease StartTurn takes is checked by assertLeaseFree; the pending
+	// request keeps it from reserving.
+	{"StartTurn", false, func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
 		_, err := s.StartTurn(ctx, f.tenant, f.conv, conversation.TurnStart{HistoryTurns: 5, Reserve: &conversation.Turn{UserText: "q"}, Retry: true})
 		return err
 	}},
-	{"StartConversation", func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
+	{"StartConversation", true, func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
 		_, err := s.StartConversation(ctx, conversation.Conversation{TenantID: f.tenant, OwnerID: testUser}, conversation.TurnStart{Reserve: &conversation.Turn{UserText: "q"}})
 		return err
 	}},
-	{"ReserveTurn", func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
+	{"ReserveTurn", true, func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
 		_, err := s.ReserveTurn(ctx, f.tenant, f.conv, conversation.Turn{UserText: "q"})
 		return err
 	}},
-	{"RetryTurn", func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
+	{"RetryTurn", true, func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
 		_, err := s.RetryTurn(ctx, f.tenant, f.conv)
 		return err
 	}},
-	{"FinishTurn", func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
+	{"FinishTurn", true, func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
 		return s.FinishTurn(ctx, f.tenant, f.conv, conversation.Turn{Number: 1, AssistantText: "a", Status: conversation.TurnOK, Usage: conversation.Usage{TotalTokens: 10}},
 			conversation.TurnFinish{ActiveNodes: []string{"TAX:IE:NEW"}, UsedItems: []string{f.item}})
 	}},
-	{"EndTurn", func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
+	// A lease that is not the conversation's is left alone.
+	{"EndTurn", false, func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
 		return s.EndTurn(ctx, f.tenant, f.conv, uuid.NewString())
 	}},
-	{"TenantTokensToday", func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
+	{"TenantTokensToday", false, func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
 		_, err := s.TenantTokensToday(ctx, f.tenant)
 		return err
 	}},
-	{"ChargeTokens", func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
+	{"ChargeTokens", true, func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
 		_, err := s.ChargeTokens(ctx, f.tenant, conversation.TokenCharge{Tokens: 100}, conversation.DailyLimits{Tokens: 1000})
 		return err
 	}},
-	{"SettleTokens", func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
+	{"SettleTokens", true, func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
 		return s.SettleTokens(ctx, f.tenant, conversation.TokenCharge{Day: conversation.UsageDay(time.Now()), Tokens: 100},
 			conversation.Settlement{Usage: conversation.Usage{TotalTokens: 10}, Record: true})
 	}},
-	{"TenantChargedToday", func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
+	{"TenantChargedToday", false, func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
 		_, err := s.TenantChargedToday(ctx, f.tenant)
 		return err
 	}},
-	{"CreateContextRequest", func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
+	{"CreateContextRequest", true, func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
 		_, err := s.CreateContextRequest(ctx, conversation.ContextRequest{TenantID: f.tenant, ConversationID: f.conv, Question: "q", ExpiresAt: time.Now().Add(time.Hour)})
 		return err
 	}},
-	{"GetContextRequest", func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
+	{"GetContextRequest", false, func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
 		_, err := s.GetContextRequest(ctx, f.tenant, f.conv, f.request)
 		return err
 	}},
-	{"ListContextRequests", func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
+	{"ListContextRequests", false, func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
 		_, err := s.ListContextRequests(ctx, f.tenant, f.conv)
 		return err
 	}},
-	{"ResolveContextRequest", func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
+	{"ResolveContextRequest", true, func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
 		_, err := s.ResolveContextRequest(ctx, f.tenant, f.conv, f.request, conversation.RequestSkipped)
 		return err
 	}},
-	{"LoadHandoffState", func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
+	{"LoadHandoffState", false, func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
 		_, err := s.LoadHandoffState(ctx, f.tenant, f.conv)
 		return err
 	}},
-	{"SupplyItems", func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
+	{"SupplyItems", true, func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
 		_, err := s.SupplyItems(ctx, f.tenant, f.conv, []conversation.SuppliedItem{{Key: "other", Kind: conversation.KindText, Content: "x"}})
 		return err
 	}},
-	{"TouchSuppliedItems", func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
+	{"TouchSuppliedItems", true, func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
 		return s.TouchSuppliedItems(ctx, f.tenant, f.conv, []string{f.item})
 	}},
-	{"DeleteSuppliedItem", func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
+	{"DeleteSuppliedItem", true, func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
 		return s.DeleteSuppliedItem(ctx, f.tenant, f.conv, f.item)
 	}},
-	{"ListConversations", func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
+	{"ListConversations", false, func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
 		_, err := s.ListConversations(ctx, f.tenant, conversation.ListQuery{})
 		return err
 	}},
-	{"GetConversation", func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
+	{"GetConversation", false, func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
 		_, err := s.GetConversation(ctx, f.tenant, f.conv)
 		return err
 	}},
-	{"UpdateConversation", func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
+	{"UpdateConversation", true, func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
 		title, archived := "renamed", true
 		_, err := s.UpdateConversation(ctx, f.tenant, f.conv, conversation.Update{Title: &title, Archived: &archived})
 		return err
 	}},
-	{"DeleteConversation", func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
+	{"DeleteConversation", true, func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
 		_, err := s.DeleteConversation(ctx, f.tenant, f.conv)
 		return err
 	}},
-	{"ExportConversation", func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
+	{"ExportConversation", false, func(ctx context.Context, s conversation.Store, f deadContextFixture) error {
 		_, err := s.ExportConversation(ctx, f.tenant, f.conv)
 		return err
 	}},
@@ -177,6 +183,7 @@ func testExpiredDeadlineChangesNothing(t *testing.T, s conversation.Store) {
 func runDeadContext(t *testing.T, s conversation.Store, want error, dead func() (context.Context, context.CancelFunc)) {
 	for _, c := range deadContextCalls {
 		t.Run(c.method, func(t *testing.T) {
+			assertLiveCallShows(t, s, c)
 			f := newDeadContextFixture(t, s)
 			before := traceOf(t, s, f)
 			ctx, cancel := dead()
@@ -197,7 +204,9 @@ func runDeadContext(t *testing.T, s conversation.Store, want error, dead func() 
 func traceOf(t *testing.T, s conversation.Store, f deadContextFixture) string {
 	t.Helper()
 	export, err := s.ExportConversation(userCtx, f.tenant, f.conv)
-	if err != nil {
+	if errors.Is(err, conversation.ErrNotFound) {
+		export = conversation.Export{}
+	} else if err != nil {
 		t.Fatalf("ExportConversation: %v", err)
 	}
 	page, err := s.ListConversations(userCtx, f.tenant, conversation.ListQuery{Limit: conversation.MaxPageSize})
@@ -228,5 +237,20 @@ func assertLeaseFree(t *testing.T, s conversation.Store, f deadContextFixture) {
 	}
 	if err := s.EndTurn(userCtx, f.tenant, f.conv, st.LeaseID); err != nil {
 		t.Fatalf("EndTurn: %v", err)
+	}
+}
+
+// assertLiveCallShows makes c under a live context on a fixture of its own:
+// it must succeed and, when c.shows, change the trace, or a dead-context
+// pass would prove nothing.
+func assertLiveCallShows(t *testing.T, s conversation.Store, c deadContextCall) {
+	t.Helper()
+	f := newDeadContextFixture(t, s)
+	before := traceOf(t, s, f)
+	if err := c.call(userCtx, s, f); err != nil {
+		t.Fatalf("%s under a live context: %v", c.method, err)
+	}
+	if changed := traceOf(t, s, f) != before; changed != c.shows {
+		t.Fatalf("%s under a live context changed the trace: %v, the table says %v", c.method, changed, c.shows)
 	}
 }

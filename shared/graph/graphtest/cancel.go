@@ -21,49 +21,52 @@ import (
 // succeed and (for a write) change something under a live context.
 type deadContextCall struct {
 	method string
-	call   func(ctx context.Context, s graph.Store, f deadContextFixture) error
+	// shows says the live call leaves a difference traceOf sees, which
+	// keeps the trace honest as methods are added.
+	shows bool
+	call  func(ctx context.Context, s graph.Store, f deadContextFixture) error
 }
 
 // deadContextCalls holds one line per method of graph.Store.
 var deadContextCalls = []deadContextCall{
-	{"GetNodesByIDs", func(ctx context.Context, s graph.Store, f deadContextFixture) error {
+	{"GetNodesByIDs", false, func(ctx context.Context, s graph.Store, f deadContextFixture) error {
 		_, err := s.GetNodesByIDs(ctx, []string{f.marked.ID})
 		return err
 	}},
-	{"Ground", func(ctx context.Context, s graph.Store, f deadContextFixture) error {
+	{"Ground", false, func(ctx context.Context, s graph.Store, f deadContextFixture) error {
 		_, err := s.Ground(ctx, graph.GroundingQuery{Text: "What is the Value-Added Tax rate?", Jurisdictions: []string{f.jur}})
 		return err
 	}},
-	{"ResolveConcepts", func(ctx context.Context, s graph.Store, f deadContextFixture) error {
+	{"ResolveConcepts", false, func(ctx context.Context, s graph.Store, f deadContextFixture) error {
 		_, err := s.ResolveConcepts(ctx, []concept.Concept{f.marked})
 		return err
 	}},
-	{"Changes", func(ctx context.Context, s graph.Store, f deadContextFixture) error {
+	{"Changes", false, func(ctx context.Context, s graph.Store, f deadContextFixture) error {
 		_, err := s.Changes(ctx, graph.ChangeQuery{Jurisdictions: []string{f.jur}, Limit: 10})
 		return err
 	}},
-	{"UpsertConcepts", func(ctx context.Context, s graph.Store, f deadContextFixture) error {
+	{"UpsertConcepts", true, func(ctx context.Context, s graph.Store, f deadContextFixture) error {
 		renamed := f.marked
 		renamed.AltLabels = append(slices.Clone(renamed.AltLabels), "Renamed Tax")
 		return s.UpsertConcepts(ctx, []concept.Concept{renamed, f.fresh}, t0.Add(time.Hour))
 	}},
-	{"HasUsefulDetail", func(ctx context.Context, s graph.Store, f deadContextFixture) error {
+	{"HasUsefulDetail", false, func(ctx context.Context, s graph.Store, f deadContextFixture) error {
 		_, err := s.HasUsefulDetail(ctx, f.marked.ID, t0)
 		return err
 	}},
-	{"MarkEnrichmentRequested", func(ctx context.Context, s graph.Store, f deadContextFixture) error {
+	{"MarkEnrichmentRequested", true, func(ctx context.Context, s graph.Store, f deadContextFixture) error {
 		_, err := s.MarkEnrichmentRequested(ctx, f.unmarked.ID, t0.Add(time.Hour), t0)
 		return err
 	}},
-	{"ClearEnrichmentRequested", func(ctx context.Context, s graph.Store, f deadContextFixture) error {
+	{"ClearEnrichmentRequested", true, func(ctx context.Context, s graph.Store, f deadContextFixture) error {
 		return s.ClearEnrichmentRequested(ctx, f.marked.ID, t0)
 	}},
-	{"WriteNodesAndEdges", func(ctx context.Context, s graph.Store, f deadContextFixture) error {
+	{"WriteNodesAndEdges", true, func(ctx context.Context, s graph.Store, f deadContextFixture) error {
 		return s.WriteNodesAndEdges(ctx,
 			[]graph.NodeWrite{{Label: "Rate", ID: f.rateID, Props: map[string]any{"percent": 23.0}}},
 			[]graph.EdgeWrite{{FromID: f.marked.ID, Type: "HAS_RATE", ToID: f.rateID}}, t0.Add(time.Hour))
 	}},
-	{"ApplySchema", func(ctx context.Context, s graph.Store, _ deadContextFixture) error {
+	{"ApplySchema", false, func(ctx context.Context, s graph.Store, _ deadContextFixture) error {
 		return s.ApplySchema(ctx)
 	}},
 }
@@ -111,6 +114,7 @@ func runDeadContext(t *testing.T, newStore NewStore, want error, dead func() (co
 	s := newStore(t)
 	for _, c := range deadContextCalls {
 		t.Run(c.method, func(t *testing.T) {
+			assertLiveCallShows(t, s, c)
 			f := newDeadContextFixture(t, s)
 			before := traceOf(t, s, f)
 			ctx, cancel := dead()
@@ -145,4 +149,19 @@ func traceOf(t *testing.T, s graph.Store, f deadContextFixture) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// assertLiveCallShows makes c under a live context on a fixture of its own:
+// it must succeed and, when c.shows, change the trace, or a dead-context
+// pass would prove nothing.
+func assertLiveCallShows(t *testing.T, s graph.Store, c deadContextCall) {
+	t.Helper()
+	f := newDeadContextFixture(t, s)
+	before := traceOf(t, s, f)
+	if err := c.call(context.Background(), s, f); err != nil {
+		t.Fatalf("%s under a live context: %v", c.method, err)
+	}
+	if changed := traceOf(t, s, f) != before; changed != c.shows {
+		t.Fatalf("%s under a live context changed the trace: %v, the table says %v", c.method, changed, c.shows)
+	}
 }
