@@ -14,6 +14,9 @@ import (
 // ListConversations implements conversation.Admin with the Postgres store's
 // order: updated_at descending, then id descending.
 func (s *Store) ListConversations(ctx context.Context, tenantID string, q conversation.ListQuery) (conversation.Page, error) {
+	if err := ctx.Err(); err != nil {
+		return conversation.Page{}, err
+	}
 	tenant, ok := canonical(tenantID)
 	if !ok {
 		return conversation.Page{}, ErrInvalidTenant
@@ -72,6 +75,9 @@ func newerFirstBefore(cursor conversation.Cursor, c conversation.Conversation) b
 
 // GetConversation implements conversation.Admin.
 func (s *Store) GetConversation(ctx context.Context, tenantID, conversationID string) (conversation.Detail, error) {
+	if err := ctx.Err(); err != nil {
+		return conversation.Detail{}, err
+	}
 	held, err := s.ExportConversation(ctx, tenantID, conversationID)
 	if err != nil {
 		return conversation.Detail{}, err
@@ -100,6 +106,9 @@ func (s *Store) GetConversation(ctx context.Context, tenantID, conversationID st
 
 // UpdateConversation implements conversation.Admin.
 func (s *Store) UpdateConversation(ctx context.Context, tenantID, conversationID string, u conversation.Update) (conversation.Conversation, error) {
+	if err := ctx.Err(); err != nil {
+		return conversation.Conversation{}, err
+	}
 	k, err := scope(ctx, tenantID, conversationID)
 	if err != nil {
 		return conversation.Conversation{}, err
@@ -128,6 +137,9 @@ func (s *Store) UpdateConversation(ctx context.Context, tenantID, conversationID
 // DeleteConversation implements conversation.Admin; the record holds every
 // row of the conversation, so removing it under the mutex erases them at once.
 func (s *Store) DeleteConversation(ctx context.Context, tenantID, conversationID string) (conversation.Erased, error) {
+	if err := ctx.Err(); err != nil {
+		return conversation.Erased{}, err
+	}
 	k, err := scope(ctx, tenantID, conversationID)
 	if err != nil {
 		return conversation.Erased{}, err
@@ -149,6 +161,9 @@ func (s *Store) DeleteConversation(ctx context.Context, tenantID, conversationID
 
 // ExportConversation implements conversation.Admin.
 func (s *Store) ExportConversation(ctx context.Context, tenantID, conversationID string) (conversation.Export, error) {
+	if err := ctx.Err(); err != nil {
+		return conversation.Export{}, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, err := s.recordFor(ctx, tenantID, conversationID)

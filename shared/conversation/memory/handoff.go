@@ -26,6 +26,9 @@ func copyRequest(r conversation.ContextRequest) conversation.ContextRequest {
 
 // CreateContextRequest stores r as pending.
 func (s *Store) CreateContextRequest(ctx context.Context, r conversation.ContextRequest) (conversation.ContextRequest, error) {
+	if err := ctx.Err(); err != nil {
+		return conversation.ContextRequest{}, err
+	}
 	if r.ExpiresAt.IsZero() {
 		return conversation.ContextRequest{}, errors.New("create context request: expiry is required")
 	}
@@ -68,6 +71,9 @@ func (s *Store) findRequest(ctx context.Context, tenantID, conversationID, reque
 
 // GetContextRequest returns one request of the conversation.
 func (s *Store) GetContextRequest(ctx context.Context, tenantID, conversationID, requestID string) (conversation.ContextRequest, error) {
+	if err := ctx.Err(); err != nil {
+		return conversation.ContextRequest{}, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rec, i, err := s.findRequest(ctx, tenantID, conversationID, requestID)
@@ -79,6 +85,9 @@ func (s *Store) GetContextRequest(ctx context.Context, tenantID, conversationID,
 
 // ListContextRequests returns the conversation's requests, oldest first.
 func (s *Store) ListContextRequests(ctx context.Context, tenantID, conversationID string) ([]conversation.ContextRequest, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rec, err := s.recordFor(ctx, tenantID, conversationID)
@@ -98,6 +107,9 @@ func (s *Store) ListContextRequests(ctx context.Context, tenantID, conversationI
 // ResolveContextRequest moves a pending request to status, exactly once
 // (the mutex makes the check and the update one step).
 func (s *Store) ResolveContextRequest(ctx context.Context, tenantID, conversationID, requestID, status string) (conversation.ContextRequest, error) {
+	if err := ctx.Err(); err != nil {
+		return conversation.ContextRequest{}, err
+	}
 	switch status {
 	case conversation.RequestFulfilled, conversation.RequestExpired, conversation.RequestSkipped:
 	default:
@@ -121,6 +133,9 @@ func (s *Store) ResolveContextRequest(ctx context.Context, tenantID, conversatio
 
 // LoadHandoffState returns the newest pending request and the supplied items.
 func (s *Store) LoadHandoffState(ctx context.Context, tenantID, conversationID string) (conversation.HandoffState, error) {
+	if err := ctx.Err(); err != nil {
+		return conversation.HandoffState{}, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rec, err := s.recordFor(ctx, tenantID, conversationID)
@@ -149,6 +164,9 @@ func (r *record) handoffState() conversation.HandoffState {
 
 // SupplyItems stores items, replacing earlier items with the same keys.
 func (s *Store) SupplyItems(ctx context.Context, tenantID, conversationID string, items []conversation.SuppliedItem) ([]conversation.SuppliedItem, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	keys := map[string]bool{}
 	for _, it := range items {
 		if keys[it.Key] {
@@ -192,6 +210,9 @@ func (s *Store) SupplyItems(ctx context.Context, tenantID, conversationID string
 
 // TouchSuppliedItems marks the items as used now.
 func (s *Store) TouchSuppliedItems(ctx context.Context, tenantID, conversationID string, itemIDs []string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rec, err := s.recordFor(ctx, tenantID, conversationID)
@@ -209,6 +230,9 @@ func (s *Store) TouchSuppliedItems(ctx context.Context, tenantID, conversationID
 
 // DeleteSuppliedItem removes one item.
 func (s *Store) DeleteSuppliedItem(ctx context.Context, tenantID, conversationID, itemID string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rec, err := s.recordFor(ctx, tenantID, conversationID)

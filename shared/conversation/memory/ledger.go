@@ -15,7 +15,10 @@ type charges struct {
 
 // ChargeTokens charges the worst case while the tenant's day is under
 // both limits.
-func (s *Store) ChargeTokens(_ context.Context, tenantID string, worst conversation.TokenCharge, limits conversation.DailyLimits) (conversation.TokenCharge, error) {
+func (s *Store) ChargeTokens(ctx context.Context, tenantID string, worst conversation.TokenCharge, limits conversation.DailyLimits) (conversation.TokenCharge, error) {
+	if err := ctx.Err(); err != nil {
+		return conversation.TokenCharge{}, err
+	}
 	tenant, ok := canonical(tenantID)
 	if !ok {
 		return conversation.TokenCharge{}, ErrInvalidTenant
@@ -37,7 +40,10 @@ func (s *Store) ChargeTokens(_ context.Context, tenantID string, worst conversat
 }
 
 // SettleTokens moves the charge's day by what the turn used less the charge.
-func (s *Store) SettleTokens(_ context.Context, tenantID string, c conversation.TokenCharge, settle conversation.Settlement) error {
+func (s *Store) SettleTokens(ctx context.Context, tenantID string, c conversation.TokenCharge, settle conversation.Settlement) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	tenant, ok := canonical(tenantID)
 	if !ok {
 		return ErrInvalidTenant
@@ -59,7 +65,10 @@ func (s *Store) SettleTokens(_ context.Context, tenantID string, c conversation.
 }
 
 // TenantChargedToday is the tenant's charged tokens on the current UTC day.
-func (s *Store) TenantChargedToday(_ context.Context, tenantID string) (int64, error) {
+func (s *Store) TenantChargedToday(ctx context.Context, tenantID string) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
 	tenant, ok := canonical(tenantID)
 	if !ok {
 		return 0, ErrInvalidTenant

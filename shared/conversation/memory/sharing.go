@@ -41,6 +41,9 @@ func (s *Sharing) owned(ctx context.Context, tenantID, conversationID string) (k
 
 // GetSharing implements conversation.SharingStore.
 func (s *Sharing) GetSharing(ctx context.Context, tenantID, conversationID string) (conversation.Sharing, error) {
+	if err := ctx.Err(); err != nil {
+		return conversation.Sharing{}, err
+	}
 	k, err := s.owned(ctx, tenantID, conversationID)
 	if err != nil {
 		return conversation.Sharing{}, err
@@ -55,6 +58,9 @@ func (s *Sharing) GetSharing(ctx context.Context, tenantID, conversationID strin
 
 // ListSharing implements conversation.SharingStore.
 func (s *Sharing) ListSharing(ctx context.Context, tenantID string, ids []string) (map[string]conversation.Sharing, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if _, ok := canonical(tenantID); !ok {
 		return nil, ErrInvalidTenant
 	}
@@ -79,6 +85,9 @@ func (s *Sharing) ListSharing(ctx context.Context, tenantID string, ids []string
 
 // SetSharing implements conversation.SharingStore.
 func (s *Sharing) SetSharing(ctx context.Context, tenantID, conversationID string, sh conversation.Sharing) (conversation.Sharing, error) {
+	if err := ctx.Err(); err != nil {
+		return conversation.Sharing{}, err
+	}
 	if err := sh.Validate(); err != nil {
 		return conversation.Sharing{}, err
 	}

@@ -94,7 +94,10 @@ func scope(ctx context.Context, tenantID, conversationID string) (key, error) {
 
 // CreateConversation stores c under a new id (or c.ID, which must be an
 // unused uuid).
-func (s *Store) CreateConversation(_ context.Context, c conversation.Conversation) (conversation.Conversation, error) {
+func (s *Store) CreateConversation(ctx context.Context, c conversation.Conversation) (conversation.Conversation, error) {
+	if err := ctx.Err(); err != nil {
+		return conversation.Conversation{}, err
+	}
 	tenant, ok := canonical(c.TenantID)
 	if !ok {
 		return conversation.Conversation{}, ErrInvalidTenant
@@ -151,6 +154,9 @@ func (s *Store) recordFor(ctx context.Context, tenantID, conversationID string) 
 // (oldest first), its context and its handoff state. The memory store
 // cannot fail to load either, so ContextErr and HandoffErr are never set.
 func (s *Store) LoadTurnState(ctx context.Context, tenantID, conversationID string, historyTurns int) (conversation.TurnState, error) {
+	if err := ctx.Err(); err != nil {
+		return conversation.TurnState{}, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, err := s.recordFor(ctx, tenantID, conversationID)
@@ -163,6 +169,9 @@ func (s *Store) LoadTurnState(ctx context.Context, tenantID, conversationID stri
 // StartTurn is LoadTurnState that also takes the turn lease, reads the
 // tenant's usage today and reserves the turn, in the same critical section.
 func (s *Store) StartTurn(ctx context.Context, tenantID, conversationID string, start conversation.TurnStart) (conversation.TurnState, error) {
+	if err := ctx.Err(); err != nil {
+		return conversation.TurnState{}, err
+	}
 	k, err := scope(ctx, tenantID, conversationID)
 	if err != nil {
 		return conversation.TurnState{}, err
@@ -213,6 +222,9 @@ func (s *Store) reserveStarted(tenant string, r *record, start conversation.Turn
 // StartConversation creates c holding the lease and reserves its first
 // turn, unless the tenant reached start.DailyTokenLimit.
 func (s *Store) StartConversation(ctx context.Context, c conversation.Conversation, start conversation.TurnStart) (conversation.TurnState, error) {
+	if err := ctx.Err(); err != nil {
+		return conversation.TurnState{}, err
+	}
 	if tenant, ok := canonical(c.TenantID); ok && start.DailyTokenLimit > 0 {
 		s.mu.Lock()
 		used := s.usage[usageKey{tenant, conversation.UsageDay(time.Now())}]
@@ -243,6 +255,9 @@ func leaseDuration(d time.Duration) time.Duration {
 
 // EndTurn gives back the lease if it is still leaseID.
 func (s *Store) EndTurn(ctx context.Context, tenantID, conversationID, leaseID string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, err := s.recordFor(ctx, tenantID, conversationID)
@@ -260,7 +275,10 @@ func (r *record) endLease(leaseID string) {
 }
 
 // TenantTokensToday returns the tenant's usage on the current UTC day.
-func (s *Store) TenantTokensToday(_ context.Context, tenantID string) (int64, error) {
+func (s *Store) TenantTokensToday(ctx context.Context, tenantID string) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
 	tenant, ok := canonical(tenantID)
 	if !ok {
 		return 0, ErrInvalidTenant
@@ -292,6 +310,9 @@ func (r *record) turnState(historyTurns int) conversation.TurnState {
 // AppendTurn stores t under the next turn number and returns it; a non-nil
 // t.Profile replaces the conversation's profile in the same step.
 func (s *Store) AppendTurn(ctx context.Context, tenantID, conversationID string, t conversation.Turn) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
 	k, err := scope(ctx, tenantID, conversationID)
 	if err != nil {
 		return 0, err
@@ -342,6 +363,9 @@ func (r *record) append(t conversation.Turn, metadata conversation.TurnMetadata,
 // the newest end, empty ids are dropped, and the newest maxNodes are kept
 // (zero or less means conversation.DefaultMaxActiveNodes).
 func (s *Store) MergeActiveNodes(ctx context.Context, tenantID, conversationID string, ids []string, maxNodes int) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	k, err := scope(ctx, tenantID, conversationID)
 	if err != nil {
 		return err
@@ -435,12 +459,18 @@ func cloneStrings(s []string) []string {
 // ReserveTurn stores the question of a new turn, status streaming, under
 // the next number.
 func (s *Store) ReserveTurn(ctx context.Context, tenantID, conversationID string, t conversation.Turn) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
 	started := conversation.Turn{UserText: t.UserText, Status: conversation.TurnStreaming, Profile: t.Profile}
 	return s.AppendTurn(ctx, tenantID, conversationID, started)
 }
 
 // RetryTurn restarts the last turn when it failed or was interrupted.
 func (s *Store) RetryTurn(ctx context.Context, tenantID, conversationID string) (conversation.Turn, error) {
+	if err := ctx.Err(); err != nil {
+		return conversation.Turn{}, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, err := s.recordFor(ctx, tenantID, conversationID)
@@ -474,6 +504,9 @@ func (r *record) restartLast(now time.Time, regenerate bool) (conversation.Turn,
 // adds the turn's tokens to the tenant's day and applies f, in one
 // critical section.
 func (s *Store) FinishTurn(ctx context.Context, tenantID, conversationID string, t conversation.Turn, f conversation.TurnFinish) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	k, err := scope(ctx, tenantID, conversationID)
 	if err != nil {
 		return err

@@ -9,5 +9,9 @@ import (
 )
 
 func TestStoreContract(t *testing.T) {
-	storetest.Run(t, func(*testing.T) conversation.Store { return convmem.New() })
+	storetest.Run(t, func(testing.TB) conversation.Store { return convmem.New() })
+}
+
+func BenchmarkConformanceStore(b *testing.B) {
+	storetest.Bench(b, func(testing.TB) conversation.Store { return convmem.New() })
 }

@@ -26,9 +26,23 @@ func TestStoreContract(t *testing.T) {
 		t.Run(fmt.Sprintf("statementCache=%v", cache), func(t *testing.T) {
 			_, runtime := pgtest.NewRuntimePoolsCaching(t, 25, cache)
 			store := convpg.New(runtime)
-			storetest.Run(t, func(*testing.T) conversation.Store { return store })
+			storetest.Run(t, func(testing.TB) conversation.Store { return store })
 		})
 	}
+}
+
+// BenchmarkConformanceStore runs the contract's benchmarks on the runtime
+// role, with a SELECT 1 round trip measured first as their baseline.
+func BenchmarkConformanceStore(b *testing.B) {
+	_, runtime := pgtest.NewRuntimePoolsCaching(b, 4, true)
+	b.Run("SelectOneBaseline", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := runtime.Exec(context.Background(), "SELECT 1"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	storetest.Bench(b, func(testing.TB) conversation.Store { return convpg.New(runtime) })
 }
 
 // An unreadable context is reported in ContextErr; the conversation and

@@ -19,7 +19,7 @@ import (
 // API, the remembered profile) against the stores newStore returns.
 // newStore may return the same store each time: every test uses its own
 // tenant ids.
-func Run(t *testing.T, newStore func(t *testing.T) conversation.Store) {
+func Run(t *testing.T, newStore NewStore) {
 	tests := []struct {
 		name string
 		run  func(t *testing.T, s conversation.Store)
@@ -72,6 +72,9 @@ func Run(t *testing.T, newStore func(t *testing.T) conversation.Store) {
 		{"TurnReplacesProfile", testTurnReplacesProfile},
 		{"RefusedTurnLeavesProfile", testRefusedTurnLeavesProfile},
 		{"PatchSetsProfile", testPatchSetsProfile},
+		// Callers that gave up.
+		{"CancelledContextChangesNothing", testCancelledContextChangesNothing},
+		{"ExpiredDeadlineChangesNothing", testExpiredDeadlineChangesNothing},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -80,6 +83,9 @@ func Run(t *testing.T, newStore func(t *testing.T) conversation.Store) {
 		})
 	}
 }
+
+// NewStore returns the store under test; a benchmark reuses it.
+type NewStore func(t testing.TB) conversation.Store
 
 func newTenant() string { return uuid.NewString() }
 

@@ -97,7 +97,7 @@ func (s *Store) detectDialect(ctx context.Context) (Dialect, error) {
 	}
 	info, err := s.driver.GetServerInfo(ctx)
 	if err != nil {
-		return "", fmt.Errorf("bolt graph: connect: %w", err)
+		return "", fmt.Errorf("bolt graph: connect: %w", withContextErr(ctx, err))
 	}
 	dialect, err := DetectDialect(info.Agent())
 	if err != nil {
@@ -189,7 +189,7 @@ func (s *Store) executeWrite(ctx context.Context, work func(tx neo4j.ManagedTran
 			return nil, work(tx)
 		})
 		if err == nil || attempt >= conflictRetries || !(isMergeConflict(err) || isConflictingTransactions(err)) {
-			return err
+			return withContextErr(ctx, err)
 		}
 		slog.Debug("graph write conflict, retrying", "attempt", attempt+1)
 		select {
@@ -214,7 +214,7 @@ func (s *Store) read(ctx context.Context, query string, params map[string]any) (
 		return res.Collect(ctx)
 	})
 	if err != nil {
-		return nil, err
+		return nil, withContextErr(ctx, err)
 	}
 	return out.([]*neo4j.Record), nil
 }
@@ -239,7 +239,7 @@ func (s *Store) ApplySchema(ctx context.Context) error {
 	defer sess.Close(ctx)
 	for _, stmt := range dialect.SchemaStatements(graph.NodeLabels) {
 		if err := s.runSchemaStatement(ctx, sess, stmt); err != nil {
-			return fmt.Errorf("bolt graph: schema %q: %w", stmt, err)
+			return fmt.Errorf("bolt graph: schema %q: %w", stmt, withContextErr(ctx, err))
 		}
 	}
 	return nil

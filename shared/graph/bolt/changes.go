@@ -76,7 +76,7 @@ func (s *Store) Changes(ctx context.Context, q graph.ChangeQuery) ([]graph.Chang
 		return append(nodes, edges...), nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("bolt graph: changes: %w", err)
+		return nil, fmt.Errorf("bolt graph: changes: %w", withContextErr(ctx, err))
 	}
 	changes := out.([]graph.Change)
 	slices.SortFunc(changes, func(a, b graph.Change) int {

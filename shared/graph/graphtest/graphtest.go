@@ -21,7 +21,7 @@ import (
 // NewStore returns the store under test holding the seed dataset. It may be
 // shared with other tests (the Bolt server is), so every test that writes
 // does so in a jurisdiction of its own.
-type NewStore func(t *testing.T) graph.Store
+type NewStore func(t testing.TB) graph.Store
 
 // Run runs the whole suite against the stores newStore returns.
 func Run(t *testing.T, newStore NewStore) {
@@ -34,6 +34,8 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Changes", runChanges},
 		{"ValidTime", runValidTime},
 		{"Provenance", runProvenance},
+		{"CancelledContextChangesNothing", runCancelledContext},
+		{"ExpiredDeadlineChangesNothing", runExpiredDeadline},
 	})
 }
 

@@ -16,7 +16,10 @@ var _ graph.ChangeReader = (*Store)(nil)
 // Changes returns up to q.Limit nodes and edges changed after q.After, in
 // (updated_at, key) order (graph.ChangeReader). It scans the whole store,
 // which is fine at local-run sizes.
-func (s *Store) Changes(_ context.Context, q graph.ChangeQuery) ([]graph.Change, error) {
+func (s *Store) Changes(ctx context.Context, q graph.ChangeQuery) ([]graph.Change, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if q.Limit <= 0 {
 		return nil, errors.New("memory graph: change query without a limit")
 	}

@@ -11,7 +11,10 @@ import (
 
 // Ground implements graph.GroundingReader under one read lock. It scans
 // every concept for mentions, which is fine at local-run sizes.
-func (s *Store) Ground(_ context.Context, q graph.GroundingQuery) ([]graph.GroundedConcept, error) {
+func (s *Store) Ground(ctx context.Context, q graph.GroundingQuery) ([]graph.GroundedConcept, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	candidates := graph.MentionCandidates(q.Text)
 	scope := graph.ScopeJurisdictions(q.Jurisdictions)
 	s.mu.RLock()
@@ -90,7 +93,10 @@ func (s *Store) grounded(n *node, mentioned bool, q graph.GroundingQuery) graph.
 }
 
 // ResolveConcepts implements graph.ConceptResolver under one read lock.
-func (s *Store) ResolveConcepts(_ context.Context, concepts []concept.Concept) ([]string, error) {
+func (s *Store) ResolveConcepts(ctx context.Context, concepts []concept.Concept) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	out := make([]string, len(concepts))
@@ -124,10 +130,13 @@ func (s *Store) ResolveConcepts(_ context.Context, concepts []concept.Concept) (
 }
 
 // ApplySchema implements graph.SchemaApplier: maps need no schema.
-func (s *Store) ApplySchema(context.Context) error { return nil }
+func (s *Store) ApplySchema(ctx context.Context) error { return ctx.Err() }
 
 // FactSeries implements graph.SeriesReader under one read lock.
-func (s *Store) FactSeries(_ context.Context, series []string) ([]graph.Node, error) {
+func (s *Store) FactSeries(ctx context.Context, series []string) ([]graph.Node, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	var out []graph.Node

@@ -72,7 +72,10 @@ func (s *Store) LoadDataset(ds seeddata.Dataset, now time.Time) error {
 }
 
 // GetNodesByIDs returns the nodes that exist among ids, in the order asked.
-func (s *Store) GetNodesByIDs(_ context.Context, ids []string) ([]graph.Node, error) {
+func (s *Store) GetNodesByIDs(ctx context.Context, ids []string) ([]graph.Node, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	out := make([]graph.Node, 0, len(ids))
@@ -91,7 +94,10 @@ func (s *Store) GetNodesByIDs(_ context.Context, ids []string) ([]graph.Node, er
 // UpsertConcepts merges every concept under the one lock, so a batch is
 // applied atomically like the Bolt store's single transaction. A capture
 // adds only a bare node, and only where none exists.
-func (s *Store) UpsertConcepts(_ context.Context, concepts []concept.Concept, prov graph.Provenance, now time.Time) error {
+func (s *Store) UpsertConcepts(ctx context.Context, concepts []concept.Concept, prov graph.Provenance, now time.Time) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	for _, c := range concepts {
 		if c.ID == "" {
 			return fmt.Errorf("memory graph: concept without id")
@@ -204,7 +210,10 @@ func (s *Store) UpsertEdge(from, typ, to string) error {
 // HasUsefulDetail is true when the concept has an outgoing detail edge to
 // an official node (one that is shown) or was verified at or after
 // freshSince. An unknown concept has none.
-func (s *Store) HasUsefulDetail(_ context.Context, id string, freshSince time.Time) (bool, error) {
+func (s *Store) HasUsefulDetail(ctx context.Context, id string, freshSince time.Time) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	n, ok := s.nodes[id]
@@ -222,7 +231,10 @@ func (s *Store) HasUsefulDetail(_ context.Context, id string, freshSince time.Ti
 
 // MarkEnrichmentRequested sets enrichment_requested_at = now unless it is
 // already at or after notBefore, checked and set under one lock.
-func (s *Store) MarkEnrichmentRequested(_ context.Context, id string, now, notBefore time.Time) (bool, error) {
+func (s *Store) MarkEnrichmentRequested(ctx context.Context, id string, now, notBefore time.Time) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n, ok := s.nodes[id]
@@ -237,7 +249,10 @@ func (s *Store) MarkEnrichmentRequested(_ context.Context, id string, now, notBe
 }
 
 // ClearEnrichmentRequested implements graph.ConceptStore.
-func (s *Store) ClearEnrichmentRequested(_ context.Context, id string, markedAt time.Time) error {
+func (s *Store) ClearEnrichmentRequested(ctx context.Context, id string, markedAt time.Time) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if n, ok := s.nodes[id]; ok && n.properties["enrichment_requested_at"] == graph.Timestamp(markedAt) {

@@ -15,7 +15,10 @@ import (
 // nothing. created_at is set once, updated_at = now on every item. Values
 // are stored as the Bolt store returns them: times as epoch milliseconds,
 // ints as int64.
-func (s *Store) WriteNodesAndEdges(_ context.Context, nodes []graph.NodeWrite, edges []graph.EdgeWrite, now time.Time) error {
+func (s *Store) WriteNodesAndEdges(ctx context.Context, nodes []graph.NodeWrite, edges []graph.EdgeWrite, now time.Time) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if len(nodes) == 0 && len(edges) == 0 {
 		return nil
 	}
