@@ -21,6 +21,9 @@ type recordedStream struct {
 
 // AppendStream stores the batch and returns the stop flag.
 func (s *Store) AppendStream(ctx context.Context, tenantID, conversationID string, b conversation.StreamBatch) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, err := s.recordFor(ctx, tenantID, conversationID)
@@ -55,6 +58,9 @@ func (s *Store) AppendStream(ctx context.Context, tenantID, conversationID strin
 
 // ReadStream returns the recorded events after afterSeq.
 func (s *Store) ReadStream(ctx context.Context, tenantID, conversationID string, afterSeq int) (conversation.TurnStream, error) {
+	if err := ctx.Err(); err != nil {
+		return conversation.TurnStream{}, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, err := s.recordFor(ctx, tenantID, conversationID)
@@ -78,6 +84,9 @@ func (s *Store) ReadStream(ctx context.Context, tenantID, conversationID string,
 
 // StopStream sets the stop flag of a running recorded turn.
 func (s *Store) StopStream(ctx context.Context, tenantID, conversationID string) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, err := s.recordFor(ctx, tenantID, conversationID)
