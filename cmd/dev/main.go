@@ -9,7 +9,6 @@ package main
 import (
 	"context"
 	"log/slog"
-	"os"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -17,29 +16,19 @@ import (
 	"regintel/shared/app/enrichment"
 	"regintel/shared/config"
 	"regintel/shared/dbsetup"
-	"regintel/shared/logging"
+	"regintel/shared/entrypoint"
 )
 
-func main() {
-	cfg, err := config.FromEnv()
-	log := logging.New(cfg.Log)
-	slog.SetDefault(log)
+func main() { entrypoint.Main("dev", run) }
+
+func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+	defer app.StartTracing(ctx, cfg.Tracing, "dev", log)()
+	a, err := app.Build(ctx, cfg, log, app.WithInProcessEnrichment(enrichment.InProcess), app.WithMigrations(migrate))
 	if err != nil {
-		log.Error("dev: invalid configuration", "err", err)
-		os.Exit(1)
-	}
-	stopTracing := app.StartTracing(context.Background(), cfg.Tracing, "dev", log)
-	defer stopTracing()
-	a, err := app.Build(context.Background(), cfg, log, app.WithInProcessEnrichment(enrichment.InProcess), app.WithMigrations(migrate))
-	if err != nil {
-		log.Error("dev: start", "err", err)
-		os.Exit(1)
+		return err
 	}
 	defer a.Close()
-	if err := app.ServeLocal(a.Handler, cfg.Port, log); err != nil {
-		log.Error("dev: server stopped", "err", err)
-		os.Exit(1)
-	}
+	return app.ServeLocal(a.Handler, cfg.Port, log)
 }
 
 func migrate(ctx context.Context, pool *pgxpool.Pool) error {

@@ -15,31 +15,25 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"regintel/shared/config"
-	"regintel/shared/logging"
+	"regintel/shared/entrypoint"
 	"regintel/shared/metrics"
 	"regintel/shared/pgpool"
 	"regintel/shared/retention"
 )
 
-func main() {
-	cfg, err := config.FromEnv()
-	log := logging.New(cfg.Log)
-	slog.SetDefault(log)
+func main() { entrypoint.Main("sweep", run) }
+
+func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+	h, err := build(ctx, cfg, log)
 	if err != nil {
-		log.Error("sweep: invalid configuration", "err", err)
-		os.Exit(1)
-	}
-	h, err := build(context.Background(), cfg, log)
-	if err != nil {
-		log.Error("sweep: start", "err", err)
-		os.Exit(1)
+		return err
 	}
 	lambda.Start(h.Handle)
+	return nil
 }
 
 // build wires the handler. The pool connects on first use and is reused
