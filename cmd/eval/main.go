@@ -33,6 +33,7 @@ func run(out string, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	cfg.LLM.OfflineWordDelay = 0 // the eval scores grounding, not pacing
 	ctx := context.Background()
 	a, err := app.Build(ctx, cfg, log)
 	if err != nil {

@@ -32,13 +32,14 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 func localApp(t *testing.T) *app.App {
 	t.Helper()
 	for _, k := range []string{"AWS_LAMBDA_RUNTIME_API", "DATABASE_URL", "DB_HOST", "MEMGRAPH_URI", "OPENAI_API_KEY", "OPENAI_SECRET_ARN",
-		"LLM_PROVIDER", "AUTH_MODE", "CONCEPTS_QUEUE_URL", "PROMPT_SHEETS_DIR"} {
+		"LLM_PROVIDER", "AUTH_MODE", "CONCEPTS_QUEUE_URL", "PROMPT_SHEETS_DIR", "OFFLINE_WORD_DELAY"} {
 		t.Setenv(k, "")
 	}
 	cfg, err := config.FromEnv()
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg.LLM.OfflineWordDelay = 0 // the eval scores grounding, not pacing
 	a, err := app.Build(context.Background(), cfg, quiet())
 	if err != nil {
 		t.Fatal(err)
