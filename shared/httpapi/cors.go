@@ -10,8 +10,9 @@ import (
 
 // commonRequestHeaders are read on every route: identity (the user's token
 // moves to X-User-Authorization when IAM auth owns Authorization), body
-// type and the request id.
-var commonRequestHeaders = []string{"Authorization", HeaderUserAuthorization, "Content-Type", "X-Request-Id", "X-Tenant-Id", "X-User-Id"}
+// type, the request id, and the body hash CloudFront's origin access
+// control needs on a POST (the demo page always sends it).
+var commonRequestHeaders = []string{"Authorization", HeaderUserAuthorization, "Content-Type", "X-Request-Id", "X-Tenant-Id", "X-User-Id", "X-Amz-Content-Sha256"}
 
 // CORSPolicy is what a browser may do with the API, derived from the
 // routes table. infra/cors.json holds it for the Function URL's CORS
