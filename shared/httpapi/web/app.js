@@ -174,7 +174,8 @@ async function streamTurn(path, body, question, turn = addTurn(question)) {
     if (id) setConversation(id);
     await readEvents(resp, (name, data) => onTurnEvent(turn, name, data, progress));
     if (!progress.status) throw new Error("the answer was cut off");
-    if (progress.status === "error") offerRetry(retryBody(body, progress), question);
+    if (progress.status === "interrupted") turn.answer.append(el("div", { class: "warning" }, "Stopped."));
+    if (progress.status === "error" || progress.status === "interrupted") offerRetry(retryBody(body, progress), question);
   } catch (err) {
     const stopped = err.name === "AbortError";
     if (!stopped) failTurn(turn, "Could not reach the API: " + err.message);
@@ -280,10 +281,23 @@ function initAsk() {
     if (state.conversationId) body.conversationId = state.conversationId;
     await streamTurn("/chat", body, message);
   });
-  $("#stop").addEventListener("click", () => {
-    // Leaving the stream no longer stops the answer: the stop is asked for.
-    if (state.conversationId) json("/chat/" + state.conversationId + "/stream", { method: "DELETE" }).catch(() => {});
-    if (state.abort) state.abort.abort();
+  $("#stop").addEventListener("click", async () => {
+    // Leaving the stream no longer stops the answer, so the stop is asked
+    // for and the stream then ends by itself, stored as interrupted. Before
+    // the turn has a conversation, or if the ask fails or the stream does
+    // not end soon, the page leaves the stream instead.
+    const abort = state.abort;
+    if (!abort) return;
+    if (state.conversationId) {
+      try {
+        await json("/chat/" + state.conversationId + "/stream", { method: "DELETE" });
+        setTimeout(() => abort.abort(), 3000);
+        return;
+      } catch {
+        // fall through: leave the stream
+      }
+    }
+    abort.abort();
   });
   $("#new-conversation").addEventListener("click", () => {
     setConversation(null);
