@@ -59,15 +59,17 @@ func (r *roundTrips) take() (queries, batches int) {
 	return queries, batches
 }
 
-func TestEachOperationIsOneRoundTrip(t *testing.T) {
-	ctx := conversation.WithOwner(context.Background(), "u")
+// tracedPool is a one-connection pool on a migrated database that counts
+// its round trips, in the production pool's exec mode (which batches
+// differently).
+func tracedPool(t *testing.T, ctx context.Context) (*pgxpool.Pool, *roundTrips) {
+	t.Helper()
 	migrated := pgtest.NewMigratedPool(t, 1)
 	cfg, err := pgxpool.ParseConfig(migrated.Config().ConnString())
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.MaxConns = 1
-	// The production pool's exec mode (shared/postgres), which batches differently.
 	cfg.ConnConfig.DefaultQueryExecMode = migrated.Config().ConnConfig.DefaultQueryExecMode
 	tracer := &roundTrips{}
 	cfg.ConnConfig.Tracer = tracer
@@ -75,7 +77,13 @@ func TestEachOperationIsOneRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer pool.Close()
+	t.Cleanup(pool.Close)
+	return pool, tracer
+}
+
+func TestEachOperationIsOneRoundTrip(t *testing.T) {
+	ctx := conversation.WithOwner(context.Background(), "u")
+	pool, tracer := tracedPool(t, ctx)
 	if err := pool.Ping(ctx); err != nil { // connect before counting
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"regintel/shared/conversation"
 	convpg "regintel/shared/conversation/postgres"
@@ -27,20 +26,7 @@ func TestStreamsContract(t *testing.T) {
 // Recording and reading a stream cost one round trip per call.
 func TestStreamCallsAreOneRoundTrip(t *testing.T) {
 	ctx := conversation.WithOwner(context.Background(), "u")
-	migrated := pgtest.NewMigratedPool(t, 1)
-	cfg, err := pgxpool.ParseConfig(migrated.Config().ConnString())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.MaxConns = 1
-	cfg.ConnConfig.DefaultQueryExecMode = migrated.Config().ConnConfig.DefaultQueryExecMode
-	tracer := &roundTrips{}
-	cfg.ConnConfig.Tracer = tracer
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool, tracer := tracedPool(t, ctx)
 	store := convpg.New(pool)
 	st, err := store.StartConversation(ctx, conversation.Conversation{TenantID: uuid.NewString(), OwnerID: "u"},
 		conversation.TurnStart{Reserve: &conversation.Turn{UserText: "q"}})
