@@ -63,25 +63,33 @@ func (s *Store) ChargeTokens(ctx context.Context, tenantID string, worst convers
 	return worst, results.Close()
 }
 
-// settleTokens moves the ledger of the charge's day $2 by the used tokens
-// $3 less the charge $4, and by the cost $8 less the charged cost $10;
-// when $9 it adds the usage to the tenant's daily usage on a random shard
-// (such a turn has no conversation to pick one).
-const settleTokens = `
-WITH recorded AS (
-    INSERT INTO tenant_daily_usage AS u (tenant_id, day, shard, input_tokens, output_tokens, total_tokens,
-                                        cached_input_tokens, cost_usd, turns)
-    SELECT $1::uuid, $2::date, floor(random() * 16)::smallint, $5::bigint, $6::bigint, $3::bigint,
-           $7::bigint, coalesce($8::numeric, 0), 1
-    WHERE $9::boolean
-    ON CONFLICT (tenant_id, day, shard) DO UPDATE SET
+// insertDailyUsage and addToDailyUsage open and close every statement that
+// adds a turn's usage to its tenant's day: the SELECT between them names
+// the shard and the values.
+const (
+	insertDailyUsage = `    INSERT INTO tenant_daily_usage AS u (tenant_id, day, shard, input_tokens, output_tokens, total_tokens,
+                                        cached_input_tokens, cost_usd, turns)`
+	addToDailyUsage = `    ON CONFLICT (tenant_id, day, shard) DO UPDATE SET
         input_tokens = u.input_tokens + EXCLUDED.input_tokens,
         output_tokens = u.output_tokens + EXCLUDED.output_tokens,
         total_tokens = u.total_tokens + EXCLUDED.total_tokens,
         cached_input_tokens = u.cached_input_tokens + EXCLUDED.cached_input_tokens,
         cost_usd = u.cost_usd + EXCLUDED.cost_usd,
         turns = u.turns + 1,
-        updated_at = now()
+        updated_at = now()`
+)
+
+// settleTokens moves the ledger of the charge's day $2 by the used tokens
+// $3 less the charge $4, and by the cost $8 less the charged cost $10;
+// when $9 it adds the usage to the tenant's daily usage on a random shard
+// (such a turn has no conversation to pick one).
+const settleTokens = `
+WITH recorded AS (
+` + insertDailyUsage + `
+    SELECT $1::uuid, $2::date, floor(random() * 16)::smallint, $5::bigint, $6::bigint, $3::bigint,
+           $7::bigint, coalesce($8::numeric, 0), 1
+    WHERE $9::boolean
+` + addToDailyUsage + `
 )
 UPDATE tenant_token_ledger
 SET charged_tokens = charged_tokens + $3::bigint - $4::bigint,

@@ -213,19 +213,11 @@ WITH next AS (
     RETURNING c.tenant_id, c.id, c.last_turn_number
 ),
 usage AS (
-    INSERT INTO tenant_daily_usage AS u (tenant_id, day, shard, input_tokens, output_tokens, total_tokens,
-                                        cached_input_tokens, cost_usd, turns)
+` + insertDailyUsage + `
     SELECT next.tenant_id, (now() AT TIME ZONE 'UTC')::date, ` + usageShard + `,
            $8::integer, $9::integer, $10::integer, $16::integer, coalesce($17::numeric, 0), 1 FROM next
     WHERE $5 <> 'streaming'
-    ON CONFLICT (tenant_id, day, shard) DO UPDATE SET
-        input_tokens = u.input_tokens + EXCLUDED.input_tokens,
-        output_tokens = u.output_tokens + EXCLUDED.output_tokens,
-        total_tokens = u.total_tokens + EXCLUDED.total_tokens,
-        cached_input_tokens = u.cached_input_tokens + EXCLUDED.cached_input_tokens,
-        cost_usd = u.cost_usd + EXCLUDED.cost_usd,
-        turns = u.turns + 1,
-        updated_at = now()
+` + addToDailyUsage + `
 )
 INSERT INTO conversation_turns (
     tenant_id, conversation_id, turn_number, user_text, assistant_text, status, provider, model,

@@ -424,18 +424,10 @@ touched AS (
     RETURNING c.tenant_id, c.id
 ),
 usage AS (
-    INSERT INTO tenant_daily_usage AS u (tenant_id, day, shard, input_tokens, output_tokens, total_tokens,
-                                        cached_input_tokens, cost_usd, turns)
+` + insertDailyUsage + `
     SELECT touched.tenant_id, (now() AT TIME ZONE 'UTC')::date, ` + usageShard + `,
            $8::integer, $9::integer, $10::integer, $15::integer, coalesce($16::numeric, 0), 1 FROM touched
-    ON CONFLICT (tenant_id, day, shard) DO UPDATE SET
-        input_tokens = u.input_tokens + EXCLUDED.input_tokens,
-        output_tokens = u.output_tokens + EXCLUDED.output_tokens,
-        total_tokens = u.total_tokens + EXCLUDED.total_tokens,
-        cached_input_tokens = u.cached_input_tokens + EXCLUDED.cached_input_tokens,
-        cost_usd = u.cost_usd + EXCLUDED.cost_usd,
-        turns = u.turns + 1,
-        updated_at = now()
+` + addToDailyUsage + `
 )
 SELECT 1 FROM touched`
 
