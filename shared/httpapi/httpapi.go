@@ -144,13 +144,15 @@ func (a *API) withRequestID(next http.Handler) http.Handler {
 		start := time.Now()
 		ctx, span := requestSpan(r, id)
 		r = r.WithContext(context.WithValue(ctx, requestIDKey{}, id))
-		next.ServeHTTP(w, r)
+		rec := &recordingWriter{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
 		// The mux has set the matched route ("POST /chat") by now.
 		if r.Pattern != "" {
 			span.SetName(r.Pattern)
 		}
 		span.End()
-		a.log.Info("request", "request_id", id, "method", r.Method, "path", r.URL.Path, "duration_ms", time.Since(start).Milliseconds())
+		a.log.Info("request", "request_id", id, "method", r.Method, "path", r.URL.Path, "status", rec.statusCode(),
+			"bytes", rec.bytes, "duration_ms", time.Since(start).Milliseconds())
 	})
 }
 
@@ -167,4 +169,39 @@ func requestSpan(r *http.Request, requestID string) (context.Context, trace.Span
 
 func (a *API) health(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// recordingWriter notes the status and body size of a response for the
+// access log. Unwrap lets http.ResponseController reach the writer below
+// (to flush a stream, to set deadlines).
+type recordingWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+}
+
+func (w *recordingWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *recordingWriter) Write(p []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(p)
+	w.bytes += int64(n)
+	return n, err
+}
+
+func (w *recordingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// statusCode is the status sent, or 200 for a handler that wrote nothing.
+func (w *recordingWriter) statusCode() int {
+	if w.status == 0 {
+		return http.StatusOK
+	}
+	return w.status
 }
