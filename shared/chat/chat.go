@@ -216,11 +216,7 @@ func validUUID(s string) error {
 
 // Validation errors are reported to the client before streaming.
 var (
-	ErrInvalid  = errors.New("invalid chat request")
-	ErrNotFound = conversation.ErrNotFound
-	// ErrNotRetryable: a retry of a conversation whose last turn did not
-	// fail and was not interrupted (409).
-	ErrNotRetryable = conversation.ErrNotRetryable
+	ErrInvalid = errors.New("invalid chat request")
 )
 
 // Validate checks a request's content. Identity is checked by the caller.

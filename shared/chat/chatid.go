@@ -57,12 +57,12 @@ func (t *Turn) loadOrCreate(ctx context.Context, log *slog.Logger) error {
 	ids := ChatConversationIDs(t.req.TenantID, t.req.UserID, t.req.ChatID)
 	for _, id := range ids {
 		t.req.ConversationID = id
-		if err := t.load(ctx, log); !errors.Is(err, ErrNotFound) {
+		if err := t.load(ctx, log); !errors.Is(err, conversation.ErrNotFound) {
 			return err
 		}
 	}
 	if t.req.Retry {
-		return ErrNotFound
+		return conversation.ErrNotFound
 	}
 	for _, id := range ids {
 		t.req.ConversationID = ""
@@ -72,7 +72,7 @@ func (t *Turn) loadOrCreate(ctx context.Context, log *slog.Logger) error {
 		}
 		// Taken: by this caller's own request a moment ago, or elsewhere.
 		t.req.ConversationID = id
-		if err := t.load(ctx, log); !errors.Is(err, ErrNotFound) {
+		if err := t.load(ctx, log); !errors.Is(err, conversation.ErrNotFound) {
 			return err
 		}
 	}

@@ -197,12 +197,8 @@ func (s *Supply) validate() error {
 
 // Handoff outcomes that reach the client as HTTP answers, before streaming.
 var (
-	// ErrRequestNotFound: no such context request in this conversation (404).
-	ErrRequestNotFound = conversation.ErrRequestNotFound
 	// ErrRequestExpired: the request expired before the supply (410).
 	ErrRequestExpired = errors.New("context request expired")
-	// ErrItemNotFound: no such supplied item in this conversation (404).
-	ErrItemNotFound = conversation.ErrItemNotFound
 )
 
 // PartialSupplyError is a supply that left required items missing: the

@@ -207,8 +207,8 @@ func TestRetryReplacesTheFailedTurn(t *testing.T) {
 	}
 
 	// The last turn is now complete: nothing to retry.
-	if _, err := h.engine.Prepare(context.Background(), chat.Request{TenantID: tenantA, UserID: "user-1", ConversationID: conv, Retry: true}); !errors.Is(err, chat.ErrNotRetryable) {
-		t.Errorf("retry of a complete turn = %v, want ErrNotRetryable", err)
+	if _, err := h.engine.Prepare(context.Background(), chat.Request{TenantID: tenantA, UserID: "user-1", ConversationID: conv, Retry: true}); !errors.Is(err, conversation.ErrNotRetryable) {
+		t.Errorf("retry of a complete turn = %v, want conversation.ErrNotRetryable", err)
 	}
 }
 

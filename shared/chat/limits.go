@@ -12,10 +12,6 @@ import (
 	"regintel/shared/llm"
 )
 
-// ErrTurnInProgress is a message to a conversation whose previous turn is
-// still streaming (a double submit, or a second tab).
-var ErrTurnInProgress = conversation.ErrTurnInProgress
-
 // What a turn does when the daily cap's ledger cannot be charged
 // (Config.CapOnError).
 const (

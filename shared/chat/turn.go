@@ -142,7 +142,7 @@ func (e *Engine) storeCtx(ctx context.Context) (context.Context, context.CancelF
 
 // Prepare loads (or creates) the conversation and settles context handoff:
 // a supply is stored, a pending request is resumed, expired or skipped. It
-// returns ErrNotFound for a conversation that does not exist in the
+// returns conversation.ErrNotFound for a conversation that does not exist in the
 // caller's tenant, and the handoff errors of handoff.go. A storage outage
 // does not fail the turn: the turn runs without history and says so.
 func (e *Engine) Prepare(ctx context.Context, req Request) (*Turn, error) {
@@ -204,9 +204,9 @@ func (t *Turn) load(ctx context.Context, log *slog.Logger) error {
 	state, err := e.store.StartTurn(sctx, req.TenantID, req.ConversationID, t.turnStart())
 	switch {
 	case errors.Is(err, conversation.ErrNotFound):
-		return ErrNotFound
+		return conversation.ErrNotFound
 	case errors.Is(err, conversation.ErrTurnInProgress):
-		return ErrTurnInProgress
+		return conversation.ErrTurnInProgress
 	case err != nil:
 		if req.Supply != nil || req.Retry {
 			// A supply that cannot be stored must not be acknowledged, and
@@ -241,7 +241,7 @@ func (t *Turn) setState(state conversation.TurnState) {
 }
 
 // reserve takes the turn's number before the answer streams, unless its
-// start did: a retry restarts the failed turn (ErrNotRetryable if the last
+// start did: a retry restarts the failed turn (conversation.ErrNotRetryable if the last
 // turn did not fail), any other turn stores its question. A turn whose
 // reservation cannot be stored still runs, and is appended when it ends.
 func (t *Turn) reserve(ctx context.Context, log *slog.Logger) error {

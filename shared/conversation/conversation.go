@@ -18,6 +18,10 @@ import (
 	"regintel/shared/jurisdiction"
 )
 
+// ErrInvalidTenant is returned by every store for a tenant id that is not a
+// uuid; the auth layer maps tenant claims to uuids before they reach one.
+var ErrInvalidTenant = errors.New("conversation store: tenant id is not a uuid")
+
 // ErrNotFound is returned for a conversation that does not exist in the
 // caller's tenant (whether or not it exists in another).
 var ErrNotFound = errors.New("conversation not found")

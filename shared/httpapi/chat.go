@@ -136,11 +136,11 @@ func (a *API) prepareFailed(w http.ResponseWriter, requestID string, err error) 
 	switch {
 	case errors.Is(err, chat.ErrInvalid):
 		writeError(w, http.StatusBadRequest, "invalid_request", strings.TrimPrefix(err.Error(), chat.ErrInvalid.Error()+": "))
-	case errors.Is(err, chat.ErrNotFound):
+	case errors.Is(err, conversation.ErrNotFound):
 		writeError(w, http.StatusNotFound, "conversation_not_found", "no such conversation")
-	case errors.Is(err, chat.ErrNotRetryable):
+	case errors.Is(err, conversation.ErrNotRetryable):
 		writeError(w, http.StatusConflict, "not_retryable", "only a last turn that failed or was interrupted can be retried")
-	case errors.Is(err, chat.ErrTurnInProgress):
+	case errors.Is(err, conversation.ErrTurnInProgress):
 		writeError(w, http.StatusConflict, "turn_in_progress", "the previous answer in this conversation is still being written; send the message once it is done")
 	case errors.As(err, &limited):
 		w.Header().Set("Retry-After", strconv.Itoa(int(limited.RetryAfter.Seconds()+0.999)))
@@ -152,7 +152,7 @@ func (a *API) prepareFailed(w http.ResponseWriter, requestID string, err error) 
 	case errors.Is(err, chat.ErrUsageUnavailable):
 		w.Header().Set("Retry-After", "30")
 		writeError(w, http.StatusServiceUnavailable, "usage_unavailable", "this organisation's token usage cannot be checked right now, so the daily limit cannot be applied; try again shortly")
-	case errors.Is(err, chat.ErrRequestNotFound):
+	case errors.Is(err, conversation.ErrRequestNotFound):
 		writeError(w, http.StatusNotFound, "context_request_not_found", "no such context request in this conversation")
 	case errors.Is(err, chat.ErrRequestExpired):
 		writeError(w, http.StatusGone, "context_request_expired", "the context request expired; send the question again")

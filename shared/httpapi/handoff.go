@@ -98,7 +98,7 @@ func (a *API) deleteContextItem(w http.ResponseWriter, r *http.Request) {
 	case err == nil:
 		w.Header().Set("Cache-Control", "no-store")
 		w.WriteHeader(http.StatusNoContent)
-	case errors.Is(err, chat.ErrItemNotFound), errors.Is(err, conversation.ErrNotFound):
+	case errors.Is(err, conversation.ErrItemNotFound), errors.Is(err, conversation.ErrNotFound):
 		writeError(w, http.StatusNotFound, "context_item_not_found", "no such context item in this conversation")
 	default:
 		a.log.Error("delete context item failed", "request_id", RequestID(r.Context()), "err", err)

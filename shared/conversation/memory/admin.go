@@ -19,7 +19,7 @@ func (s *Store) ListConversations(ctx context.Context, tenantID string, q conver
 	}
 	tenant, ok := canonical(tenantID)
 	if !ok {
-		return conversation.Page{}, ErrInvalidTenant
+		return conversation.Page{}, conversation.ErrInvalidTenant
 	}
 	owner, err := conversation.OwnerOf(ctx)
 	if err != nil {

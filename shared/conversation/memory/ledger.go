@@ -21,7 +21,7 @@ func (s *Store) ChargeTokens(ctx context.Context, tenantID string, worst convers
 	}
 	tenant, ok := canonical(tenantID)
 	if !ok {
-		return conversation.TokenCharge{}, ErrInvalidTenant
+		return conversation.TokenCharge{}, conversation.ErrInvalidTenant
 	}
 	day := conversation.UsageDay(time.Now())
 	s.mu.Lock()
@@ -46,7 +46,7 @@ func (s *Store) SettleTokens(ctx context.Context, tenantID string, c conversatio
 	}
 	tenant, ok := canonical(tenantID)
 	if !ok {
-		return ErrInvalidTenant
+		return conversation.ErrInvalidTenant
 	}
 	used := int64(settle.Usage.TotalTokens)
 	cost := 0.0
@@ -71,7 +71,7 @@ func (s *Store) TenantChargedToday(ctx context.Context, tenantID string) (int64,
 	}
 	tenant, ok := canonical(tenantID)
 	if !ok {
-		return 0, ErrInvalidTenant
+		return 0, conversation.ErrInvalidTenant
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

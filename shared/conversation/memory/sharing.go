@@ -62,7 +62,7 @@ func (s *Sharing) ListSharing(ctx context.Context, tenantID string, ids []string
 		return nil, err
 	}
 	if _, ok := canonical(tenantID); !ok {
-		return nil, ErrInvalidTenant
+		return nil, conversation.ErrInvalidTenant
 	}
 	if _, err := conversation.OwnerOf(ctx); err != nil {
 		return nil, err

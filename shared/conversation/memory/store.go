@@ -19,10 +19,6 @@ import (
 	"regintel/shared/conversation"
 )
 
-// ErrInvalidTenant is returned for a tenant id that is not a uuid, as the
-// Postgres store does.
-var ErrInvalidTenant = errors.New("conversation store: tenant id is not a uuid")
-
 // Store implements conversation.Store with one mutex over all state: every
 // method is one critical section, which is what makes appends and merges
 // atomic.
@@ -79,7 +75,7 @@ func canonical(id string) (string, bool) {
 func scope(ctx context.Context, tenantID, conversationID string) (key, error) {
 	tenant, ok := canonical(tenantID)
 	if !ok {
-		return key{}, ErrInvalidTenant
+		return key{}, conversation.ErrInvalidTenant
 	}
 	owner, err := conversation.OwnerOf(ctx)
 	if err != nil {
@@ -100,7 +96,7 @@ func (s *Store) CreateConversation(ctx context.Context, c conversation.Conversat
 	}
 	tenant, ok := canonical(c.TenantID)
 	if !ok {
-		return conversation.Conversation{}, ErrInvalidTenant
+		return conversation.Conversation{}, conversation.ErrInvalidTenant
 	}
 	if c.OwnerID == "" {
 		return conversation.Conversation{}, conversation.ErrNoOwner
@@ -281,7 +277,7 @@ func (s *Store) TenantTokensToday(ctx context.Context, tenantID string) (int64, 
 	}
 	tenant, ok := canonical(tenantID)
 	if !ok {
-		return 0, ErrInvalidTenant
+		return 0, conversation.ErrInvalidTenant
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -31,7 +31,7 @@ type callScope struct{ tenant, owner string }
 // scopeOf validates the tenant and takes the owner from ctx.
 func scopeOf(ctx context.Context, tenantID string) (callScope, error) {
 	if !isUUID(tenantID) {
-		return callScope{}, ErrInvalidTenant
+		return callScope{}, conversation.ErrInvalidTenant
 	}
 	owner, err := conversation.OwnerOf(ctx)
 	if err != nil {

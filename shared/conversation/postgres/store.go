@@ -36,10 +36,6 @@ func New(pool *pgxpool.Pool) *Store {
 	return &Store{pool: pool}
 }
 
-// ErrInvalidTenant is returned for a tenant id that is not a uuid; the auth
-// layer maps tenant claims to uuids before they reach the store.
-var ErrInvalidTenant = errors.New("conversation store: tenant id is not a uuid")
-
 // scope validates the ids of a conversation-scoped call and takes its
 // owner from ctx. A conversation id that is not a uuid cannot exist, so it
 // is ErrNotFound.
@@ -122,7 +118,7 @@ func (s *Store) CreateConversation(ctx context.Context, c conversation.Conversat
 // (null: a new uuid) and its profile parameter.
 func newConversationParams(c conversation.Conversation) (callScope, *string, *string, error) {
 	if !isUUID(c.TenantID) {
-		return callScope{}, nil, nil, ErrInvalidTenant
+		return callScope{}, nil, nil, conversation.ErrInvalidTenant
 	}
 	if c.OwnerID == "" {
 		return callScope{}, nil, nil, conversation.ErrNoOwner
