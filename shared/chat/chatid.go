@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
 
 	"github.com/google/uuid"
@@ -53,11 +52,11 @@ func ChatConversationIDs(tenantID, userID, chatID string) []string {
 
 // loadOrCreate starts the turn of the caller's conversation the chat id
 // names, or creates it (not for a retry, which needs a stored turn).
-func (t *Turn) loadOrCreate(ctx context.Context, log *slog.Logger) error {
+func (t *Turn) loadOrCreate(ctx context.Context) error {
 	ids := ChatConversationIDs(t.req.TenantID, t.req.UserID, t.req.ChatID)
 	for _, id := range ids {
 		t.req.ConversationID = id
-		if err := t.load(ctx, log); !errors.Is(err, conversation.ErrNotFound) {
+		if err := t.load(ctx); !errors.Is(err, conversation.ErrNotFound) {
 			return err
 		}
 	}
@@ -66,13 +65,13 @@ func (t *Turn) loadOrCreate(ctx context.Context, log *slog.Logger) error {
 	}
 	for _, id := range ids {
 		t.req.ConversationID = ""
-		err := t.createAs(ctx, id, log)
+		err := t.createAs(ctx, id)
 		if !errors.Is(err, conversation.ErrIDTaken) {
 			return err
 		}
 		// Taken: by this caller's own request a moment ago, or elsewhere.
 		t.req.ConversationID = id
-		if err := t.load(ctx, log); !errors.Is(err, conversation.ErrNotFound) {
+		if err := t.load(ctx); !errors.Is(err, conversation.ErrNotFound) {
 			return err
 		}
 	}

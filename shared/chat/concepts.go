@@ -2,7 +2,6 @@ package chat
 
 import (
 	"context"
-	"log/slog"
 
 	"regintel/shared/concept"
 	"regintel/shared/conversation"
@@ -15,7 +14,7 @@ import (
 // rejected concept leaves no trace: no id, no metadata, no queue message,
 // and only a count in the logs. It returns the concepts to queue and the
 // resolved references, one per node.
-func (t *Turn) resolveConcepts(ctx context.Context, captured []concept.Concept, log *slog.Logger) ([]concept.Concept, []conversation.ConceptRef) {
+func (t *Turn) resolveConcepts(ctx context.Context, captured []concept.Concept) ([]concept.Concept, []conversation.ConceptRef) {
 	clean := make([]concept.Concept, 0, len(captured))
 	rejected := 0
 	for _, c := range captured {
@@ -27,12 +26,12 @@ func (t *Turn) resolveConcepts(ctx context.Context, captured []concept.Concept, 
 	}
 	t.counts.rejected += rejected
 	if rejected > 0 {
-		log.Warn("captured concepts rejected by the write guard", "rejected", rejected)
+		t.log.Warn("captured concepts rejected by the write guard", "rejected", rejected)
 	}
 	if len(clean) == 0 {
 		return nil, []conversation.ConceptRef{}
 	}
-	ids := t.resolveIDs(ctx, clean, log)
+	ids := t.resolveIDs(ctx, clean)
 	refs := make([]conversation.ConceptRef, 0, len(clean))
 	seen := map[string]bool{}
 	var queued []concept.Concept
@@ -50,14 +49,14 @@ func (t *Turn) resolveConcepts(ctx context.Context, captured []concept.Concept, 
 // resolveIDs resolves concepts read-only; when the graph cannot be read,
 // each keeps its canonical id (the resolver function resolves again
 // before it writes).
-func (t *Turn) resolveIDs(ctx context.Context, concepts []concept.Concept, log *slog.Logger) []string {
+func (t *Turn) resolveIDs(ctx context.Context, concepts []concept.Concept) []string {
 	gctx, cancel := context.WithTimeout(ctx, t.e.cfg.GraphTimeout)
 	defer cancel()
 	ids, err := t.e.graph.ResolveConcepts(gctx, concepts)
 	if err == nil && len(ids) == len(concepts) {
 		return ids
 	}
-	log.Warn("concept resolution failed; using canonical ids", "err", err)
+	t.log.Warn("concept resolution failed; using canonical ids", "err", err)
 	ids = make([]string, len(concepts))
 	for i, c := range concepts {
 		ids[i] = c.ID

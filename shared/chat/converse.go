@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"strings"
 	"sync/atomic"
 
@@ -68,7 +67,7 @@ func (t *Turn) tools() []llm.Tool {
 // the calls' outputs go back and the next call's answer streams into the
 // same sink.
 // At most cfg.MaxModelCalls calls are made; usage is summed over them.
-func (t *Turn) converse(ctx context.Context, sink Sink, fitted prompt.Fitted, tools []llm.Tool, log *slog.Logger) *conversed {
+func (t *Turn) converse(ctx context.Context, sink Sink, fitted prompt.Fitted, tools []llm.Tool) *conversed {
 	e := t.e
 	request := ctx
 	ctx, stop := context.WithCancel(ctx)
@@ -83,9 +82,9 @@ func (t *Turn) converse(ctx context.Context, sink Sink, fitted prompt.Fitted, to
 		CacheKey: promptCacheKey(t.req.TenantID, e.sheet), MaxOutputTokens: e.cfg.OutputAllowance}
 	for out.calls < e.cfg.MaxModelCalls && !out.interrupted {
 		out.calls++
-		text, calls, err := t.call(ctx, sink, req, out, log)
+		text, calls, err := t.call(ctx, sink, req, out)
 		if err != nil && len(req.Tools) > 0 && text == "" && len(calls) == 0 && llm.IsToolsRefused(err) {
-			log.Warn("the model endpoint refused tools; answering without them from now on", "provider", e.provider.Name())
+			t.log.Warn("the model endpoint refused tools; answering without them from now on", "provider", e.provider.Name())
 			e.refused.refused.Store(true)
 			t.warn("The model endpoint does not support tools: this answer was made without concept capture.")
 			req.Tools = nil
@@ -107,7 +106,7 @@ func (t *Turn) converse(ctx context.Context, sink Sink, fitted prompt.Fitted, to
 		}
 	}
 	if out.answer.Len() == 0 {
-		log.Warn("model call limit reached before an answer", "calls", out.calls)
+		t.log.Warn("model call limit reached before an answer", "calls", out.calls)
 		t.warn("The assistant reached its limit of model calls before answering; please ask again.")
 	}
 	return out
@@ -124,7 +123,7 @@ func promptCacheKey(tenantID string, sheet *prompt.Sheet) string {
 // call makes one model call: text deltas go to the sink as they arrive,
 // tool calls are collected (captured concepts and context requests are
 // read at once). It returns the call's text and tool calls.
-func (t *Turn) call(ctx context.Context, sink Sink, req llm.Request, out *conversed, log *slog.Logger) (string, []llm.ToolCall, error) {
+func (t *Turn) call(ctx context.Context, sink Sink, req llm.Request, out *conversed) (string, []llm.ToolCall, error) {
 	chunks, err := t.e.provider.Stream(ctx, req)
 	if err != nil {
 		return "", nil, err
@@ -136,7 +135,7 @@ func (t *Turn) call(ctx context.Context, sink Sink, req llm.Request, out *conver
 	sent := func(err error) {
 		if err != nil && !out.interrupted {
 			// Nobody reads the rest: stop paying for it.
-			log.Warn("client went away mid-stream; stopping the model", "err", err)
+			t.log.Warn("client went away mid-stream; stopping the model", "err", err)
 			out.interrupted = true
 			out.stopModel()
 		}
@@ -156,7 +155,7 @@ func (t *Turn) call(ctx context.Context, sink Sink, req llm.Request, out *conver
 			sent(sink.Event(EventMessage, TextDelta{Text: ch.Delta}))
 		case llm.ChunkTool:
 			calls = append(calls, ch.ToolCall())
-			t.readToolCall(ch, out, log)
+			t.readToolCall(ch, out)
 		case llm.ChunkUsage:
 			if ch.Usage != nil {
 				used = used.Plus(*ch.Usage)
@@ -192,12 +191,12 @@ func next(chunks <-chan llm.Chunk, sink Sink) (llm.Chunk, bool, error) {
 }
 
 // readToolCall takes what a tool call carries: concepts, or a context request.
-func (t *Turn) readToolCall(ch llm.Chunk, out *conversed, log *slog.Logger) {
+func (t *Turn) readToolCall(ch llm.Chunk, out *conversed) {
 	switch {
 	case ch.ToolName == RequestContextToolName && t.offerRequestContext():
 		items, err := parseRequestContext(ch.ArgsJSON)
 		if err != nil {
-			log.Warn("request_context arguments unusable; answering without a request", "err", err, "bytes", len(ch.ArgsJSON))
+			t.log.Warn("request_context arguments unusable; answering without a request", "err", err, "bytes", len(ch.ArgsJSON))
 			return
 		}
 		out.requested = items
@@ -206,18 +205,18 @@ func (t *Turn) readToolCall(ch llm.Chunk, out *conversed, log *slog.Logger) {
 		// computed from it: a rejected one leaves no trace but a count.
 		concepts, skipped, rejected, err := concept.ParseCaptureChecked(ch.ArgsJSON, write.CheckCaptured)
 		if err != nil {
-			log.Warn("capture_concepts arguments malformed; skipping concept capture", "err", err, "bytes", len(ch.ArgsJSON))
+			t.log.Warn("capture_concepts arguments malformed; skipping concept capture", "err", err, "bytes", len(ch.ArgsJSON))
 			t.warn("Concept capture was skipped for part of this answer (the model's tool output was malformed).")
 			return
 		}
 		if skipped > 0 || len(rejected) > 0 {
-			log.Warn("capture_concepts entries left out", "skipped", skipped, "rejected", len(rejected))
+			t.log.Warn("capture_concepts entries left out", "skipped", skipped, "rejected", len(rejected))
 		}
 		out.captured = append(out.captured, concepts...)
 		t.counts.captured += len(concepts) + len(rejected)
 		t.counts.rejected += len(rejected)
 	default:
-		log.Warn("ignoring call to unknown tool", "tool", ch.ToolName)
+		t.log.Warn("ignoring call to unknown tool", "tool", ch.ToolName)
 	}
 }
 

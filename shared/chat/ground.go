@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"slices"
 	"sort"
 	"strings"
@@ -30,7 +29,7 @@ type grounding struct {
 // ground reads, in one graph round trip, the conversation's active concepts
 // and the concepts the question names, with their facts. A graph failure
 // leaves both out and the turn goes on with a warning.
-func (t *Turn) ground(ctx context.Context, log *slog.Logger) grounding {
+func (t *Turn) ground(ctx context.Context) grounding {
 	e := t.e
 	active := t.state.Context.ActiveNodeIDs
 	gctx, cancel := context.WithTimeout(ctx, e.cfg.GraphTimeout)
@@ -40,7 +39,7 @@ func (t *Turn) ground(ctx context.Context, log *slog.Logger) grounding {
 	})
 	cancel()
 	if err != nil {
-		log.Error("graph grounding failed; answering without the graph", "err", err, "active_nodes", len(active))
+		t.log.Error("graph grounding failed; answering without the graph", "err", err, "active_nodes", len(active))
 		t.warn("The rules graph is unavailable; this answer is not grounded in its facts or in concepts from earlier turns.")
 		return grounding{}
 	}

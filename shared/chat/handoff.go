@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"regexp"
 	"strings"
 	"time"
@@ -273,7 +272,7 @@ func mergeSupplied(existing, added []conversation.SuppliedItem) []conversation.S
 
 // settleHandoff loads supplied context and the pending request, applies the
 // request's supply, and decides what a pending request means for this turn.
-func (t *Turn) settleHandoff(ctx context.Context, log *slog.Logger) error {
+func (t *Turn) settleHandoff(ctx context.Context) error {
 	sctx, cancel := t.e.storeCtx(ctx)
 	defer cancel()
 	// The store reads the handoff state with the conversation, in the same
@@ -289,7 +288,7 @@ func (t *Turn) settleHandoff(ctx context.Context, log *slog.Logger) error {
 		if t.req.Supply != nil {
 			return err
 		}
-		log.Error("load supplied context failed; answering without it", "err", err)
+		t.log.Error("load supplied context failed; answering without it", "err", err)
 		t.warn("Context you supplied earlier is unavailable; this answer does not use it.")
 		return nil
 	}
@@ -301,19 +300,19 @@ func (t *Turn) settleHandoff(ctx context.Context, log *slog.Logger) error {
 			return err
 		}
 	}
-	if err := t.settlePending(sctx, hs.Pending, log); err != nil {
+	if err := t.settlePending(sctx, hs.Pending); err != nil {
 		return err
 	}
 	// Unasked context is stored only once the turn is sure to run.
 	if supply != nil && supply.RequestID == "" {
-		return t.supplyUnasked(ctx, log)
+		return t.supplyUnasked(ctx)
 	}
 	return nil
 }
 
 // settlePending decides what a pending request means for this turn: it
 // expired (run, warn), is skipped by forceRun (run, warn), or blocks.
-func (t *Turn) settlePending(sctx context.Context, pending *conversation.ContextRequest, log *slog.Logger) error {
+func (t *Turn) settlePending(sctx context.Context, pending *conversation.ContextRequest) error {
 	e := t.e
 	tenant, conv := t.req.TenantID, t.state.Conversation.ID
 	if pending == nil || (t.resumed != nil && pending.ID == t.resumed.ID) {
@@ -322,7 +321,7 @@ func (t *Turn) settlePending(sctx context.Context, pending *conversation.Context
 	switch {
 	case pending.Expired(e.now()):
 		if _, err := e.store.ResolveContextRequest(sctx, tenant, conv, pending.ID, conversation.RequestExpired); err != nil && !errors.Is(err, conversation.ErrRequestNotPending) {
-			log.Error("expire context request failed", "err", err)
+			t.log.Error("expire context request failed", "err", err)
 		}
 		t.warn("The context requested earlier was not supplied in time; this answer runs without it.")
 	case t.req.ForceRun:
@@ -387,13 +386,13 @@ func (t *Turn) supplyRequest(ctx context.Context, supply *Supply) error {
 }
 
 // supplyUnasked stores context supplied without a request.
-func (t *Turn) supplyUnasked(ctx context.Context, log *slog.Logger) error {
+func (t *Turn) supplyUnasked(ctx context.Context) error {
 	e := t.e
 	sctx, cancel := e.storeCtx(ctx)
 	defer cancel()
 	stored, err := e.store.SupplyItems(sctx, t.req.TenantID, t.state.Conversation.ID, t.itemsToStore(t.req.Supply.Items, "", nil))
 	if err != nil {
-		log.Error("store supplied context failed", "err", err)
+		t.log.Error("store supplied context failed", "err", err)
 		return err
 	}
 	t.supplied = mergeSupplied(t.supplied, stored)
@@ -425,7 +424,7 @@ func (t *Turn) offerRequestContext() bool {
 
 // createRequest stores the model's context request. A failure is a
 // warning: the answer streamed so far stands as the turn's answer.
-func (t *Turn) createRequest(ctx context.Context, items []conversation.RequestedItem, question string, log *slog.Logger) *conversation.ContextRequest {
+func (t *Turn) createRequest(ctx context.Context, items []conversation.RequestedItem, question string) *conversation.ContextRequest {
 	e := t.e
 	sctx, cancel := e.storeCtx(ctx)
 	defer cancel()
@@ -434,21 +433,21 @@ func (t *Turn) createRequest(ctx context.Context, items []conversation.Requested
 		Items: items, Question: question, ExpiresAt: e.now().Add(e.cfg.ContextRequestTTL),
 	})
 	if err != nil {
-		log.Error("store context request failed", "err", err)
+		t.log.Error("store context request failed", "err", err)
 		t.warn("The assistant asked for more context, but the request could not be saved; please add the details to your next message.")
 		return nil
 	}
 	return &r
 }
 
-func (t *Turn) touchSupplied(ctx context.Context, ids []string, log *slog.Logger) {
+func (t *Turn) touchSupplied(ctx context.Context, ids []string) {
 	if len(ids) == 0 || !t.persist {
 		return
 	}
 	sctx, cancel := t.e.storeCtx(ctx)
 	defer cancel()
 	if err := t.e.store.TouchSuppliedItems(sctx, t.req.TenantID, t.state.Conversation.ID, ids); err != nil {
-		log.Warn("mark supplied context used failed", "err", err)
+		t.log.Warn("mark supplied context used failed", "err", err)
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"time"
 
 	"regintel/shared/conversation"
@@ -69,7 +68,7 @@ func (e *Engine) worstCase() conversation.TokenCharge {
 // anything else is done; without a token or cost cap it does nothing. At
 // a cap the turn is refused; when the ledger cannot be charged, CapOnError
 // decides.
-func (t *Turn) chargeDailyCap(ctx context.Context, log *slog.Logger) error {
+func (t *Turn) chargeDailyCap(ctx context.Context) error {
 	e := t.e
 	limits := conversation.DailyLimits{Tokens: int64(e.cfg.DailyTokenLimit), CostUSD: e.cfg.DailyCostLimitUSD}
 	if limits.Tokens <= 0 && limits.CostUSD <= 0 {
@@ -84,10 +83,10 @@ func (t *Turn) chargeDailyCap(ctx context.Context, log *slog.Logger) error {
 		midnight := time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC)
 		return &DailyLimitError{RetryAfter: midnight.Sub(now), Cost: errors.Is(err, conversation.ErrOverCostLimit)}
 	case err != nil && e.cfg.CapOnError == CapOpen:
-		log.Error("charge the daily token cap failed; the turn runs uncounted", "err", err)
+		t.log.Error("charge the daily token cap failed; the turn runs uncounted", "err", err)
 		return nil
 	case err != nil:
-		log.Error("charge the daily token cap failed; the turn is refused", "err", err)
+		t.log.Error("charge the daily token cap failed; the turn is refused", "err", err)
 		return fmt.Errorf("%w: %w", ErrUsageUnavailable, err)
 	}
 	t.charge = &charge
@@ -97,7 +96,7 @@ func (t *Turn) chargeDailyCap(ctx context.Context, log *slog.Logger) error {
 // settleDailyCap replaces the turn's charge by what it used; a turn that
 // stores nothing records its usage with it. A failed settlement leaves
 // the worst case charged: the cap errs on the side of holding.
-func (t *Turn) settleDailyCap(ctx context.Context, used llm.Usage, log *slog.Logger) {
+func (t *Turn) settleDailyCap(ctx context.Context, used llm.Usage) {
 	if t.charge == nil {
 		return
 	}
@@ -107,7 +106,7 @@ func (t *Turn) settleDailyCap(ctx context.Context, used llm.Usage, log *slog.Log
 	defer cancel()
 	settle := conversation.Settlement{Usage: used, Record: !t.persist}
 	if err := t.e.store.SettleTokens(sctx, t.req.TenantID, charge, settle); err != nil {
-		log.Error("settle the daily token cap failed; the turn's worst case stays charged", "err", err)
+		t.log.Error("settle the daily token cap failed; the turn's worst case stays charged", "err", err)
 	}
 }
 
@@ -135,13 +134,13 @@ func (t *Turn) estimateCall(req llm.Request, text string, calls []llm.ToolCall) 
 }
 
 // endTurn gives the turn lease back for a turn that stores nothing.
-func (t *Turn) endTurn(ctx context.Context, log *slog.Logger) {
+func (t *Turn) endTurn(ctx context.Context) {
 	if t.state.LeaseID == "" {
 		return
 	}
 	sctx, cancel := t.e.storeCtx(ctx)
 	defer cancel()
 	if err := t.e.store.EndTurn(sctx, t.req.TenantID, t.state.Conversation.ID, t.state.LeaseID); err != nil {
-		log.Error("end turn failed; the conversation is free again once the lease expires", "err", err)
+		t.log.Error("end turn failed; the conversation is free again once the lease expires", "err", err)
 	}
 }

@@ -43,7 +43,7 @@ func (t *Turn) StreamRecorded(ctx context.Context, client RecordedSink) Result {
 	run, stop := context.WithCancel(context.WithoutCancel(ctx))
 	defer stop()
 	rec := &recorder{t: t, streams: t.e.store.(conversation.Streams), client: client, stop: stop,
-		log: t.e.log.With("request_id", t.req.RequestID), ctx: conversation.WithOwner(run, t.req.UserID)}
+		log: t.log, ctx: conversation.WithOwner(run, t.req.UserID)}
 	ticking := rec.tick(run)
 	res := t.Stream(run, rec)
 	ticking()

@@ -3,7 +3,6 @@ package chat
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"slices"
 	"time"
 
@@ -24,10 +23,10 @@ type saved struct {
 // save resolves the captured concepts, queues them for the graph, stores
 // the turn and merges its concepts into the conversation's context. Each
 // part is additive: its failure is a warning.
-func (t *Turn) save(ctx context.Context, out *conversed, fitted prompt.Fitted, log *slog.Logger) saved {
+func (t *Turn) save(ctx context.Context, out *conversed, fitted prompt.Fitted) saved {
 	e := t.e
-	concepts, refs := t.resolveConcepts(ctx, out.captured, log)
-	t.publishConcepts(ctx, concepts, log)
+	concepts, refs := t.resolveConcepts(ctx, out.captured)
+	t.publishConcepts(ctx, concepts)
 	ids := make([]string, len(refs))
 	for i, r := range refs {
 		ids[i] = r.ID
@@ -38,15 +37,15 @@ func (t *Turn) save(ctx context.Context, out *conversed, fitted prompt.Fitted, l
 	storedQuestion := e.storedText(t.question)
 	s := saved{status: conversation.TurnOK}
 	if out.err == nil && !out.interrupted && out.requested != nil {
-		s.request = t.createRequest(ctx, out.requested, storedQuestion, log)
+		s.request = t.createRequest(ctx, out.requested, storedQuestion)
 	}
 	switch {
 	case out.interrupted:
 		s.status = conversation.TurnInterrupted
-		log.Warn("the client went away mid-answer; the turn is stored as interrupted", "model_calls", out.calls)
+		t.log.Warn("the client went away mid-answer; the turn is stored as interrupted", "model_calls", out.calls)
 	case out.err != nil:
 		s.status = conversation.TurnError
-		log.Error("llm stream failed", "err", out.err, "provider", e.provider.Name())
+		t.log.Error("llm stream failed", "err", out.err, "provider", e.provider.Name())
 	case s.request != nil:
 		s.status = conversation.TurnContextRequired
 	}
@@ -57,7 +56,7 @@ func (t *Turn) save(ctx context.Context, out *conversed, fitted prompt.Fitted, l
 		Usage:     out.usage,
 		LatencyMS: s.metadata.LatencyMS, ReferencedNodes: ids, Metadata: s.metadata.TurnMetadata,
 		Profile: t.sentProfile(), LeaseID: t.state.LeaseID,
-	}, conversation.TurnFinish{ActiveNodes: ids, MaxNodes: e.cfg.MaxActiveNodes, UsedItems: fitted.SuppliedIDs}, log)
+	}, conversation.TurnFinish{ActiveNodes: ids, MaxNodes: e.cfg.MaxActiveNodes, UsedItems: fitted.SuppliedIDs})
 	if s.number > 0 {
 		s.metadata.TurnNumber = &s.number
 	}
@@ -101,7 +100,7 @@ func (t *Turn) metadata(out *conversed, fitted prompt.Fitted, refs []conversatio
 	return m
 }
 
-func (t *Turn) publishConcepts(ctx context.Context, concepts []concept.Concept, log *slog.Logger) {
+func (t *Turn) publishConcepts(ctx context.Context, concepts []concept.Concept) {
 	if len(concepts) == 0 || t.e.concepts == nil {
 		return
 	}
@@ -112,7 +111,7 @@ func (t *Turn) publishConcepts(ctx context.Context, concepts []concept.Concept, 
 		cancel()
 	}
 	if err != nil {
-		log.Error("enqueue captured concepts failed", "err", err, "concepts", len(concepts))
+		t.log.Error("enqueue captured concepts failed", "err", err, "concepts", len(concepts))
 		t.counts.publishFailures++
 		t.warn("Captured concepts could not be queued for the rules graph; the answer is unaffected.")
 	}
@@ -122,7 +121,7 @@ func (t *Turn) publishConcepts(ctx context.Context, concepts []concept.Concept, 
 // marked): the reserved turn is finished in place, all in one round trip;
 // a turn whose reservation was not stored is appended now. It returns the
 // turn number, or 0 when nothing was stored.
-func (t *Turn) store(ctx context.Context, turn conversation.Turn, f conversation.TurnFinish, log *slog.Logger) int {
+func (t *Turn) store(ctx context.Context, turn conversation.Turn, f conversation.TurnFinish) int {
 	if !t.persist {
 		return 0
 	}
@@ -135,9 +134,9 @@ func (t *Turn) store(ctx context.Context, turn conversation.Turn, f conversation
 		err := e.store.FinishTurn(sctx, tenant, conv, turn, f)
 		switch {
 		case errors.Is(err, conversation.ErrContextNotSaved):
-			t.contextNotSaved(f, err, log)
+			t.contextNotSaved(f, err)
 		case err != nil:
-			log.Error("save turn failed", "err", err)
+			t.log.Error("save turn failed", "err", err)
 			t.warn("This turn could not be saved to the conversation history.")
 			if len(f.ActiveNodes) > 0 {
 				t.warn("Conversation context could not be updated; later turns may not recall this answer's concepts.")
@@ -147,29 +146,29 @@ func (t *Turn) store(ctx context.Context, turn conversation.Turn, f conversation
 	}
 	number, err := e.store.AppendTurn(sctx, tenant, conv, turn)
 	if err != nil {
-		log.Error("save turn failed", "err", err)
+		t.log.Error("save turn failed", "err", err)
 		t.warn("This turn could not be saved to the conversation history.")
 		number = 0
 	}
 	if len(f.ActiveNodes) > 0 {
 		if err := e.store.MergeActiveNodes(sctx, tenant, conv, f.ActiveNodes, f.MaxNodes); err != nil {
-			t.contextNotSaved(f, err, log)
+			t.contextNotSaved(f, err)
 		}
 	}
-	t.touchSupplied(ctx, f.UsedItems, log)
+	t.touchSupplied(ctx, f.UsedItems)
 	return number
 }
 
 // contextNotSaved reports a context that was not updated: a warning when
 // the turn had concepts to remember, a log line either way.
-func (t *Turn) contextNotSaved(f conversation.TurnFinish, err error, log *slog.Logger) {
+func (t *Turn) contextNotSaved(f conversation.TurnFinish, err error) {
 	if len(f.ActiveNodes) == 0 {
 		if len(f.UsedItems) > 0 {
-			log.Warn("mark supplied context used failed", "err", err)
+			t.log.Warn("mark supplied context used failed", "err", err)
 		}
 		return
 	}
-	log.Error("save conversation context failed", "err", err)
+	t.log.Error("save conversation context failed", "err", err)
 	t.warn("Conversation context could not be updated; later turns may not recall this answer's concepts.")
 }
 

@@ -73,6 +73,7 @@ const disclaimerText = "This answer is research assistance, not legal, tax or fi
 // byte is streamed.
 type Turn struct {
 	e        *Engine
+	log      *slog.Logger // the engine's, with the request id
 	req      Request
 	state    conversation.TurnState
 	persist  bool // false in stateless mode or when the conversation could not be created
@@ -151,9 +152,8 @@ func (e *Engine) Prepare(ctx context.Context, req Request) (*Turn, error) {
 	}
 	req.Profile, _ = req.Profile.Validate() // normalised: upper-case codes, no repeats
 	ctx = conversation.WithOwner(ctx, req.UserID)
-	t := &Turn{e: e, req: req, started: time.Now(), question: req.Message}
-	log := e.log.With("request_id", req.RequestID)
-	if err := t.chargeDailyCap(ctx, log); err != nil {
+	t := &Turn{e: e, req: req, started: time.Now(), question: req.Message, log: e.log.With("request_id", req.RequestID)}
+	if err := t.chargeDailyCap(ctx); err != nil {
 		return nil, err
 	}
 	var err error
@@ -161,18 +161,18 @@ func (e *Engine) Prepare(ctx context.Context, req Request) (*Turn, error) {
 	case req.Stateless:
 		return t, nil
 	case req.ConversationID == "" && req.ChatID != "":
-		err = t.loadOrCreate(ctx, log)
+		err = t.loadOrCreate(ctx)
 	case req.ConversationID == "":
-		err = t.create(ctx, log)
+		err = t.create(ctx)
 	default:
-		err = t.load(ctx, log)
+		err = t.load(ctx)
 	}
 	if err == nil {
-		err = t.reserve(ctx, log)
+		err = t.reserve(ctx)
 	}
 	if err != nil {
-		t.endTurn(ctx, log)
-		t.settleDailyCap(ctx, llm.Usage{}, log)
+		t.endTurn(ctx)
+		t.settleDailyCap(ctx, llm.Usage{})
 		return nil, err
 	}
 	return t, nil
@@ -197,7 +197,7 @@ func (t *Turn) turnStart() conversation.TurnStart {
 // load starts the turn of an existing conversation: its state, its lease
 // and (see turnStart) its reservation in one round trip; then the handoff
 // is settled.
-func (t *Turn) load(ctx context.Context, log *slog.Logger) error {
+func (t *Turn) load(ctx context.Context) error {
 	e, req := t.e, t.req
 	sctx, cancel := e.storeCtx(ctx)
 	defer cancel()
@@ -213,19 +213,19 @@ func (t *Turn) load(ctx context.Context, log *slog.Logger) error {
 			// a retry cannot know its question.
 			return err
 		}
-		log.Error("load conversation failed; answering without history or context", "err", err)
+		t.log.Error("load conversation failed; answering without history or context", "err", err)
 		t.warn("Conversation history and context are unavailable; this answer does not use earlier turns.")
 		t.state.Conversation = conversation.Conversation{ID: req.ConversationID, TenantID: req.TenantID}
 		t.persist = true // the save may still succeed once storage is back
 		return nil
 	}
 	if state.ContextErr != nil {
-		log.Error("load conversation context failed; using the empty context", "err", state.ContextErr)
+		t.log.Error("load conversation context failed; using the empty context", "err", state.ContextErr)
 		t.warn("Conversation context is unavailable; earlier concepts are not in this answer's prompt.")
 		state.Context = conversation.Context{}
 	}
 	t.setState(state)
-	return t.settleHandoff(ctx, log)
+	return t.settleHandoff(ctx)
 }
 
 // setState keeps the started turn's state and the turn it reserved.
@@ -244,7 +244,7 @@ func (t *Turn) setState(state conversation.TurnState) {
 // start did: a retry restarts the failed turn (conversation.ErrNotRetryable if the last
 // turn did not fail), any other turn stores its question. A turn whose
 // reservation cannot be stored still runs, and is appended when it ends.
-func (t *Turn) reserve(ctx context.Context, log *slog.Logger) error {
+func (t *Turn) reserve(ctx context.Context) error {
 	if !t.persist || t.number > 0 {
 		return nil
 	}
@@ -262,7 +262,7 @@ func (t *Turn) reserve(ctx context.Context, log *slog.Logger) error {
 	}
 	n, err := e.store.ReserveTurn(sctx, tenant, conv, conversation.Turn{UserText: e.storedText(t.question), Profile: t.sentProfile()})
 	if err != nil {
-		log.Error("start turn failed; the turn is stored when it ends", "err", err)
+		t.log.Error("start turn failed; the turn is stored when it ends", "err", err)
 		return nil
 	}
 	t.number = n
@@ -285,13 +285,13 @@ func (t *Turn) start() Start {
 // create starts the conversation, remembering the request's profile, with
 // its lease and (see turnStart) its first turn reserved in one round trip.
 // A storage outage does not fail the turn: it answers without saving.
-func (t *Turn) create(ctx context.Context, log *slog.Logger) error {
-	return t.createAs(ctx, "", log)
+func (t *Turn) create(ctx context.Context) error {
+	return t.createAs(ctx, "")
 }
 
 // createAs is create under the chosen id ("": a new one); an id in use is
 // conversation.ErrIDTaken.
-func (t *Turn) createAs(ctx context.Context, id string, log *slog.Logger) error {
+func (t *Turn) createAs(ctx context.Context, id string) error {
 	e, req := t.e, t.req
 	sctx, cancel := e.storeCtx(ctx)
 	defer cancel()
@@ -312,13 +312,13 @@ func (t *Turn) createAs(ctx context.Context, id string, log *slog.Logger) error 
 		return err
 	}
 	if err != nil {
-		log.Error("create conversation failed; answering without saving", "err", err)
+		t.log.Error("create conversation failed; answering without saving", "err", err)
 		t.warn("This conversation could not be saved; the answer will not be remembered.")
 		return nil
 	}
 	t.setState(state)
 	if req.Supply != nil {
-		return t.supplyUnasked(ctx, log)
+		return t.supplyUnasked(ctx)
 	}
 	return nil
 }
@@ -362,17 +362,16 @@ func titleFrom(message string) string {
 // model (the tool loop), save the turn, and send the closing events. It
 // returns once the turn is stored and "done" was sent.
 func (t *Turn) Stream(ctx context.Context, sink Sink) Result {
-	log := t.e.log.With("request_id", t.req.RequestID)
 	ctx = conversation.WithOwner(ctx, t.req.UserID)
 	sink = t.observed(sink)
 	_ = sink.Event(EventStart, t.start())
-	grounding := t.ground(ctx, log)
+	grounding := t.ground(ctx)
 	tools := t.tools()
 	fitted, err := t.fit(grounding, tools)
 	if err != nil {
 		// Only a sheet that rendered at load but not now gets here.
-		log.Error("prompt assembly failed", "err", err)
-		t.settleDailyCap(ctx, llm.Usage{}, log)
+		t.log.Error("prompt assembly failed", "err", err)
+		t.settleDailyCap(ctx, llm.Usage{})
 		_ = sink.Event(EventError, map[string]string{"code": ErrorCodePrepareFailed, "message": "The assistant could not prepare this answer; please try again."})
 		_ = sink.Event(EventDone, map[string]string{"status": "error"})
 		return Result{Status: "error"}
@@ -382,9 +381,9 @@ func (t *Turn) Stream(ctx context.Context, sink Sink) Result {
 		_ = sink.Event(EventWarning, map[string]any{"warnings": t.warnings})
 	}
 	sent := len(t.warnings)
-	out := t.converse(ctx, sink, fitted, tools, log)
-	t.e.priceUsage(out, log)
-	t.settleDailyCap(ctx, out.usage, log)
-	saved := t.save(ctx, out, fitted, log)
+	out := t.converse(ctx, sink, fitted, tools)
+	t.e.priceUsage(out, t.log)
+	t.settleDailyCap(ctx, out.usage)
+	saved := t.save(ctx, out, fitted)
 	return t.close(sink, out, saved, sent)
 }
