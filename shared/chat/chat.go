@@ -7,6 +7,7 @@
 package chat
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -122,7 +123,7 @@ const DefaultTokenBudget = 12000
 // locally (memory store, memory graph, in-process queue, offline model) and
 // on Lambda (Postgres, Memgraph, SQS, OpenAI).
 type Engine struct {
-	store    conversation.Store
+	store    Store
 	graph    Graph
 	provider llm.Provider
 	concepts queue.Publisher
@@ -145,9 +146,33 @@ type Graph interface {
 	graph.ConceptResolver
 }
 
+// Store is what a turn needs of the conversation store: the turn's
+// lifecycle, context handoff, and the daily cap's ledger. A store that also
+// records streams (conversation.Streams) makes turns resumable.
+type Store interface {
+	StartTurn(ctx context.Context, tenantID, conversationID string, start conversation.TurnStart) (conversation.TurnState, error)
+	StartConversation(ctx context.Context, c conversation.Conversation, start conversation.TurnStart) (conversation.TurnState, error)
+	ReserveTurn(ctx context.Context, tenantID, conversationID string, t conversation.Turn) (int, error)
+	RetryTurn(ctx context.Context, tenantID, conversationID string) (conversation.Turn, error)
+	FinishTurn(ctx context.Context, tenantID, conversationID string, t conversation.Turn, f conversation.TurnFinish) error
+	EndTurn(ctx context.Context, tenantID, conversationID, leaseID string) error
+	AppendTurn(ctx context.Context, tenantID, conversationID string, t conversation.Turn) (int, error)
+	MergeActiveNodes(ctx context.Context, tenantID, conversationID string, ids []string, maxNodes int) error
+
+	CreateContextRequest(ctx context.Context, r conversation.ContextRequest) (conversation.ContextRequest, error)
+	GetContextRequest(ctx context.Context, tenantID, conversationID, requestID string) (conversation.ContextRequest, error)
+	ResolveContextRequest(ctx context.Context, tenantID, conversationID, requestID, status string) (conversation.ContextRequest, error)
+	SupplyItems(ctx context.Context, tenantID, conversationID string, items []conversation.SuppliedItem) ([]conversation.SuppliedItem, error)
+	TouchSuppliedItems(ctx context.Context, tenantID, conversationID string, itemIDs []string) error
+	DeleteSuppliedItem(ctx context.Context, tenantID, conversationID, itemID string) error
+
+	ChargeTokens(ctx context.Context, tenantID string, worst conversation.TokenCharge, limits conversation.DailyLimits) (conversation.TokenCharge, error)
+	SettleTokens(ctx context.Context, tenantID string, c conversation.TokenCharge, s conversation.Settlement) error
+}
+
 // Deps are the engine's collaborators. Concepts may be nil (no capture).
 type Deps struct {
-	Store    conversation.Store
+	Store    Store
 	Graph    Graph
 	Provider llm.Provider
 	Concepts queue.Publisher

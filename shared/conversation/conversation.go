@@ -217,13 +217,6 @@ type Store interface {
 	Admin
 	Turns
 	TokenLedger
-	// CreateConversation inserts a new conversation (with c.Profile, if set)
-	// and returns it with its id.
-	CreateConversation(ctx context.Context, c Conversation) (Conversation, error)
-	// LoadTurnState loads the conversation (with its profile), its last
-	// historyTurns turns, its context and its handoff state in as few round
-	// trips as the backend allows.
-	LoadTurnState(ctx context.Context, tenantID, conversationID string, historyTurns int) (TurnState, error)
 	// AppendTurn stores t under the next turn number of the conversation,
 	// atomically (concurrent appends get distinct consecutive numbers), and
 	// returns that number. A non-nil t.Profile replaces the conversation's

@@ -102,15 +102,10 @@ type ContextRequests interface {
 	CreateContextRequest(ctx context.Context, r ContextRequest) (ContextRequest, error)
 	// GetContextRequest returns one request.
 	GetContextRequest(ctx context.Context, tenantID, conversationID, requestID string) (ContextRequest, error)
-	// ListContextRequests returns the conversation's requests, oldest first.
-	ListContextRequests(ctx context.Context, tenantID, conversationID string) ([]ContextRequest, error)
 	// ResolveContextRequest moves a pending request to status (fulfilled,
 	// expired or skipped) and stamps resolved_at. Exactly one of concurrent
 	// callers succeeds; the others get ErrRequestNotPending.
 	ResolveContextRequest(ctx context.Context, tenantID, conversationID, requestID, status string) (ContextRequest, error)
-	// LoadHandoffState returns the newest pending request and the supplied
-	// items of the conversation in one round trip where the backend allows.
-	LoadHandoffState(ctx context.Context, tenantID, conversationID string) (HandoffState, error)
 	// SupplyItems stores items (an item replaces an earlier one with the
 	// same key) and returns them with ids and timestamps.
 	SupplyItems(ctx context.Context, tenantID, conversationID string, items []SuppliedItem) ([]SuppliedItem, error)

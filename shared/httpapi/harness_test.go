@@ -21,6 +21,7 @@ import (
 	"regintel/shared/conversation"
 	convmem "regintel/shared/conversation/memory"
 	convpg "regintel/shared/conversation/postgres"
+	"regintel/shared/conversation/storetest"
 	"regintel/shared/graph"
 	graphmem "regintel/shared/graph/memory"
 	"regintel/shared/httpapi"
@@ -75,7 +76,7 @@ type env struct {
 // conversationStore is what both stores implement: the turn's storage and
 // the conversation routes'.
 type conversationStore interface {
-	conversation.Store
+	storetest.Store
 	conversation.Admin
 }
 

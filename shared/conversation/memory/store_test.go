@@ -3,15 +3,14 @@ package memory_test
 import (
 	"testing"
 
-	"regintel/shared/conversation"
 	convmem "regintel/shared/conversation/memory"
 	"regintel/shared/conversation/storetest"
 )
 
 func TestStoreContract(t *testing.T) {
-	storetest.Run(t, func(testing.TB) conversation.Store { return convmem.New() })
+	storetest.Run(t, func(testing.TB) storetest.Store { return convmem.New() })
 }
 
 func BenchmarkConformanceStore(b *testing.B) {
-	storetest.Bench(b, func(testing.TB) conversation.Store { return convmem.New() })
+	storetest.Bench(b, func(testing.TB) storetest.Store { return convmem.New() })
 }

@@ -26,7 +26,7 @@ func TestStoreContract(t *testing.T) {
 		t.Run(fmt.Sprintf("statementCache=%v", cache), func(t *testing.T) {
 			_, runtime := pgtest.NewRuntimePoolsCaching(t, 25, cache)
 			store := convpg.New(runtime)
-			storetest.Run(t, func(testing.TB) conversation.Store { return store })
+			storetest.Run(t, func(testing.TB) storetest.Store { return store })
 		})
 	}
 }
@@ -42,7 +42,7 @@ func BenchmarkConformanceStore(b *testing.B) {
 			}
 		}
 	})
-	storetest.Bench(b, func(testing.TB) conversation.Store { return convpg.New(runtime) })
+	storetest.Bench(b, func(testing.TB) storetest.Store { return convpg.New(runtime) })
 }
 
 // An unreadable context is reported in ContextErr; the conversation and

@@ -14,7 +14,7 @@ import (
 	"regintel/shared/conversation"
 )
 
-func adminCreate(t *testing.T, s conversation.Store, tenantID, owner string) conversation.Conversation {
+func adminCreate(t *testing.T, s Store, tenantID, owner string) conversation.Conversation {
 	t.Helper()
 	c, err := s.CreateConversation(userCtx, conversation.Conversation{TenantID: tenantID, OwnerID: owner, Title: "t"})
 	if err != nil {
@@ -24,13 +24,13 @@ func adminCreate(t *testing.T, s conversation.Store, tenantID, owner string) con
 }
 
 // listAll walks every page of size pageSize and returns the ids in order.
-func listAll(t *testing.T, s conversation.Store, tenantID string, q conversation.ListQuery) []conversation.Conversation {
+func listAll(t *testing.T, s Store, tenantID string, q conversation.ListQuery) []conversation.Conversation {
 	t.Helper()
 	return listAllAs(t, s, userCtx, tenantID, q)
 }
 
 // listAllAs is listAll for the owner in ctx.
-func listAllAs(t *testing.T, s conversation.Store, ctx context.Context, tenantID string, q conversation.ListQuery) []conversation.Conversation {
+func listAllAs(t *testing.T, s Store, ctx context.Context, tenantID string, q conversation.ListQuery) []conversation.Conversation {
 	t.Helper()
 	var all []conversation.Conversation
 	for pages := 0; ; pages++ {
@@ -60,7 +60,7 @@ func ids(cs []conversation.Conversation) []string {
 	return out
 }
 
-func testAdminListPages(t *testing.T, s conversation.Store) {
+func testAdminListPages(t *testing.T, s Store) {
 	tenant := newTenant()
 	var made []conversation.Conversation
 	for range 7 {
@@ -101,7 +101,7 @@ func testAdminListPages(t *testing.T, s conversation.Store) {
 	}
 }
 
-func testAdminListFilters(t *testing.T, s conversation.Store) {
+func testAdminListFilters(t *testing.T, s Store) {
 	ctx := userCtx
 	tenant := newTenant()
 	mine := adminCreate(t, s, tenant, testUser)
@@ -135,7 +135,7 @@ func testAdminListFilters(t *testing.T, s conversation.Store) {
 	}
 }
 
-func testAdminLifecycle(t *testing.T, s conversation.Store) {
+func testAdminLifecycle(t *testing.T, s Store) {
 	ctx := userCtx
 	tenant := newTenant()
 	c := adminCreate(t, s, tenant, testUser)
@@ -217,7 +217,7 @@ func testAdminLifecycle(t *testing.T, s conversation.Store) {
 	}
 }
 
-func testAdminTenantIsolation(t *testing.T, s conversation.Store) {
+func testAdminTenantIsolation(t *testing.T, s Store) {
 	ctx := userCtx
 	owner := newTenant()
 	c := adminCreate(t, s, owner, testUser)

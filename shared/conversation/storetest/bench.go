@@ -23,7 +23,7 @@ func Bench(b *testing.B, newStore NewStore) {
 	s := newStore(b)
 	benches := []struct {
 		name string
-		run  func(b *testing.B, s conversation.Store, tenant, id string)
+		run  func(b *testing.B, s Store, tenant, id string)
 	}{
 		{"LoadTurnState", benchLoadTurnState},
 		{"StartTurn", benchStartTurn},
@@ -43,7 +43,7 @@ func Bench(b *testing.B, newStore NewStore) {
 
 // benchConversation is a conversation with benchHistory answered turns and
 // a full context.
-func benchConversation(b *testing.B, s conversation.Store) (tenant, id string) {
+func benchConversation(b *testing.B, s Store) (tenant, id string) {
 	b.Helper()
 	tenant = newTenant()
 	c, err := s.CreateConversation(userCtx, conversation.Conversation{TenantID: tenant, OwnerID: testUser, Title: "VAT on services", Jurisdictions: []string{"IE"}})
@@ -79,7 +79,7 @@ func benchNodeIDs(i int) []string {
 	return ids
 }
 
-func benchLoadTurnState(b *testing.B, s conversation.Store, tenant, id string) {
+func benchLoadTurnState(b *testing.B, s Store, tenant, id string) {
 	for b.Loop() {
 		if _, err := s.LoadTurnState(userCtx, tenant, id, benchHistory); err != nil {
 			b.Fatal(err)
@@ -89,7 +89,7 @@ func benchLoadTurnState(b *testing.B, s conversation.Store, tenant, id string) {
 
 // benchStartTurn times the start of a turn (lease, usage, reservation);
 // finishing it, to free the lease, is not timed.
-func benchStartTurn(b *testing.B, s conversation.Store, tenant, id string) {
+func benchStartTurn(b *testing.B, s Store, tenant, id string) {
 	for i := 0; b.Loop(); i++ {
 		tenant, id = renewed(b, s, tenant, id, i)
 		st := mustStartBench(b, s, tenant, id, i)
@@ -101,7 +101,7 @@ func benchStartTurn(b *testing.B, s conversation.Store, tenant, id string) {
 
 // benchFinishTurn times the save of a turn's outcome with its context;
 // starting it is not timed.
-func benchFinishTurn(b *testing.B, s conversation.Store, tenant, id string) {
+func benchFinishTurn(b *testing.B, s Store, tenant, id string) {
 	for i := 0; b.Loop(); i++ {
 		tenant, id = renewed(b, s, tenant, id, i)
 		b.StopTimer()
@@ -113,7 +113,7 @@ func benchFinishTurn(b *testing.B, s conversation.Store, tenant, id string) {
 
 // renewed returns a fresh conversation, made untimed, every
 // benchTurnsPerConversation calls, and the current one otherwise.
-func renewed(b *testing.B, s conversation.Store, tenant, id string, i int) (string, string) {
+func renewed(b *testing.B, s Store, tenant, id string, i int) (string, string) {
 	if i == 0 || i%benchTurnsPerConversation != 0 {
 		return tenant, id
 	}
@@ -122,7 +122,7 @@ func renewed(b *testing.B, s conversation.Store, tenant, id string, i int) (stri
 	return benchConversation(b, s)
 }
 
-func mustStartBench(b *testing.B, s conversation.Store, tenant, id string, i int) conversation.TurnState {
+func mustStartBench(b *testing.B, s Store, tenant, id string, i int) conversation.TurnState {
 	st, err := s.StartTurn(userCtx, tenant, id, conversation.TurnStart{
 		HistoryTurns: benchHistory, DailyTokenLimit: 1 << 40, Reserve: &conversation.Turn{UserText: benchTurn(i).UserText},
 	})
@@ -132,7 +132,7 @@ func mustStartBench(b *testing.B, s conversation.Store, tenant, id string, i int
 	return st
 }
 
-func mustFinishBench(b *testing.B, s conversation.Store, tenant, id string, st conversation.TurnState, i int) {
+func mustFinishBench(b *testing.B, s Store, tenant, id string, st conversation.TurnState, i int) {
 	turn := benchTurn(i)
 	turn.Number, turn.Status, turn.LeaseID = st.Reserved.Number, conversation.TurnOK, st.LeaseID
 	if err := s.FinishTurn(userCtx, tenant, id, turn, conversation.TurnFinish{ActiveNodes: benchNodeIDs(i)}); err != nil {
@@ -140,7 +140,7 @@ func mustFinishBench(b *testing.B, s conversation.Store, tenant, id string, st c
 	}
 }
 
-func benchAppendTurn(b *testing.B, s conversation.Store, tenant, id string) {
+func benchAppendTurn(b *testing.B, s Store, tenant, id string) {
 	for i := 0; b.Loop(); i++ {
 		tenant, id = renewed(b, s, tenant, id, i)
 		if _, err := s.AppendTurn(userCtx, tenant, id, benchTurn(i)); err != nil {
@@ -149,7 +149,7 @@ func benchAppendTurn(b *testing.B, s conversation.Store, tenant, id string) {
 	}
 }
 
-func benchMergeActiveNodes(b *testing.B, s conversation.Store, tenant, id string) {
+func benchMergeActiveNodes(b *testing.B, s Store, tenant, id string) {
 	for i := 0; b.Loop(); i++ {
 		if err := s.MergeActiveNodes(userCtx, tenant, id, benchNodeIDs(i), conversation.DefaultMaxActiveNodes); err != nil {
 			b.Fatal(err)

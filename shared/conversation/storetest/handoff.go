@@ -12,7 +12,7 @@ import (
 	"regintel/shared/conversation"
 )
 
-func mustRequest(t *testing.T, s conversation.Store, tenantID, conversationID string) conversation.ContextRequest {
+func mustRequest(t *testing.T, s Store, tenantID, conversationID string) conversation.ContextRequest {
 	t.Helper()
 	r, err := s.CreateContextRequest(userCtx, conversation.ContextRequest{
 		TenantID: tenantID, ConversationID: conversationID, Question: "Am I due a refund?",
@@ -28,7 +28,7 @@ func mustRequest(t *testing.T, s conversation.Store, tenantID, conversationID st
 	return r
 }
 
-func testRequestLifecycle(t *testing.T, s conversation.Store) {
+func testRequestLifecycle(t *testing.T, s Store) {
 	ctx := userCtx
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
@@ -67,7 +67,7 @@ func testRequestLifecycle(t *testing.T, s conversation.Store) {
 	}
 }
 
-func testRequestIsolation(t *testing.T, s conversation.Store) {
+func testRequestIsolation(t *testing.T, s Store) {
 	ctx := userCtx
 	tenant, other := newTenant(), newTenant()
 	c := mustCreate(t, s, tenant)
@@ -100,7 +100,7 @@ func testRequestIsolation(t *testing.T, s conversation.Store) {
 	}
 }
 
-func testConcurrentResolve(t *testing.T, s conversation.Store) {
+func testConcurrentResolve(t *testing.T, s Store) {
 	ctx := userCtx
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
@@ -130,7 +130,7 @@ func testConcurrentResolve(t *testing.T, s conversation.Store) {
 	}
 }
 
-func testSuppliedItems(t *testing.T, s conversation.Store) {
+func testSuppliedItems(t *testing.T, s Store) {
 	ctx := userCtx
 	tenant, other := newTenant(), newTenant()
 	c := mustCreate(t, s, tenant)
@@ -186,7 +186,7 @@ func testSuppliedItems(t *testing.T, s conversation.Store) {
 
 // Clients supplying the same key at once leave exactly one item (ten
 // rounds of twenty, so a race between replace and insert shows).
-func testConcurrentSupplySameKey(t *testing.T, s conversation.Store) {
+func testConcurrentSupplySameKey(t *testing.T, s Store) {
 	ctx := userCtx
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
@@ -221,7 +221,7 @@ func testConcurrentSupplySameKey(t *testing.T, s conversation.Store) {
 
 // LoadTurnState brings the pending request and the supplied items along, so
 // a turn needs a single read before it can stream.
-func testLoadTurnStateCarriesHandoff(t *testing.T, s conversation.Store) {
+func testLoadTurnStateCarriesHandoff(t *testing.T, s Store) {
 	ctx := userCtx
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)

@@ -21,7 +21,7 @@ const capTurns = 40
 // Forty turns race for a 2,000-token day, each charging a worst case of
 // 300 tokens and using 250: the day ends at most one charge above the
 // cap, and a turn once it is reached charges nothing.
-func testConcurrentChargesHoldTheCap(t *testing.T, s conversation.Store) {
+func testConcurrentChargesHoldTheCap(t *testing.T, s Store) {
 	const limit, worstCase, used = 2000, 300, 250
 	tenant := newTenant()
 	var wg sync.WaitGroup
@@ -70,7 +70,7 @@ func testConcurrentChargesHoldTheCap(t *testing.T, s conversation.Store) {
 // A charge counts at once, before it is settled; settling moves the day
 // by the difference; another tenant's day is its own; a turn that stores
 // no turn records its usage with the settlement.
-func testChargeThenSettle(t *testing.T, s conversation.Store) {
+func testChargeThenSettle(t *testing.T, s Store) {
 	tenant := newTenant()
 	charge, err := s.ChargeTokens(userCtx, tenant, tokens(900), tokenLimit(1000))
 	if err != nil {
@@ -110,7 +110,7 @@ func testChargeThenSettle(t *testing.T, s conversation.Store) {
 // A turn keeps the input tokens its provider served from cache and its
 // cost, appended or finished in place; a turn without a price keeps none
 // (not a zero one); an estimated usage stays marked so.
-func testUsageKeepsCachedTokensAndCost(t *testing.T, s conversation.Store) {
+func testUsageKeepsCachedTokensAndCost(t *testing.T, s Store) {
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
 	cost := 0.00123456
@@ -151,7 +151,7 @@ func testUsageKeepsCachedTokensAndCost(t *testing.T, s conversation.Store) {
 // once, settling replaces it by the usage's cost (none when unpriced), and
 // once the day's cost reached the limit a charge is ErrOverCostLimit,
 // whatever the tokens.
-func testCostLimit(t *testing.T, s conversation.Store) {
+func testCostLimit(t *testing.T, s Store) {
 	tenant := newTenant()
 	limits := conversation.DailyLimits{Tokens: 1 << 40, CostUSD: 0.10}
 	worst := conversation.TokenCharge{Tokens: 1000, CostUSD: 0.06}

@@ -13,7 +13,7 @@ import (
 
 // A reserved turn is visible with its question and number while it streams,
 // and FinishTurn completes it in place and merges its concepts.
-func testStartThenFinish(t *testing.T, s conversation.Store) {
+func testStartThenFinish(t *testing.T, s Store) {
 	ctx := userCtx
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
@@ -53,7 +53,7 @@ func testStartThenFinish(t *testing.T, s conversation.Store) {
 
 // FinishTurn takes a final status only, and a turn that is not there is
 // ErrNotFound, in this tenant as in another.
-func testFinishRefusals(t *testing.T, s conversation.Store) {
+func testFinishRefusals(t *testing.T, s Store) {
 	ctx := userCtx
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
@@ -80,7 +80,7 @@ func testFinishRefusals(t *testing.T, s conversation.Store) {
 // Only the last turn, failed or interrupted, is retried; it goes back to
 // streaming with its question and number, and a finished retry replaces
 // it: the conversation keeps its number of turns.
-func testRetryLastTurn(t *testing.T, s conversation.Store) {
+func testRetryLastTurn(t *testing.T, s Store) {
 	ctx := userCtx
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
@@ -123,7 +123,7 @@ func testRetryLastTurn(t *testing.T, s conversation.Store) {
 }
 
 // Concurrent retries of one failed turn: exactly one restarts it.
-func testConcurrentRetries(t *testing.T, s conversation.Store) {
+func testConcurrentRetries(t *testing.T, s Store) {
 	ctx := userCtx
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)

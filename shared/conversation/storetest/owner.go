@@ -12,7 +12,7 @@ import (
 
 // A conversation belongs to the user who started it: another user of the
 // same tenant gets exactly what a missing id gets, and changes nothing.
-func testOwnerIsolation(t *testing.T, s conversation.Store) {
+func testOwnerIsolation(t *testing.T, s Store) {
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
 	mustAppend(t, s, tenant, c.ID, conversation.Turn{UserText: "q1", AssistantText: "a1"})
@@ -75,7 +75,7 @@ func testOwnerIsolation(t *testing.T, s conversation.Store) {
 }
 
 // A call that names no owner is refused, never served tenant-wide.
-func testNoOwner(t *testing.T, s conversation.Store) {
+func testNoOwner(t *testing.T, s Store) {
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
 	anyone := context.Background()

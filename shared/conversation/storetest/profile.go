@@ -14,7 +14,7 @@ func sameProfile(got *conversation.Profile, want conversation.Profile) bool {
 }
 
 // profileEverywhere checks that every read of the conversation shows want.
-func profileEverywhere(t *testing.T, s conversation.Store, tenantID, id string, want conversation.Profile) {
+func profileEverywhere(t *testing.T, s Store, tenantID, id string, want conversation.Profile) {
 	t.Helper()
 	ctx := userCtx
 	if st := mustLoad(t, s, tenantID, id, 5); !sameProfile(st.Conversation.Profile, want) {
@@ -39,7 +39,7 @@ func profileEverywhere(t *testing.T, s conversation.Store, tenantID, id string, 
 	}
 }
 
-func testProfileAtCreation(t *testing.T, s conversation.Store) {
+func testProfileAtCreation(t *testing.T, s Store) {
 	tenant := newTenant()
 	want := conversation.Profile{PersonaType: "self-employed", Jurisdictions: []string{"IE", "EU"}}
 	c, err := s.CreateConversation(userCtx, conversation.Conversation{
@@ -66,7 +66,7 @@ func testProfileAtCreation(t *testing.T, s conversation.Store) {
 	}
 }
 
-func testTurnReplacesProfile(t *testing.T, s conversation.Store) {
+func testTurnReplacesProfile(t *testing.T, s Store) {
 	ctx := userCtx
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
@@ -104,7 +104,7 @@ func testTurnReplacesProfile(t *testing.T, s conversation.Store) {
 }
 
 // The profile is written with the turn or not at all.
-func testRefusedTurnLeavesProfile(t *testing.T, s conversation.Store) {
+func testRefusedTurnLeavesProfile(t *testing.T, s Store) {
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
 	kept := conversation.Profile{PersonaType: "student", Jurisdictions: []string{"IE"}}
@@ -126,7 +126,7 @@ func testRefusedTurnLeavesProfile(t *testing.T, s conversation.Store) {
 	}
 }
 
-func testPatchSetsProfile(t *testing.T, s conversation.Store) {
+func testPatchSetsProfile(t *testing.T, s Store) {
 	ctx := userCtx
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)

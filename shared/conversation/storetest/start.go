@@ -11,7 +11,7 @@ import (
 // StartTurn reserves the turn with the lease: its question is stored,
 // streaming, under the next number, and the history it loads does not hold
 // it. A second turn gets neither the lease nor a reservation.
-func testStartReserves(t *testing.T, s conversation.Store) {
+func testStartReserves(t *testing.T, s Store) {
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
 	mustAppend(t, s, tenant, c.ID, conversation.Turn{UserText: "q1", AssistantText: "a1"})
@@ -37,7 +37,7 @@ func testStartReserves(t *testing.T, s conversation.Store) {
 
 // Nothing is reserved at the tenant's daily limit or while a context
 // request is pending; the lease is taken all the same.
-func testStartWithoutReservation(t *testing.T, s conversation.Store) {
+func testStartWithoutReservation(t *testing.T, s Store) {
 	tenant := newTenant()
 	reserve := &conversation.Turn{UserText: "q"}
 	capped := mustCreate(t, s, tenant)
@@ -66,7 +66,7 @@ func testStartWithoutReservation(t *testing.T, s conversation.Store) {
 
 // A retry is reserved by StartTurn too: the failed last turn goes back to
 // streaming; a last turn that did not fail is not reserved.
-func testStartRetries(t *testing.T, s conversation.Store) {
+func testStartRetries(t *testing.T, s Store) {
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
 	mustAppend(t, s, tenant, c.ID, conversation.Turn{UserText: "q1", AssistantText: "cut", Status: conversation.TurnInterrupted})
@@ -85,7 +85,7 @@ func testStartRetries(t *testing.T, s conversation.Store) {
 
 // StartConversation creates the conversation holding its lease, with its
 // first turn reserved; at the limit it creates nothing.
-func testStartConversation(t *testing.T, s conversation.Store) {
+func testStartConversation(t *testing.T, s Store) {
 	tenant := newTenant()
 	start := conversation.TurnStart{LeaseFor: time.Minute, DailyTokenLimit: 20, Reserve: &conversation.Turn{UserText: "first"}}
 	profile := conversation.Profile{PersonaType: "employer", Jurisdictions: []string{"UK"}}
@@ -117,7 +117,7 @@ func testStartConversation(t *testing.T, s conversation.Store) {
 }
 
 // FinishTurn marks the supplied items the turn used.
-func testFinishTouchesUsedItems(t *testing.T, s conversation.Store) {
+func testFinishTouchesUsedItems(t *testing.T, s Store) {
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
 	items, err := s.SupplyItems(userCtx, tenant, c.ID, []conversation.SuppliedItem{

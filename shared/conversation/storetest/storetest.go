@@ -22,7 +22,7 @@ import (
 func Run(t *testing.T, newStore NewStore) {
 	tests := []struct {
 		name string
-		run  func(t *testing.T, s conversation.Store)
+		run  func(t *testing.T, s Store)
 	}{
 		// Turns and context.
 		{"CreateThenLoadEmptyState", testCreateThenLoad},
@@ -84,8 +84,26 @@ func Run(t *testing.T, newStore NewStore) {
 	}
 }
 
+// Store is a conversation.Store with the reads and writes only the suite
+// needs, to set up a case and to look at what a call left behind; both
+// stores implement them.
+type Store interface {
+	conversation.Store
+	// CreateConversation inserts a new conversation (with c.Profile, if
+	// set) and returns it with its id.
+	CreateConversation(ctx context.Context, c conversation.Conversation) (conversation.Conversation, error)
+	// LoadTurnState loads the conversation (with its profile), its last
+	// historyTurns turns, its context and its handoff state.
+	LoadTurnState(ctx context.Context, tenantID, conversationID string, historyTurns int) (conversation.TurnState, error)
+	// ListContextRequests returns the conversation's requests, oldest first.
+	ListContextRequests(ctx context.Context, tenantID, conversationID string) ([]conversation.ContextRequest, error)
+	// LoadHandoffState returns the newest pending request and the supplied
+	// items of the conversation.
+	LoadHandoffState(ctx context.Context, tenantID, conversationID string) (conversation.HandoffState, error)
+}
+
 // NewStore returns the store under test; a benchmark reuses it.
-type NewStore func(t testing.TB) conversation.Store
+type NewStore func(t testing.TB) Store
 
 func newTenant() string { return uuid.NewString() }
 
@@ -94,7 +112,7 @@ const testUser = "user-1"
 
 var userCtx = conversation.WithOwner(context.Background(), testUser)
 
-func mustCreate(t *testing.T, s conversation.Store, tenantID string) conversation.Conversation {
+func mustCreate(t *testing.T, s Store, tenantID string) conversation.Conversation {
 	t.Helper()
 	c, err := s.CreateConversation(userCtx, conversation.Conversation{
 		TenantID: tenantID, OwnerID: testUser, Title: "VAT on services", Jurisdictions: []string{"IE", "EU"},
@@ -108,7 +126,7 @@ func mustCreate(t *testing.T, s conversation.Store, tenantID string) conversatio
 	return c
 }
 
-func mustLoad(t *testing.T, s conversation.Store, tenantID, id string, turns int) conversation.TurnState {
+func mustLoad(t *testing.T, s Store, tenantID, id string, turns int) conversation.TurnState {
 	t.Helper()
 	st, err := s.LoadTurnState(userCtx, tenantID, id, turns)
 	if err != nil {
@@ -117,7 +135,7 @@ func mustLoad(t *testing.T, s conversation.Store, tenantID, id string, turns int
 	return st
 }
 
-func mustAppend(t *testing.T, s conversation.Store, tenantID, id string, turn conversation.Turn) int {
+func mustAppend(t *testing.T, s Store, tenantID, id string, turn conversation.Turn) int {
 	t.Helper()
 	n, err := s.AppendTurn(userCtx, tenantID, id, turn)
 	if err != nil {
@@ -126,14 +144,14 @@ func mustAppend(t *testing.T, s conversation.Store, tenantID, id string, turn co
 	return n
 }
 
-func mustMerge(t *testing.T, s conversation.Store, tenantID, id string, ids []string, maxNodes int) {
+func mustMerge(t *testing.T, s Store, tenantID, id string, ids []string, maxNodes int) {
 	t.Helper()
 	if err := s.MergeActiveNodes(userCtx, tenantID, id, ids, maxNodes); err != nil {
 		t.Fatalf("MergeActiveNodes(%v): %v", ids, err)
 	}
 }
 
-func testCreateThenLoad(t *testing.T, s conversation.Store) {
+func testCreateThenLoad(t *testing.T, s Store) {
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
 	if c.TenantID != tenant || c.OwnerID != testUser || c.Title != "VAT on services" ||
@@ -164,7 +182,7 @@ func testCreateThenLoad(t *testing.T, s conversation.Store) {
 	}
 }
 
-func testCreateWithChosenID(t *testing.T, s conversation.Store) {
+func testCreateWithChosenID(t *testing.T, s Store) {
 	tenant, id := newTenant(), uuid.NewString()
 	c, err := s.CreateConversation(userCtx, conversation.Conversation{ID: id, TenantID: tenant, OwnerID: testUser})
 	if err != nil || c.ID != id {
@@ -182,7 +200,7 @@ func testCreateWithChosenID(t *testing.T, s conversation.Store) {
 	}
 }
 
-func testTenantIsolation(t *testing.T, s conversation.Store) {
+func testTenantIsolation(t *testing.T, s Store) {
 	ctx := userCtx
 	owner, other := newTenant(), newTenant()
 	c := mustCreate(t, s, owner)
@@ -208,7 +226,7 @@ func testTenantIsolation(t *testing.T, s conversation.Store) {
 	}
 }
 
-func testUnknownIDs(t *testing.T, s conversation.Store) {
+func testUnknownIDs(t *testing.T, s Store) {
 	ctx := userCtx
 	tenant := newTenant()
 	for _, id := range []string{uuid.NewString(), "not-a-uuid", ""} {
@@ -232,7 +250,7 @@ func testUnknownIDs(t *testing.T, s conversation.Store) {
 	}
 }
 
-func testTurnNumbering(t *testing.T, s conversation.Store) {
+func testTurnNumbering(t *testing.T, s Store) {
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
 	first := conversation.Turn{
@@ -288,7 +306,7 @@ func testTurnNumbering(t *testing.T, s conversation.Store) {
 
 // Only the turn statuses are stored; the old "failed"
 // is refused, and nothing of the refused turn is kept.
-func testUnknownTurnStatus(t *testing.T, s conversation.Store) {
+func testUnknownTurnStatus(t *testing.T, s Store) {
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
 	for _, status := range []conversation.TurnStatus{"failed", "OK", "done"} {
@@ -301,7 +319,7 @@ func testUnknownTurnStatus(t *testing.T, s conversation.Store) {
 	}
 }
 
-func testHistoryOrderAndLimit(t *testing.T, s conversation.Store) {
+func testHistoryOrderAndLimit(t *testing.T, s Store) {
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
 	for i := 1; i <= 5; i++ {
@@ -334,7 +352,7 @@ func testHistoryOrderAndLimit(t *testing.T, s conversation.Store) {
 
 const concurrency = 50
 
-func testConcurrentAppends(t *testing.T, s conversation.Store) {
+func testConcurrentAppends(t *testing.T, s Store) {
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
 	numbers := make([]int, concurrency)
@@ -372,7 +390,7 @@ func testConcurrentAppends(t *testing.T, s conversation.Store) {
 	}
 }
 
-func testConcurrentMerges(t *testing.T, s conversation.Store) {
+func testConcurrentMerges(t *testing.T, s Store) {
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
 	want := make([]string, concurrency)
@@ -396,7 +414,7 @@ func testConcurrentMerges(t *testing.T, s conversation.Store) {
 	}
 }
 
-func testMergeRecencyAndCap(t *testing.T, s conversation.Store) {
+func testMergeRecencyAndCap(t *testing.T, s Store) {
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
 	steps := []struct {
@@ -424,7 +442,7 @@ func testMergeRecencyAndCap(t *testing.T, s conversation.Store) {
 	}
 }
 
-func testMergeDefaultCap(t *testing.T, s conversation.Store) {
+func testMergeDefaultCap(t *testing.T, s Store) {
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
 	ids := make([]string, conversation.DefaultMaxActiveNodes+10)

@@ -15,7 +15,7 @@ import (
 
 // StreamStore is a store that also records turn streams.
 type StreamStore interface {
-	conversation.Store
+	Store
 	conversation.Streams
 }
 

@@ -11,7 +11,7 @@ import (
 
 // One turn at a time: a second StartTurn waits for the first to store its
 // turn, give its lease back or let it expire.
-func testTurnLease(t *testing.T, s conversation.Store) {
+func testTurnLease(t *testing.T, s Store) {
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
 	first, err := s.StartTurn(userCtx, tenant, c.ID, conversation.TurnStart{HistoryTurns: 5, LeaseFor: time.Minute})
@@ -59,7 +59,7 @@ func testTurnLease(t *testing.T, s conversation.Store) {
 }
 
 // Every stored turn's tokens count towards its tenant's usage of the day.
-func testTenantUsage(t *testing.T, s conversation.Store) {
+func testTenantUsage(t *testing.T, s Store) {
 	tenant := newTenant()
 	if n, err := s.TenantTokensToday(userCtx, tenant); err != nil || n != 0 {
 		t.Fatalf("usage of a new tenant: %d, %v", n, err)
@@ -82,7 +82,7 @@ func testTenantUsage(t *testing.T, s conversation.Store) {
 // A streamed turn holds the lease from its start to its finish; finishing
 // it gives the lease back and counts its tokens (its reservation counts
 // none).
-func testFinishEndsTheTurn(t *testing.T, s conversation.Store) {
+func testFinishEndsTheTurn(t *testing.T, s Store) {
 	tenant := newTenant()
 	c := mustCreate(t, s, tenant)
 	start := conversation.TurnStart{HistoryTurns: 5, LeaseFor: time.Minute}
