@@ -5,7 +5,9 @@
 package conversation
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -16,6 +18,7 @@ import (
 	"regintel/shared/llm"
 
 	"regintel/shared/jurisdiction"
+	"regintel/shared/strictjson"
 )
 
 // ErrInvalidTenant is returned by every store for a tenant id that is not a
@@ -54,6 +57,29 @@ type Profile struct {
 	PersonaType   string   `json:"personaType"`
 	Jurisdictions []string `json:"jurisdictions"`
 }
+
+// UnmarshalJSON reads a profile strictly: a field a profile does not have
+// is an error wherever a profile is sent, as the API document says.
+func (p *Profile) UnmarshalJSON(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var v profileFields
+	if err := dec.Decode(&v); err != nil {
+		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			return &strictjson.Error{Field: "profile." + strings.Trim(name, `"`), Problem: "a profile has only personaType and jurisdictions"}
+		}
+		return err
+	}
+	*p = Profile(v)
+	return nil
+}
+
+// profileFields is a Profile without its UnmarshalJSON.
+type profileFields Profile
+
+// JSONShape gives a strict request decoder the profile's field names, so it
+// matches them exactly (encoding/json ignores case).
+func (Profile) JSONShape() any { return profileFields{} }
 
 // Profile limits.
 const (

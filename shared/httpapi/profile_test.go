@@ -56,3 +56,19 @@ func testProfileIsRemembered(t *testing.T, postgres bool) {
 		t.Errorf("refused requests reached the model %d times", n-calls)
 	}
 }
+
+// A profile has only the fields the document declares, on every route that
+// takes one: an unknown field is a 400 on POST /chat, in either stream
+// protocol, as on PATCH.
+func TestProfileRefusesUnknownFields(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	for _, path := range []string{"/chat", "/chat?protocol=ui-message-stream"} {
+		body := `{"message":"hi","stateless":true,"profile":{"jurisdictions":["IE"],"income":42000}}`
+		if r := e.raw("POST", path, body); r.Status != http.StatusBadRequest || !strings.Contains(r.Body, "profile") {
+			t.Errorf("POST %s with an unknown profile field: %d %s", path, r.Status, r.Body)
+		}
+	}
+	if n := len(e.llm.Requests()); n != 0 {
+		t.Fatalf("the model was called %d times for refused bodies", n)
+	}
+}
