@@ -44,6 +44,9 @@ def ui_bodies_end_with_a_question(ctx, case):
 def ui_bodies_use_the_ui_protocol(ctx, case):
     if _is_ui_body(case.body):
         case.query = dict(case.query or {}, protocol="ui-message-stream")
+        for name in list(case.headers or {}):
+            if name.lower() == "x-stream-protocol":
+                case.headers[name] = "ui-message-stream"
     return case
 
 

@@ -130,8 +130,9 @@ func (u Update) Validate() (Update, error) {
 		return u, errors.Join(ErrInvalidUpdate, errors.New("nothing to change: send title, archived and/or profile"))
 	}
 	if u.Title != nil {
+		// The limit is on the title as sent, as the API document states it.
 		title := strings.TrimSpace(*u.Title)
-		if utf8.RuneCountInString(title) > MaxTitleRunes {
+		if utf8.RuneCountInString(*u.Title) > MaxTitleRunes {
 			return u, errors.Join(ErrInvalidUpdate, errors.New("title is longer than 200 characters"))
 		}
 		if strings.ContainsFunc(title, isControl) {

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -117,12 +118,11 @@ func waitRecorded(ctx context.Context, streams conversation.Streams, tenant, id 
 // parseStartIndex reads the WorkflowChatTransport's startIndex: how many
 // chunks of the UI message stream the client already has (0: none).
 func parseStartIndex(r *http.Request) (int, bool) {
-	raw := r.URL.Query().Get("startIndex")
-	if raw == "" {
+	if !r.URL.Query().Has("startIndex") {
 		return 0, true
 	}
-	n, err := strconv.Atoi(raw)
-	return n, err == nil && n >= 0
+	n, err := strconv.Atoi(r.URL.Query().Get("startIndex"))
+	return n, err == nil && n >= 0 && n <= math.MaxInt32
 }
 
 // streamFollower reads one conversation's recorded stream.

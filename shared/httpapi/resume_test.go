@@ -272,8 +272,10 @@ func TestWorkflowTransportResumesAtItsChunkIndex(t *testing.T) {
 	if runID == "" || runID != resp.Header.Get("X-Conversation-Id") {
 		t.Fatalf("X-Workflow-Run-Id %q, conversation %q", runID, resp.Header.Get("X-Conversation-Id"))
 	}
-	if bad := e.get("/chat/"+runID+"/stream?protocol=ui-message-stream&startIndex=-1", nil); bad.Status != http.StatusBadRequest {
-		t.Fatalf("startIndex=-1: %d, want 400", bad.Status)
+	for _, bad := range []string{"-1", "", "x"} {
+		if r := e.get("/chat/"+runID+"/stream?protocol=ui-message-stream&startIndex="+bad, nil); r.Status != http.StatusBadRequest {
+			t.Fatalf("startIndex=%q: %d, want 400", bad, r.Status)
+		}
 	}
 	resumed := e.get("/chat/"+runID+"/stream?protocol=ui-message-stream&startIndex=4", nil)
 	if resumed.Status != http.StatusOK {
