@@ -15,15 +15,29 @@ var statusFilters = map[string]*bool{"active": ptr(false), "archived": ptr(true)
 
 func ptr[T any](v T) *T { return &v }
 
+// queryStatus reads the status filter: absent or empty means active;
+// otherwise one value, active, archived or all.
+func queryStatus(r *http.Request) (status string, filter *bool, ok bool) {
+	values, sent := r.URL.Query()["status"]
+	if !sent {
+		return "active", statusFilters["active"], true
+	}
+	if len(values) != 1 {
+		return "", nil, false
+	}
+	status = values[0]
+	if status == "" {
+		status = "active"
+	}
+	filter, ok = statusFilters[status]
+	return status, filter, ok
+}
+
 // ListConversations serves GET /api/conversations?status=active|archived|all
 // (default active): the caller's conversations, newest activity first, one
 // page of at most conversation.MaxPageSize.
 func (a *Adapter) ListConversations(w http.ResponseWriter, r *http.Request) {
-	status := r.URL.Query().Get("status")
-	if status == "" {
-		status = "active"
-	}
-	archived, ok := statusFilters[status]
+	_, archived, ok := queryStatus(r)
 	if !ok {
 		writeError(w, http.StatusBadRequest, "invalid_request", "status must be active, archived or all")
 		return

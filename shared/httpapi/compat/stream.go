@@ -13,11 +13,7 @@ import (
 // archivedAt) and deleted for each one erased. It polls the store; the
 // host ends the stream before its time is up and the client reconnects.
 func (a *Adapter) StreamConversations(w http.ResponseWriter, r *http.Request) {
-	status := r.URL.Query().Get("status")
-	if status == "" {
-		status = "active"
-	}
-	filter, ok := statusFilters[status]
+	status, filter, ok := queryStatus(r)
 	if !ok {
 		writeError(w, http.StatusBadRequest, "invalid_request", "status must be active, archived or all")
 		return
