@@ -28,8 +28,14 @@ func (a *API) listConversations(w http.ResponseWriter, r *http.Request) {
 	c := caller(r)
 	params := r.URL.Query()
 	q := conversation.ListQuery{Cursor: params.Get("cursor")}
-	if v := params.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
+	if params.Has("cursor") && q.Cursor == "" {
+		writeError(w, http.StatusBadRequest, "invalid_cursor", "cursor is empty; omit it for the first page")
+		return
+	}
+	// A parameter sent empty is refused, not read as absent: an unset
+	// variable in a client is a bug to surface, not a choice.
+	if params.Has("limit") {
+		n, err := strconv.Atoi(params.Get("limit"))
 		if err != nil || n < 1 || n > conversation.MaxPageSize {
 			writeError(w, http.StatusBadRequest, "invalid_request",
 				fmt.Sprintf("limit must be a whole number from 1 to %d", conversation.MaxPageSize))
@@ -37,8 +43,8 @@ func (a *API) listConversations(w http.ResponseWriter, r *http.Request) {
 		}
 		q.Limit = n
 	}
-	if v := params.Get("archived"); v != "" {
-		archived, err := strconv.ParseBool(v)
+	if params.Has("archived") {
+		archived, err := strconv.ParseBool(params.Get("archived"))
 		if err != nil {
 			writeError(w, http.StatusBadRequest, "invalid_request", "archived must be true or false")
 			return

@@ -304,6 +304,9 @@ func TestListIsPaginatedNewestFirst(t *testing.T) {
 		"/conversations?limit=101":        "invalid_request",
 		"/conversations?limit=ten":        "invalid_request",
 		"/conversations?archived=maybe":   "invalid_request",
+		"/conversations?limit=":           "invalid_request",
+		"/conversations?archived=":        "invalid_request",
+		"/conversations?cursor=":          "invalid_cursor",
 		"/conversations?cursor=garbage!!": "invalid_cursor",
 		"/conversations?cursor=" + conversation.Cursor{UpdatedAt: base, ID: "not-a-uuid"}.Encode(): "invalid_cursor",
 	} {

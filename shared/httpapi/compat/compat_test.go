@@ -311,8 +311,10 @@ func checkArchiveMovesBetweenTabs(t *testing.T, e *env, id string) {
 	if archived == nil || listed("active") != nil || strOrNull(t, archived, "archivedAt") == nil {
 		t.Errorf("an archived conversation: archived tab %v, in active %v", archived, listed("active") != nil)
 	}
-	if r := e.do(owner, http.MethodGet, "/api/conversations?status=gone", nil); r.status != http.StatusBadRequest {
-		t.Errorf("status=gone: %d", r.status)
+	for _, query := range []string{"status=gone", "status=", "status=active&status=all"} {
+		if r := e.do(owner, http.MethodGet, "/api/conversations?"+query, nil); r.status != http.StatusBadRequest {
+			t.Errorf("%s: %d", query, r.status)
+		}
 	}
 }
 

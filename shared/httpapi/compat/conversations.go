@@ -15,8 +15,9 @@ var statusFilters = map[string]*bool{"active": ptr(false), "archived": ptr(true)
 
 func ptr[T any](v T) *T { return &v }
 
-// queryStatus reads the status filter: absent or empty means active;
-// otherwise one value, active, archived or all.
+// queryStatus reads the status filter: absent means active; otherwise one
+// value, active, archived or all (an empty value is refused, so a client's
+// unset variable is not read as a choice).
 func queryStatus(r *http.Request) (status string, filter *bool, ok bool) {
 	values, sent := r.URL.Query()["status"]
 	if !sent {
@@ -26,9 +27,6 @@ func queryStatus(r *http.Request) (status string, filter *bool, ok bool) {
 		return "", nil, false
 	}
 	status = values[0]
-	if status == "" {
-		status = "active"
-	}
 	filter, ok = statusFilters[status]
 	return status, filter, ok
 }
