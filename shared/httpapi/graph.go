@@ -242,12 +242,18 @@ func (a *API) graphChangesPage(w http.ResponseWriter, r *http.Request, since str
 func changeQuery(r *http.Request, limit int) (q graph.ChangeQuery, snapshot bool, problem string) {
 	q = graph.ChangeQuery{
 		Jurisdictions: splitList(r.URL.Query().Get("jurisdictions"), strings.ToUpper),
-		Labels:        splitList(r.URL.Query().Get("labels"), nil),
 		Limit:         limit,
 	}
-	for _, l := range q.Labels {
-		if !graph.IsNodeLabel(l) {
-			return q, false, "unknown label in labels"
+	// Labels are exact names, comma-separated; an empty one (labels= or a
+	// stray comma) is refused rather than read as no filter.
+	if values, sent := r.URL.Query()["labels"]; sent {
+		for _, l := range strings.Split(strings.Join(values, ","), ",") {
+			if !graph.IsNodeLabel(l) {
+				return q, false, "labels must be node labels, comma-separated"
+			}
+			if !slices.Contains(q.Labels, l) {
+				q.Labels = append(q.Labels, l)
+			}
 		}
 	}
 	resume := r.Header.Get(HeaderLastEventID)
