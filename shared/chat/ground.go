@@ -16,7 +16,7 @@ import (
 	"regintel/shared/prompt"
 )
 
-// maxFactsPerConcept bounds the facts read for one concept.
+// maxFactsPerConcept bounds the facts given to the model for one concept.
 const maxFactsPerConcept = 8
 
 // grounding is what the rules graph says about the turn: the conversation's
@@ -35,7 +35,7 @@ func (t *Turn) ground(ctx context.Context) grounding {
 	gctx, cancel := context.WithTimeout(ctx, e.cfg.GraphTimeout)
 	found, err := e.graph.Ground(gctx, graph.GroundingQuery{
 		ActiveIDs: active, Text: t.questionForLLM(),
-		Jurisdictions: t.profileJurisdictions(), MaxFactsPerConcept: maxFactsPerConcept, AsOf: t.asOf().Date,
+		Jurisdictions: t.profileJurisdictions(), MaxFactsPerConcept: readFactsPerConcept, AsOf: t.asOf().Date,
 	})
 	cancel()
 	if err != nil {
@@ -43,6 +43,7 @@ func (t *Turn) ground(ctx context.Context) grounding {
 		t.warn("The rules graph is unavailable; this answer is not grounded in its facts or in concepts from earlier turns.")
 		return grounding{}
 	}
+	found = focusFacts(found, t.questionForLLM(), maxFactsPerConcept)
 	t.keepFacts(found)
 	return grounding{concepts: t.conceptLines(active, found), facts: factGroups(found, e.now().UTC().Format(asof.DateLayout))}
 }
