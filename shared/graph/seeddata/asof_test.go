@@ -67,3 +67,54 @@ func TestValuesOnChangeDates(t *testing.T) {
 		}
 	}
 }
+
+// The families added from Revenue's CAT tables, the carbon tax, the 2023
+// minimum wage and the upper VRT bands: each change date gets its value.
+func TestAddedFamiliesOnChangeDates(t *testing.T) {
+	ds, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		series, date string
+		want         float64
+	}{
+		{"TAX:IE:CAT:THRESHOLD:GROUP_A", "2024-10-01", 335000},
+		{"TAX:IE:CAT:THRESHOLD:GROUP_A", "2024-10-02", 400000},
+		{"TAX:IE:CAT:THRESHOLD:GROUP_B", "2023-07-01", 32500},
+		{"TAX:IE:CAT:THRESHOLD:GROUP_C", "2025-07-01", 20000},
+		{"TAX:IE:CAT:RATE:STANDARD", "2012-12-05", 30},
+		{"TAX:IE:CAT:RATE:STANDARD", "2012-12-06", 33},
+		{"TAX:IE:CARBON_TAX:RATE:OTHER_FUELS", "2024-04-30", 48.5},
+		{"TAX:IE:CARBON_TAX:RATE:OTHER_FUELS", "2024-05-01", 56},
+		{"EMPLOYMENT:IE:NATIONAL_MINIMUM_WAGE:THRESHOLD:HOURLY_ADULT", "2023-12-31", 11.3},
+		{"EMPLOYMENT:IE:NATIONAL_MINIMUM_WAGE:THRESHOLD:HOURLY_ADULT", "2024-01-01", 12.7},
+		{"TAX:IE:VRT:RATE:CO2_115_TO_120G", "2022-01-01", 16},
+		{"TAX:IE:VRT:RATE:CO2_170_TO_190G", "2024-07-01", 35},
+	}
+	for _, c := range cases {
+		got, n := valueOn(ds, c.series, c.date)
+		if n != 1 || got != c.want {
+			t.Errorf("%s on %s: %v (%d values valid), want %v", c.series, c.date, got, n, c.want)
+		}
+	}
+}
+
+// A value known to have changed, whose successor no official source gives
+// yet, ends on the day before the change instead of reading as today's.
+func TestStaleValuesAreClosed(t *testing.T) {
+	ds, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for series, date := range map[string]string{
+		"TAX:IE:CARBON_TAX:RATE:AUTO_FUELS":                          "2023-10-11",
+		"TAX:IE:CARBON_TAX:RATE:OTHER_FUELS":                         "2025-05-01",
+		"EMPLOYMENT:IE:NATIONAL_MINIMUM_WAGE:THRESHOLD:HOURLY_ADULT": "2026-01-01",
+		"TAX:IE:VAT:RATE:HOSPITALITY":                                "2026-07-01",
+	} {
+		if got, n := valueOn(ds, series, date); n != 0 {
+			t.Errorf("%s on %s: %v, want no value", series, date, got)
+		}
+	}
+}
