@@ -13,5 +13,7 @@ export REQUIRE_TEST_SERVERS=1
 
 make --no-print-directory lint
 go test -count=1 -p 2 -timeout 20m ./...
+# The OpenAPI contract checker is a module of its own (api/contract).
+go -C api/contract test -count=1 ./...
 for t in scripts/test.d/*.sh; do [ -e "$t" ] && bash "$t"; done
 echo "all tests passed"
