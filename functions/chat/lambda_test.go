@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"regintel/shared/auth"
 	"regintel/shared/dbsetup"
 	"regintel/shared/llm/llmtest"
@@ -28,15 +30,7 @@ import (
 // streamed response buffered: a JSON prelude, eight NUL bytes, the body.
 func TestLambdaPathThroughRuntimeEmulator(t *testing.T) {
 	testenv.BuildsBinary(t)
-	dbURL := pgtest.NewDatabase(t)
-	pool, err := pgpool.NewPool(context.Background(), pgpool.Config{URL: dbURL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := dbsetup.ApplyMigrations(context.Background(), pool); err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	dbURL, pool := migratedDatabase(t)
 
 	fake := llmtest.NewServer(t)
 	fake.Enqueue(llmtest.Script{Steps: llmtest.Steps(
@@ -45,66 +39,16 @@ func TestLambdaPathThroughRuntimeEmulator(t *testing.T) {
 			"domain": "TAX", "kind": "VAT", "jurisdiction": "IE", "prefLabel": "Value-Added Tax"}}}, 4),
 	)})
 
-	invokeURL, logs := startUnderEmulator(t, []string{
-		"AUTH_MODE=jwt",
-		"JWT_HS256_SECRET=sam-local-test-secret-not-for-production",
-		"JWT_ISSUER=regintel-local",
-		"JWT_AUDIENCE=regintel-local",
-		"LLM_PROVIDER=openai",
-		"OPENAI_API_KEY=test-key",
-		"OPENAI_BASE_URL=" + fake.BaseURL(),
-		"LLM_MODEL=gpt-test",
-		"DATABASE_URL=" + dbURL,
-	})
-
+	invokeURL, logs := startUnderEmulator(t, lambdaEnv(fake.BaseURL(), dbURL))
 	event, err := os.ReadFile("../../events/chat-turn.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	body := invokeWhenReady(t, invokeURL, event, logs)
 
-	prelude, stream, ok := bytes.Cut(body, make([]byte, 8))
-	if !ok {
-		t.Fatalf("no streaming prelude in %q\nlogs:\n%s", body, logs.String())
-	}
-	var head struct {
-		StatusCode int               `json:"statusCode"`
-		Headers    map[string]string `json:"headers"`
-	}
-	if err := json.Unmarshal(prelude, &head); err != nil {
-		t.Fatalf("prelude %q: %v", prelude, err)
-	}
-	if head.StatusCode != 200 || !strings.HasPrefix(head.Headers["Content-Type"], "text/event-stream") {
-		t.Fatalf("prelude = %+v\nlogs:\n%s", head, logs.String())
-	}
-	var names []string
-	var text strings.Builder
-	var meta struct {
-		ConversationID  string   `json:"conversationId"`
-		TurnNumber      int      `json:"turnNumber"`
-		ReferencedNodes []string `json:"referencedNodes"`
-	}
-	for _, frame := range strings.Split(strings.TrimSpace(string(stream)), "\n\n") {
-		var name, data string // a frame's lines come in any order
-		for _, line := range strings.Split(frame, "\n") {
-			if v, ok := strings.CutPrefix(line, "event: "); ok {
-				name = v
-			} else if v, ok := strings.CutPrefix(line, "data: "); ok {
-				data = v
-			}
-		}
-		names = append(names, name)
-		switch name {
-		case "message":
-			var m struct{ Text string }
-			_ = json.Unmarshal([]byte(data), &m)
-			text.WriteString(m.Text)
-		case "metadata":
-			_ = json.Unmarshal([]byte(data), &meta)
-		}
-	}
-	if text.String() != "Restaurant meals are charged at the 13.5% reduced rate." {
-		t.Fatalf("streamed text %q (events %v)", text.String(), names)
+	names, text, meta := readBufferedStream(t, body, logs)
+	if text != "Restaurant meals are charged at the 13.5% reduced rate." {
+		t.Fatalf("streamed text %q (events %v)", text, names)
 	}
 	if names[len(names)-1] != "done" || meta.TurnNumber != 1 || meta.ConversationID == "" || len(meta.ReferencedNodes) != 1 {
 		t.Fatalf("events %v metadata %+v", names, meta)
@@ -123,6 +67,85 @@ func TestLambdaPathThroughRuntimeEmulator(t *testing.T) {
 	if strings.Contains(logs.String(), "sam-local-test-secret") || strings.Contains(logs.String(), "restaurant meals") {
 		t.Fatal("logs contain a secret or chat text")
 	}
+}
+
+// migratedDatabase is a fresh migrated database's URL and a pool on it.
+func migratedDatabase(t *testing.T) (string, *pgxpool.Pool) {
+	t.Helper()
+	dbURL := pgtest.NewDatabase(t)
+	pool, err := pgpool.NewPool(context.Background(), pgpool.Config{URL: dbURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	if _, err := dbsetup.ApplyMigrations(context.Background(), pool); err != nil {
+		t.Fatal(err)
+	}
+	return dbURL, pool
+}
+
+// lambdaEnv is the function's environment as sam local sets it, on the fake
+// model at llmURL and the database at dbURL, plus extra.
+func lambdaEnv(llmURL, dbURL string, extra ...string) []string {
+	return append([]string{
+		"AUTH_MODE=jwt",
+		"JWT_HS256_SECRET=sam-local-test-secret-not-for-production",
+		"JWT_ISSUER=regintel-local",
+		"JWT_AUDIENCE=regintel-local",
+		"LLM_PROVIDER=openai",
+		"OPENAI_API_KEY=test-key",
+		"OPENAI_BASE_URL=" + llmURL,
+		"LLM_MODEL=gpt-test",
+		"DATABASE_URL=" + dbURL,
+	}, extra...)
+}
+
+type streamMetadata struct {
+	ConversationID  string   `json:"conversationId"`
+	TurnNumber      int      `json:"turnNumber"`
+	ReferencedNodes []string `json:"referencedNodes"`
+}
+
+// readBufferedStream checks the emulator's prelude is a 200 event stream
+// and reads the body after it: the event names in order, the streamed
+// text and the metadata.
+func readBufferedStream(t *testing.T, body []byte, logs *bytes.Buffer) (names []string, text string, meta streamMetadata) {
+	t.Helper()
+	prelude, stream, ok := bytes.Cut(body, make([]byte, 8))
+	if !ok {
+		t.Fatalf("no streaming prelude in %q\nlogs:\n%s", body, logs.String())
+	}
+	var head struct {
+		StatusCode int               `json:"statusCode"`
+		Headers    map[string]string `json:"headers"`
+	}
+	if err := json.Unmarshal(prelude, &head); err != nil {
+		t.Fatalf("prelude %q: %v", prelude, err)
+	}
+	if head.StatusCode != 200 || !strings.HasPrefix(head.Headers["Content-Type"], "text/event-stream") {
+		t.Fatalf("prelude = %+v\nlogs:\n%s", head, logs.String())
+	}
+	var b strings.Builder
+	for _, frame := range strings.Split(strings.TrimSpace(string(stream)), "\n\n") {
+		var name, data string // a frame's lines come in any order
+		for _, line := range strings.Split(frame, "\n") {
+			if v, ok := strings.CutPrefix(line, "event: "); ok {
+				name = v
+			} else if v, ok := strings.CutPrefix(line, "data: "); ok {
+				data = v
+			}
+		}
+		names = append(names, name)
+		switch name {
+		case "message":
+			var m struct{ Text string }
+			_ = json.Unmarshal([]byte(data), &m)
+			b.WriteString(m.Text)
+		case "metadata":
+			_ = json.Unmarshal([]byte(data), &meta)
+		}
+	}
+	return names, b.String(), meta
 }
 
 // startUnderEmulator builds the bootstrap and the emulator, starts the

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -12,10 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"regintel/shared/dbsetup"
 	"regintel/shared/llm/llmtest"
-	"regintel/shared/pgpool"
-	"regintel/shared/pgpool/pgtest"
 	"regintel/shared/testenv"
 )
 
@@ -30,43 +26,13 @@ import (
 // shared/tracing, against aws-lambda-go's context key.
 func TestLambdaTurnIsExportedAsOneTrace(t *testing.T) {
 	testenv.BuildsBinary(t)
-	dbURL := pgtest.NewDatabase(t)
-	pool, err := pgpool.NewPool(context.Background(), pgpool.Config{URL: dbURL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	if _, err := dbsetup.ApplyMigrations(context.Background(), pool); err != nil {
-		t.Fatal(err)
-	}
+	dbURL, _ := migratedDatabase(t)
 	fake := llmtest.NewServer(t)
 	fake.Enqueue(llmtest.Script{Steps: llmtest.Steps(llmtest.Words("Restaurant meals are charged at the 13.5% reduced rate."))})
+	receiverURL, received := newTraceReceiver(t)
 
-	var mu sync.Mutex
-	var exports [][]byte
-	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		if r.URL.Path == "/v1/traces" && r.Header.Get("Content-Type") == "application/json" {
-			mu.Lock()
-			exports = append(exports, body)
-			mu.Unlock()
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{}`))
-	}))
-	defer receiver.Close()
-	received := func() map[string]exportedSpan {
-		mu.Lock()
-		defer mu.Unlock()
-		return exportedSpans(t, exports)
-	}
-
-	invokeURL, logs := startUnderEmulator(t, []string{
-		"AUTH_MODE=jwt", "JWT_HS256_SECRET=sam-local-test-secret-not-for-production", "JWT_ISSUER=regintel-local", "JWT_AUDIENCE=regintel-local",
-		"LLM_PROVIDER=openai", "OPENAI_API_KEY=test-key", "OPENAI_BASE_URL=" + fake.BaseURL(), "LLM_MODEL=gpt-test",
-		"DATABASE_URL=" + dbURL,
-		"TRACING=on", "OTEL_EXPORTER_OTLP_ENDPOINT=" + receiver.URL, "TRACING_SAMPLE_RATIO=1",
-	})
+	invokeURL, logs := startUnderEmulator(t, lambdaEnv(fake.BaseURL(), dbURL,
+		"TRACING=on", "OTEL_EXPORTER_OTLP_ENDPOINT="+receiverURL, "TRACING_SAMPLE_RATIO=1"))
 	turn, err := os.ReadFile("../../events/chat-turn.json")
 	if err != nil {
 		t.Fatal(err)
@@ -82,8 +48,38 @@ func TestLambdaTurnIsExportedAsOneTrace(t *testing.T) {
 	if !bytes.Contains(body, []byte("event: done")) {
 		t.Fatalf("turn answered %q\nlogs:\n%s", body, logs.String())
 	}
+	checkOneTurnTrace(t, received())
+}
 
-	spans := received()
+// newTraceReceiver is an OTLP/HTTP receiver's URL and a function that
+// returns the spans it has received so far, by name.
+func newTraceReceiver(t *testing.T) (string, func() map[string]exportedSpan) {
+	t.Helper()
+	var mu sync.Mutex
+	var exports [][]byte
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if r.URL.Path == "/v1/traces" && r.Header.Get("Content-Type") == "application/json" {
+			mu.Lock()
+			exports = append(exports, body)
+			mu.Unlock()
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{}`))
+	}))
+	t.Cleanup(receiver.Close)
+	return receiver.URL, func() map[string]exportedSpan {
+		mu.Lock()
+		defer mu.Unlock()
+		return exportedSpans(t, exports)
+	}
+}
+
+// checkOneTurnTrace: the request span is the root of the turn's trace, and
+// every span but the health check's is in it, from chat, among them a model
+// call and a Postgres span.
+func checkOneTurnTrace(t *testing.T, spans map[string]exportedSpan) {
+	t.Helper()
 	request := spans["POST /chat"]
 	if request.Name == "" || request.ParentSpanID != "" {
 		t.Fatalf("request span %+v, want the root of the turn's trace; spans %v", request, spans)

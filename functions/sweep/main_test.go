@@ -12,6 +12,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"regintel/shared/config"
 	"regintel/shared/dbsetup"
@@ -42,41 +43,8 @@ func TestScheduledEvent(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// One conversation idle for 20 days and one active 5 days ago, each
-	// with a context, an item and a request overdue by a day.
-	tenant := uuid.NewString()
-	for _, daysAgo := range []int{20, 5} {
-		at := time.Now().Add(-time.Duration(daysAgo) * 24 * time.Hour)
-		var id string
-		if err := h.Pool.QueryRow(ctx, `INSERT INTO conversations (tenant_id, owner_id, updated_at)
-			VALUES ($1::uuid, 'owner', $2::timestamptz) RETURNING id::text`, tenant, at).Scan(&id); err != nil {
-			t.Fatal(err)
-		}
-		for _, sql := range []string{
-			`INSERT INTO conversation_context (tenant_id, conversation_id, context_json, updated_at)
-			 VALUES ($1::uuid, $2::uuid, '{"activeNodeIds": []}', $3::timestamptz)`,
-			`INSERT INTO supplied_context_items (tenant_id, conversation_id, key, content, last_used_at)
-			 VALUES ($1::uuid, $2::uuid, 'k', 'text', $3::timestamptz)`,
-			`INSERT INTO context_requests (tenant_id, conversation_id, expires_at, created_at)
-			 VALUES ($1::uuid, $2::uuid, now() - interval '1 day', $3::timestamptz)`,
-		} {
-			if _, err := h.Pool.Exec(ctx, sql, tenant, id, at); err != nil {
-				t.Fatalf("%s: %v", sql, err)
-			}
-		}
-	}
-
-	raw, err := os.ReadFile("../../events/sweep-schedule.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var event events.EventBridgeEvent
-	if err := json.Unmarshal(raw, &event); err != nil {
-		t.Fatal(err)
-	}
-	if event.DetailType != "Scheduled Event" || event.Source != "aws.events" {
-		t.Fatalf("sample is not a scheduled event: %+v", event)
-	}
+	seedIdleAndActive(t, h.Pool)
+	event := readScheduledEvent(t)
 
 	var emf metricstest.Sink
 	h.Metrics = metrics.New(&emf, "sweep", nil)
@@ -106,6 +74,51 @@ func TestScheduledEvent(t *testing.T) {
 		line["event_id"] != event.ID || line["max_idle_days"] != float64(10) {
 		t.Errorf("log line = %v", line)
 	}
+}
+
+// seedIdleAndActive adds one conversation idle for 20 days and one active 5
+// days ago, each with a context, an item and a request overdue by a day.
+func seedIdleAndActive(t *testing.T, pool *pgxpool.Pool) {
+	t.Helper()
+	ctx := context.Background()
+	tenant := uuid.NewString()
+	for _, daysAgo := range []int{20, 5} {
+		at := time.Now().Add(-time.Duration(daysAgo) * 24 * time.Hour)
+		var id string
+		if err := pool.QueryRow(ctx, `INSERT INTO conversations (tenant_id, owner_id, updated_at)
+			VALUES ($1::uuid, 'owner', $2::timestamptz) RETURNING id::text`, tenant, at).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		for _, sql := range []string{
+			`INSERT INTO conversation_context (tenant_id, conversation_id, context_json, updated_at)
+			 VALUES ($1::uuid, $2::uuid, '{"activeNodeIds": []}', $3::timestamptz)`,
+			`INSERT INTO supplied_context_items (tenant_id, conversation_id, key, content, last_used_at)
+			 VALUES ($1::uuid, $2::uuid, 'k', 'text', $3::timestamptz)`,
+			`INSERT INTO context_requests (tenant_id, conversation_id, expires_at, created_at)
+			 VALUES ($1::uuid, $2::uuid, now() - interval '1 day', $3::timestamptz)`,
+		} {
+			if _, err := pool.Exec(ctx, sql, tenant, id, at); err != nil {
+				t.Fatalf("%s: %v", sql, err)
+			}
+		}
+	}
+}
+
+// readScheduledEvent reads the sample event and checks it is a schedule's.
+func readScheduledEvent(t *testing.T) events.EventBridgeEvent {
+	t.Helper()
+	raw, err := os.ReadFile("../../events/sweep-schedule.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var event events.EventBridgeEvent
+	if err := json.Unmarshal(raw, &event); err != nil {
+		t.Fatal(err)
+	}
+	if event.DetailType != "Scheduled Event" || event.Source != "aws.events" {
+		t.Fatalf("sample is not a scheduled event: %+v", event)
+	}
+	return event
 }
 
 // As the runtime role, row-level security hides every tenant: the sweep

@@ -22,6 +22,7 @@ import (
 	"regintel/shared/chat"
 	convpg "regintel/shared/conversation/postgres"
 	"regintel/shared/graph"
+	"regintel/shared/graph/bolt"
 	"regintel/shared/graph/bolt/bolttest"
 	"regintel/shared/graph/write"
 	"regintel/shared/httpapi"
@@ -54,11 +55,55 @@ func receiveAll(t *testing.T, c *awssqs.Client, url string) []events.SQSMessage 
 	return msgs
 }
 
+// pipeline is the chat API on Postgres, Bolt, moto's SQS and a fake model,
+// with the resolver handler run on what the chat path publishes.
+type pipeline struct {
+	client                 *awssqs.Client
+	graph                  *bolt.Store
+	conceptsURL, enrichURL string
+	fake                   *llmtest.Server
+	srv                    *httptest.Server
+	quiet                  *slog.Logger
+}
+
+func newPipeline(t *testing.T, client *awssqs.Client, poolConns int32) *pipeline {
+	t.Helper()
+	p := &pipeline{client: client, graph: bolttest.Open(t), fake: llmtest.NewServer(t), quiet: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	p.conceptsURL, p.enrichURL = newQueue(t, client, "concepts"), newQueue(t, client, "enrichment")
+	engine := chat.New(chat.Deps{
+		Store: convpg.New(pgtest.NewMigratedPool(t, poolConns)), Graph: p.graph,
+		Provider: openai.NewResponses(openai.Config{APIKey: "k", BaseURL: p.fake.BaseURL(), Model: "gpt-test"}),
+		Concepts: sqs.NewPublisher(client, p.conceptsURL), Log: p.quiet,
+	}, chat.Config{Model: "gpt-test", GraphTimeout: 30 * time.Second}) // a cold Neo4j compiles the grounding query slowly under load
+	p.srv = httptest.NewServer(httpapi.New(httpapi.Options{Auth: auth.Dev{DefaultTenant: "t", DefaultUser: "u"}, Engine: engine, Log: p.quiet}))
+	t.Cleanup(p.srv.Close)
+	return p
+}
+
+// turn posts a chat request and returns its whole stream.
+func (p *pipeline) turn(t *testing.T, body string) string {
+	t.Helper()
+	resp, err := http.Post(p.srv.URL+"/chat", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
+
+// resolve runs the resolver Lambda handler on msgs as SQS would deliver them.
+func (p *pipeline) resolve(t *testing.T, msgs []events.SQSMessage) {
+	t.Helper()
+	handler := resolver.New(write.NewService(p.graph, write.WithLogger(p.quiet)), sqs.NewPublisher(p.client, p.enrichURL), resolver.WithLogger(p.quiet))
+	res, err := handler.HandleSQS(context.Background(), events.SQSEvent{Records: msgs})
+	if err != nil || len(res.BatchItemFailures) != 0 {
+		t.Fatalf("resolver: %v %+v", err, res)
+	}
+}
+
 func TestChatToSQSToResolverToBoltAndBackIntoThePrompt(t *testing.T) {
-	ctx := context.Background()
-	client := sqstest.Client(t)
-	graphStore := bolttest.Open(t)
-	conceptsURL, enrichURL := newQueue(t, client, "concepts"), newQueue(t, client, "enrichment")
+	p := newPipeline(t, sqstest.Client(t), 8)
 
 	// A kind unique to this run, so the concept is new to the shared test
 	// graph; outside the vocabulary, so the graph keeps it bare.
@@ -66,37 +111,28 @@ func TestChatToSQSToResolverToBoltAndBackIntoThePrompt(t *testing.T) {
 	kind := "ENDTOEND_" + unique
 	conceptID := "TAX:IE:" + kind
 	label := "End-to-end relief " + unique
-	fake := llmtest.NewServer(t)
-	fake.Enqueue(llmtest.Script{Steps: llmtest.Steps(llmtest.Words("The relief applies to qualifying expenditure."),
+	p.fake.Enqueue(llmtest.Script{Steps: llmtest.Steps(llmtest.Words("The relief applies to qualifying expenditure."),
 		llmtest.ToolCallJSON("capture_concepts", map[string]any{"concepts": []map[string]any{{
 			"domain": "TAX", "kind": kind, "jurisdiction": "IE", "prefLabel": label,
 			"definition": "a test relief on qualifying expenditure", "sourceUrls": []string{"https://www.revenue.ie/en/"}}}}, 6))})
-	fake.Enqueue(llmtest.TextScript("Yes, within the limits."))
+	p.fake.Enqueue(llmtest.TextScript("Yes, within the limits."))
 
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	engine := chat.New(chat.Deps{
-		Store: convpg.New(pgtest.NewMigratedPool(t, 8)), Graph: graphStore,
-		Provider: openai.NewResponses(openai.Config{APIKey: "k", BaseURL: fake.BaseURL(), Model: "gpt-test"}),
-		Concepts: sqs.NewPublisher(client, conceptsURL), Log: quiet,
-	}, chat.Config{Model: "gpt-test", GraphTimeout: 30 * time.Second}) // a cold Neo4j compiles the grounding query slowly under load
-	srv := httptest.NewServer(httpapi.New(httpapi.Options{Auth: auth.Dev{DefaultTenant: "t", DefaultUser: "u"}, Engine: engine, Log: quiet}))
-	defer srv.Close()
-	turn := func(body string) string {
-		resp, err := http.Post(srv.URL+"/chat", "application/json", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return string(b)
-	}
-
-	first := turn(`{"message":"Which relief applies?","profile":{"jurisdictions":["IE"]}}`)
+	first := p.turn(t, `{"message":"Which relief applies?","profile":{"jurisdictions":["IE"]}}`)
 	if !strings.Contains(first, `"referencedNodes":["`+conceptID+`"]`) {
 		t.Fatalf("turn 1 stream:\n%s", first)
 	}
+	convID := conversationIDOf(first)
+	p.resolveCapture(t, conceptID, convID)
+	rateID, source := p.enrichWithRate(t, conceptID, label)
+
+	second := p.turn(t, `{"conversationId":"`+convID+`","message":"Does it apply to me?"}`)
+	checkSecondTurn(t, p.fake.Requests(), second, label, rateID, source)
+}
+
+// conversationIDOf reads the conversation id from a stream's metadata frame.
+func conversationIDOf(stream string) string {
 	var convID string
-	for _, frame := range strings.Split(first, "\n\n") {
+	for _, frame := range strings.Split(stream, "\n\n") {
 		// A frame's lines come in any order (a recorded turn's carry an id).
 		if lines := strings.Split(frame, "\n"); slices.Contains(lines, "event: metadata") {
 			for _, line := range lines {
@@ -108,10 +144,15 @@ func TestChatToSQSToResolverToBoltAndBackIntoThePrompt(t *testing.T) {
 			}
 		}
 	}
+	return convID
+}
 
-	// The chat path published one concepts.captured message; the resolver
-	// Lambda handler consumes it as SQS would deliver it.
-	msgs := receiveAll(t, client, conceptsURL)
+// resolveCapture checks the chat path published one clean concepts.captured
+// message, has the resolver consume it, and checks the bare node and the
+// one enrichment job that follow.
+func (p *pipeline) resolveCapture(t *testing.T, conceptID, convID string) {
+	t.Helper()
+	msgs := receiveAll(t, p.client, p.conceptsURL)
 	if len(msgs) != 1 {
 		t.Fatalf("concepts queue holds %d messages, want 1", len(msgs))
 	}
@@ -119,42 +160,44 @@ func TestChatToSQSToResolverToBoltAndBackIntoThePrompt(t *testing.T) {
 	if err != nil || env.Type != queue.TypeConceptsCaptured || strings.Contains(msgs[0].Body, "Which relief") || strings.Contains(msgs[0].Body, convID) {
 		t.Fatalf("message is not a clean concepts.captured envelope: %v %s", err, msgs[0].Body)
 	}
-	handler := resolver.New(write.NewService(graphStore, write.WithLogger(quiet)), sqs.NewPublisher(client, enrichURL), resolver.WithLogger(quiet))
-	res, err := handler.HandleSQS(ctx, events.SQSEvent{Records: msgs})
-	if err != nil || len(res.BatchItemFailures) != 0 {
-		t.Fatalf("resolver: %v %+v", err, res)
-	}
+	p.resolve(t, msgs)
 	// A capture leaves a bare node in the shared graph: the captured label
 	// and definition stay in the conversation.
-	nodes, err := graphStore.GetNodesByIDs(ctx, []string{conceptID})
+	nodes, err := p.graph.GetNodesByIDs(context.Background(), []string{conceptID})
 	if err != nil || len(nodes) != 1 || nodes[0].PrefLabel != "" || nodes[0].Definition != "" || nodes[0].Properties["provenance"] != "capture" {
 		t.Fatalf("graph node: %+v %v", nodes, err)
 	}
 	// A new concept has no detail yet: exactly one enrichment job.
-	jobs := receiveAll(t, client, enrichURL)
+	jobs := receiveAll(t, p.client, p.enrichURL)
 	if len(jobs) != 1 || !strings.Contains(jobs[0].Body, conceptID) {
 		t.Fatalf("enrichment jobs: %+v", jobs)
 	}
+}
 
-	// Enrichment writes a rate through the guarded write service, as the
-	// enrich function does, and marks the concept verified.
-	rateID := conceptID + ":RATE:STANDARD"
+// enrichWithRate writes a rate through the guarded write service, as the
+// enrich function does, and marks the concept verified.
+func (p *pipeline) enrichWithRate(t *testing.T, conceptID, label string) (rateID, source string) {
+	t.Helper()
+	rateID = conceptID + ":RATE:STANDARD"
 	verified := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
-	source := "https://www.revenue.ie/en/tax-relief-charts/index.aspx"
-	if _, err := write.NewService(graphStore, write.WithLogger(quiet)).Write(ctx, []graph.NodeWrite{
+	source = "https://www.revenue.ie/en/tax-relief-charts/index.aspx"
+	if _, err := write.NewService(p.graph, write.WithLogger(p.quiet)).Write(context.Background(), []graph.NodeWrite{
 		{Label: "Rate", ID: rateID, Props: map[string]any{"pref_label": label + " rate", "percent": 12.5, "source_url": source,
 			"quote": "relief at 12.5%", "jurisdiction": "IE", "domain": "TAX", "provenance": "official"}},
 		{Label: "Concept", ID: conceptID, Props: map[string]any{"last_verified_at": verified}},
 	}, []graph.EdgeWrite{{FromID: conceptID, Type: "HAS_RATE", ToID: rateID, Props: map[string]any{"source_urls": []string{source}}}}); err != nil {
 		t.Fatal(err)
 	}
+	return rateID, source
+}
 
-	// Turn 2's prompt names the concept by the label this conversation
-	// captured, with its fact from the Bolt graph, as fenced data after the
-	// history, never in the instructions; the captured definition reaches
-	// no part of the request; the metadata cites the fact with its source.
-	second := turn(`{"conversationId":"` + convID + `","message":"Does it apply to me?"}`)
-	reqs := fake.Requests()
+// checkSecondTurn: turn 2's prompt names the concept by the label this
+// conversation captured, with its fact from the Bolt graph, as fenced data
+// after the history, never in the instructions; the captured definition
+// reaches no part of the request; the metadata cites the fact with its
+// source.
+func checkSecondTurn(t *testing.T, reqs []llmtest.RecordedRequest, second, label, rateID, source string) {
+	t.Helper()
 	var data strings.Builder
 	if len(reqs) == 2 {
 		for _, m := range reqs[1].Messages {

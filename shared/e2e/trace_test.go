@@ -2,11 +2,6 @@ package e2e
 
 import (
 	"context"
-	"io"
-	"log/slog"
-	"net/http"
-	"net/http/httptest"
-	"strings"
 	"testing"
 	"time"
 
@@ -17,18 +12,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
-	"regintel/shared/auth"
-	"regintel/shared/chat"
-	convpg "regintel/shared/conversation/postgres"
-	"regintel/shared/graph/bolt/bolttest"
-	"regintel/shared/graph/write"
-	"regintel/shared/httpapi"
 	"regintel/shared/llm/llmtest"
-	"regintel/shared/llm/openai"
-	"regintel/shared/pgpool/pgtest"
-	"regintel/shared/queue/sqs"
 	"regintel/shared/queue/sqs/sqstest"
-	"regintel/shared/resolver"
 	"regintel/shared/tracing"
 )
 
@@ -57,48 +42,53 @@ func receiveWithAttributes(t *testing.T, c *awssqs.Client, url string) []events.
 // message it published, make one trace: the request's span is its only
 // root, and the resolver's batch hangs under the turn's publish.
 func TestATurnAndItsResolverFormOneTrace(t *testing.T) {
-	ctx := context.Background()
 	client := sqstest.Client(t)
 	exporter := tracetest.NewInMemoryExporter()
 	tracing.Install(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exporter)))
 	t.Cleanup(tracing.Uninstall)
 
-	graphStore := bolttest.Open(t)
-	conceptsURL, enrichURL := newQueue(t, client, "concepts"), newQueue(t, client, "enrichment")
+	p := newPipeline(t, client, 4)
 	unique := uniqueLetters()
 	kind := "TRACE_" + unique
-	fake := llmtest.NewServer(t)
-	fake.Enqueue(llmtest.Script{Steps: llmtest.Steps(llmtest.Words("The relief applies."),
+	p.fake.Enqueue(llmtest.Script{Steps: llmtest.Steps(llmtest.Words("The relief applies."),
 		llmtest.ToolCallJSON("capture_concepts", map[string]any{"concepts": []map[string]any{{
 			"domain": "TAX", "kind": kind, "jurisdiction": "IE", "prefLabel": "Traced relief " + unique,
 			"definition": "a test relief", "sourceUrls": []string{"https://www.revenue.ie/en/"}}}}, 3))})
+	p.turn(t, `{"message":"Which relief applies?","profile":{"jurisdictions":["IE"]}}`)
 
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	engine := chat.New(chat.Deps{
-		Store: convpg.New(pgtest.NewMigratedPool(t, 4)), Graph: graphStore,
-		Provider: openai.NewResponses(openai.Config{APIKey: "k", BaseURL: fake.BaseURL(), Model: "gpt-test"}),
-		Concepts: sqs.NewPublisher(client, conceptsURL), Log: quiet,
-	}, chat.Config{Model: "gpt-test", GraphTimeout: 30 * time.Second})
-	srv := httptest.NewServer(httpapi.New(httpapi.Options{Auth: auth.Dev{DefaultTenant: "t", DefaultUser: "u"}, Engine: engine, Log: quiet}))
-	defer srv.Close()
-	resp, err := http.Post(srv.URL+"/chat", "application/json", strings.NewReader(`{"message":"Which relief applies?","profile":{"jurisdictions":["IE"]}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _ = io.ReadAll(resp.Body)
-	resp.Body.Close()
-
-	msgs := receiveWithAttributes(t, client, conceptsURL)
+	msgs := receiveWithAttributes(t, client, p.conceptsURL)
 	if len(msgs) != 1 {
 		t.Fatalf("concepts queue holds %d messages, want 1", len(msgs))
 	}
-	handler := resolver.New(write.NewService(graphStore, write.WithLogger(quiet)), sqs.NewPublisher(client, enrichURL), resolver.WithLogger(quiet))
-	if res, err := handler.HandleSQS(ctx, events.SQSEvent{Records: msgs}); err != nil || len(res.BatchItemFailures) != 0 {
-		t.Fatalf("resolver: %v %+v", err, res)
-	}
+	p.resolve(t, msgs)
 
 	// The turn ends its publish span just after SQS accepted the message.
 	spans := waitForSpans(exporter, "sqs publish", 2)
+	byName, byID := checkOneTrace(t, spans)
+	if len(byName["llm call"]) != 1 {
+		t.Errorf("want a span for the turn's one model call, got %d", len(byName["llm call"]))
+	}
+	// The turn's publish, then the enrichment job the resolver publishes.
+	turnPublish := byName["sqs publish"][0]
+	resolve := byName["resolve concepts"][0]
+	if resolve.Parent.SpanID() != turnPublish.SpanContext.SpanID() || !resolve.Parent.IsRemote() {
+		t.Errorf("the resolver's batch should continue the turn's publish across SQS; parent %v", resolve.Parent)
+	}
+	if len(resolve.Links) != 1 || resolve.Links[0].SpanContext.SpanID() != turnPublish.SpanContext.SpanID() {
+		t.Errorf("the resolver's batch should link its record's publish: %+v", resolve.Links)
+	}
+	for _, w := range byName["graph write"] {
+		if !descendsFrom(w, resolve, byID) {
+			t.Errorf("graph write %s is not under the resolver's batch", w.SpanContext.SpanID())
+		}
+	}
+}
+
+// checkOneTrace stops the test unless every expected span is there, and
+// checks they share the request's trace with the request's span as the
+// only root; it returns the spans by name and by id.
+func checkOneTrace(t *testing.T, spans tracetest.SpanStubs) (map[string][]tracetest.SpanStub, map[trace.SpanID]tracetest.SpanStub) {
+	t.Helper()
 	byName := map[string][]tracetest.SpanStub{}
 	byID := map[trace.SpanID]tracetest.SpanStub{}
 	for _, s := range spans {
@@ -122,23 +112,7 @@ func TestATurnAndItsResolverFormOneTrace(t *testing.T) {
 			t.Errorf("span %q has no parent among the trace's spans (a second root)", s.Name)
 		}
 	}
-	if len(byName["llm call"]) != 1 {
-		t.Errorf("want a span for the turn's one model call, got %d", len(byName["llm call"]))
-	}
-	// The turn's publish, then the enrichment job the resolver publishes.
-	turnPublish := byName["sqs publish"][0]
-	resolve := byName["resolve concepts"][0]
-	if resolve.Parent.SpanID() != turnPublish.SpanContext.SpanID() || !resolve.Parent.IsRemote() {
-		t.Errorf("the resolver's batch should continue the turn's publish across SQS; parent %v", resolve.Parent)
-	}
-	if len(resolve.Links) != 1 || resolve.Links[0].SpanContext.SpanID() != turnPublish.SpanContext.SpanID() {
-		t.Errorf("the resolver's batch should link its record's publish: %+v", resolve.Links)
-	}
-	for _, w := range byName["graph write"] {
-		if !descendsFrom(w, resolve, byID) {
-			t.Errorf("graph write %s is not under the resolver's batch", w.SpanContext.SpanID())
-		}
-	}
+	return byName, byID
 }
 
 func descendsFrom(s, ancestor tracetest.SpanStub, byID map[trace.SpanID]tracetest.SpanStub) bool {

@@ -97,9 +97,19 @@ func TestEnrichBolt(t *testing.T) { runEnrichScenario(t, bolttest.Open(t)) }
 // changes nothing but updated_at.
 func runEnrichScenario(t *testing.T, s store) {
 	h := newHarness(t, s)
-	ctx := context.Background()
 	handler := h.newHandler(enrich.Config{})
+	first := assertFirstEnrichment(t, h, handler)
+	recheck := h.newHandler(enrich.Config{IgnoreExistingDetail: true})
+	assertLaterJobsSkipWork(t, h, handler, recheck)
+	assertRerunKeepsTheGraph(t, h, recheck, first)
+}
 
+// assertFirstEnrichment runs the first job: the graph holds the expected
+// nodes and edges, without the invented fact, from one LLM call whose
+// injection line stays inside the data block.
+func assertFirstEnrichment(t *testing.T, h *harness, handler *enrich.Handler) graphState {
+	t.Helper()
+	ctx := context.Background()
 	res, err := handler.Enrich(ctx, h.vat)
 	if err != nil {
 		t.Fatal(err)
@@ -112,10 +122,10 @@ func runEnrichScenario(t *testing.T, s store) {
 	first := h.snapshot()
 
 	// The invented luxury rate was dropped.
-	if nodes, _ := s.FactSeries(ctx, []string{enrich.RateID(h.vat.ConceptID, "Luxury rate")}); len(nodes) != 0 {
+	if nodes, _ := h.store.FactSeries(ctx, []string{enrich.RateID(h.vat.ConceptID, "Luxury rate")}); len(nodes) != 0 {
 		t.Fatal("a fact whose quote is in no page was written")
 	}
-	assertProvenanceAndDates(t, h, s)
+	assertProvenanceAndDates(t, h, h.store)
 	// The concept's status.
 	c := h.node(h.vat.ConceptID)
 	hashes, _ := c.Properties[write.SourceContentHashesKey].([]string)
@@ -132,10 +142,17 @@ func runEnrichScenario(t *testing.T, s store) {
 	if !slices.Equal(reqs[0].ToolNames(), []string{enrich.ToolName}) {
 		t.Fatalf("tools %v", reqs[0].ToolNames())
 	}
+	return first
+}
 
-	// A second job for the now-detailed concept is a no-op.
+// assertLaterJobsSkipWork: a second job for the now-detailed concept is a
+// no-op, and a re-check reads the pages, finds their hashes processed, and
+// makes no LLM call.
+func assertLaterJobsSkipWork(t *testing.T, h *harness, handler, recheck *enrich.Handler) {
+	t.Helper()
+	ctx := context.Background()
 	siteRequests := h.site.Requests()
-	res, err = handler.Enrich(ctx, h.vat)
+	res, err := handler.Enrich(ctx, h.vat)
 	if err != nil || res.Outcome != enrich.OutcomeFresh {
 		t.Fatalf("second job: %+v %v", res, err)
 	}
@@ -143,19 +160,21 @@ func runEnrichScenario(t *testing.T, s store) {
 		t.Fatal("a job for a fresh concept fetched or called the model")
 	}
 
-	// A re-check reads the pages, finds their hashes processed, and makes no LLM call.
-	recheck := h.newHandler(enrich.Config{IgnoreExistingDetail: true})
 	res, err = recheck.Enrich(ctx, h.vat)
 	if err != nil || res.Outcome != enrich.OutcomeUnchanged || h.site.Requests() == siteRequests || len(h.llm.Requests()) != 1 {
 		t.Fatalf("re-check of unchanged pages: %+v %v, %d LLM requests", res, err, len(h.llm.Requests()))
 	}
+}
 
-	// Forget the hashes and run the whole pipeline again: same nodes and
-	// edges, created_at kept.
+// assertRerunKeepsTheGraph forgets the hashes and runs the whole pipeline
+// again: same nodes and edges as first, created_at kept.
+func assertRerunKeepsTheGraph(t *testing.T, h *harness, recheck *enrich.Handler, first graphState) {
+	t.Helper()
+	ctx := context.Background()
 	if _, err := h.writes.Write(ctx, []graph.NodeWrite{{Label: "Concept", ID: h.vat.ConceptID, Props: map[string]any{write.SourceContentHashesKey: []string{}}}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	res, err = recheck.Enrich(ctx, h.vat)
+	res, err := recheck.Enrich(ctx, h.vat)
 	if err != nil || res.Outcome != enrich.OutcomeEnriched || len(h.llm.Requests()) != 2 {
 		t.Fatalf("re-run: %+v %v", res, err)
 	}

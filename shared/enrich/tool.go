@@ -114,66 +114,70 @@ type RelatedConcept struct {
 // required and no others are allowed, so the same schema works with
 // providers' strict modes; optional text is sent as "".
 func toolSchema() map[string]any {
-	str := func(maxLen int) map[string]any { return map[string]any{"type": "string", "maxLength": maxLen} }
-	name := map[string]any{"type": "string", "minLength": 1, "maxLength": MaxNameLen}
-	effectiveFrom := map[string]any{"type": "string", "pattern": `^(\d{4}-\d{2}-\d{2})?$`,
-		"description": "the date the quote states this value takes effect, as YYYY-MM-DD; empty when the quote states no such date (never guess one)"}
-	evidence := map[string]any{
-		"source_url": map[string]any{"type": "string", "minLength": 1, "maxLength": 2000, "description": "URL of the document the fact is taken from, exactly as given in its document header"},
-		"quote":      map[string]any{"type": "string", "minLength": 3, "maxLength": MaxQuoteLen, "description": "a short passage copied verbatim from that document that states the fact"},
-	}
-	list := func(props map[string]any) map[string]any {
-		for k, v := range evidence {
-			props[k] = v
-		}
-		required := make([]string, 0, len(props))
-		for k := range props {
-			required = append(required, k)
-		}
-		return map[string]any{
-			"type": "array", "maxItems": MaxFactsPerKind,
-			"items": map[string]any{"type": "object", "additionalProperties": false, "required": sortedStrings(required), "properties": props},
-		}
-	}
+	props := factKindSchemas()
+	props["concept"] = conceptNameSchema()
 	return map[string]any{
 		"type":                 "object",
 		"additionalProperties": false,
 		"required":             []string{"concept", "rates", "thresholds", "timelines", "sections", "related_concepts"},
-		"properties": map[string]any{
-			"concept": conceptNameSchema(),
-			"rates": list(map[string]any{
-				"name":           name,
-				"percent":        map[string]any{"type": "number", "minimum": 0, "maximum": 100},
-				"applies_to":     str(300),
-				"effective_from": effectiveFrom,
-			}),
-			"thresholds": list(map[string]any{
-				"name":           name,
-				"amount":         map[string]any{"type": "number", "minimum": 0},
-				"currency":       map[string]any{"type": "string", "pattern": "^([A-Z]{3})?$", "description": "ISO 4217 code, or empty"},
-				"period":         str(40),
-				"applies_to":     str(300),
-				"effective_from": effectiveFrom,
-			}),
-			"timelines": list(map[string]any{
-				"name":   name,
-				"kind":   map[string]any{"type": "string", "enum": TimelineKinds},
-				"window": map[string]any{"type": "integer", "minimum": 0, "maximum": 10000},
-				"unit":   map[string]any{"type": "string", "enum": TimelineUnits},
-			}),
-			"sections": list(map[string]any{
-				"id":      map[string]any{"type": "string", "minLength": 1, "maxLength": 40, "description": "section number, e.g. 46(1)"},
-				"title":   str(MaxNameLen),
-				"act":     str(MaxNameLen),
-				"excerpt": str(MaxExcerptLen),
-			}),
-			"related_concepts": list(map[string]any{
-				"name":         name,
-				"domain":       map[string]any{"type": "string", "minLength": 1, "maxLength": 40},
-				"kind":         map[string]any{"type": "string", "minLength": 1, "maxLength": 60},
-				"jurisdiction": map[string]any{"type": "string", "maxLength": 10, "description": "e.g. IE, UK, EU; empty for the concept's own"},
-			}),
-		},
+		"properties":           props,
+	}
+}
+
+// factKindSchemas is the schema of each list of facts, by its property name.
+func factKindSchemas() map[string]any {
+	str := func(maxLen int) map[string]any { return map[string]any{"type": "string", "maxLength": maxLen} }
+	name := map[string]any{"type": "string", "minLength": 1, "maxLength": MaxNameLen}
+	effectiveFrom := map[string]any{"type": "string", "pattern": `^(\d{4}-\d{2}-\d{2})?$`,
+		"description": "the date the quote states this value takes effect, as YYYY-MM-DD; empty when the quote states no such date (never guess one)"}
+	return map[string]any{
+		"rates": factListSchema(map[string]any{
+			"name":           name,
+			"percent":        map[string]any{"type": "number", "minimum": 0, "maximum": 100},
+			"applies_to":     str(300),
+			"effective_from": effectiveFrom,
+		}),
+		"thresholds": factListSchema(map[string]any{
+			"name":           name,
+			"amount":         map[string]any{"type": "number", "minimum": 0},
+			"currency":       map[string]any{"type": "string", "pattern": "^([A-Z]{3})?$", "description": "ISO 4217 code, or empty"},
+			"period":         str(40),
+			"applies_to":     str(300),
+			"effective_from": effectiveFrom,
+		}),
+		"timelines": factListSchema(map[string]any{
+			"name":   name,
+			"kind":   map[string]any{"type": "string", "enum": TimelineKinds},
+			"window": map[string]any{"type": "integer", "minimum": 0, "maximum": 10000},
+			"unit":   map[string]any{"type": "string", "enum": TimelineUnits},
+		}),
+		"sections": factListSchema(map[string]any{
+			"id":      map[string]any{"type": "string", "minLength": 1, "maxLength": 40, "description": "section number, e.g. 46(1)"},
+			"title":   str(MaxNameLen),
+			"act":     str(MaxNameLen),
+			"excerpt": str(MaxExcerptLen),
+		}),
+		"related_concepts": factListSchema(map[string]any{
+			"name":         name,
+			"domain":       map[string]any{"type": "string", "minLength": 1, "maxLength": 40},
+			"kind":         map[string]any{"type": "string", "minLength": 1, "maxLength": 60},
+			"jurisdiction": map[string]any{"type": "string", "maxLength": 10, "description": "e.g. IE, UK, EU; empty for the concept's own"},
+		}),
+	}
+}
+
+// factListSchema is a list of facts with props, each carrying its evidence:
+// the source URL and a verbatim quote.
+func factListSchema(props map[string]any) map[string]any {
+	props["source_url"] = map[string]any{"type": "string", "minLength": 1, "maxLength": 2000, "description": "URL of the document the fact is taken from, exactly as given in its document header"}
+	props["quote"] = map[string]any{"type": "string", "minLength": 3, "maxLength": MaxQuoteLen, "description": "a short passage copied verbatim from that document that states the fact"}
+	required := make([]string, 0, len(props))
+	for k := range props {
+		required = append(required, k)
+	}
+	return map[string]any{
+		"type": "array", "maxItems": MaxFactsPerKind,
+		"items": map[string]any{"type": "object", "additionalProperties": false, "required": sortedStrings(required), "properties": props},
 	}
 }
 

@@ -328,64 +328,89 @@ type allowNothing struct{}
 
 func (allowNothing) Allows(*url.URL) bool { return false }
 
-func TestRedirects(t *testing.T) {
-	evil := newSite(t, true, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/plain")
-		fmt.Fprint(w, "evil")
-	})
-	plain := newSite(t, false, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/plain")
-		fmt.Fprint(w, "plain")
-	})
-	var port string
-	official := newSite(t, true, func(w http.ResponseWriter, r *http.Request) {
-		base := "https://official.test:" + port
-		switch {
-		case r.URL.Path == "/moved":
-			http.Redirect(w, r, base+"/en/vat/", http.StatusMovedPermanently)
-		case r.URL.Path == "/en/vat/":
-			w.Header().Set("Content-Type", "text/html")
-			fmt.Fprint(w, "<p>VAT</p>")
-		case r.URL.Path == "/to-evil":
-			http.Redirect(w, r, "https://evil.test:"+evil.port+"/", http.StatusFound)
-		case r.URL.Path == "/to-http":
-			http.Redirect(w, r, "http://official.test:"+plain.port+"/", http.StatusFound)
-		case r.URL.Path == "/to-metadata":
-			http.Redirect(w, r, "https://metadata.official.test:"+port+"/latest/meta-data/iam/", http.StatusFound)
-		case r.URL.Path == "/to-private":
-			http.Redirect(w, r, "https://private.official.test:"+port+"/", http.StatusTemporaryRedirect)
-		case r.URL.Path == "/to-file":
-			http.Redirect(w, r, "file:///etc/passwd", http.StatusFound)
-		case strings.HasPrefix(r.URL.Path, "/hop/"):
-			var n int
-			fmt.Sscanf(r.URL.Path, "/hop/%d", &n)
-			if n == 0 {
-				w.Header().Set("Content-Type", "text/plain")
-				fmt.Fprint(w, "arrived")
-				return
-			}
-			http.Redirect(w, r, fmt.Sprintf("%s/hop/%d", base, n-1), http.StatusFound)
-		default:
-			http.NotFound(w, r)
+// redirectSites are the official site, whose paths redirect as named, and
+// the two sites it redirects to: another host, and plain HTTP.
+type redirectSites struct {
+	official, evil, plain *site
+	hosts                 []string
+}
+
+func newRedirectSites(t *testing.T) redirectSites {
+	t.Helper()
+	text := func(body string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/plain")
+			fmt.Fprint(w, body)
 		}
+	}
+	rs := redirectSites{evil: newSite(t, true, text("evil")), plain: newSite(t, false, text("plain"))}
+	var port string
+	rs.official = newSite(t, true, func(w http.ResponseWriter, r *http.Request) {
+		officialRedirect(w, r, port, rs.evil.port, rs.plain.port)
 	})
-	port = official.port
-	hosts := []string{"official.test:" + port, "official.test:" + plain.port}
+	port = rs.official.port
+	rs.hosts = []string{"official.test:" + port, "official.test:" + rs.plain.port}
+	return rs
+}
+
+// officialRedirect serves the official site on port: a page, redirects
+// to each kind of refused target, and /hop/n, n redirects from a page.
+func officialRedirect(w http.ResponseWriter, r *http.Request, port, evilPort, plainPort string) {
+	base := "https://official.test:" + port
+	switch {
+	case r.URL.Path == "/moved":
+		http.Redirect(w, r, base+"/en/vat/", http.StatusMovedPermanently)
+	case r.URL.Path == "/en/vat/":
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<p>VAT</p>")
+	case r.URL.Path == "/to-evil":
+		http.Redirect(w, r, "https://evil.test:"+evilPort+"/", http.StatusFound)
+	case r.URL.Path == "/to-http":
+		http.Redirect(w, r, "http://official.test:"+plainPort+"/", http.StatusFound)
+	case r.URL.Path == "/to-metadata":
+		http.Redirect(w, r, "https://metadata.official.test:"+port+"/latest/meta-data/iam/", http.StatusFound)
+	case r.URL.Path == "/to-private":
+		http.Redirect(w, r, "https://private.official.test:"+port+"/", http.StatusTemporaryRedirect)
+	case r.URL.Path == "/to-file":
+		http.Redirect(w, r, "file:///etc/passwd", http.StatusFound)
+	case strings.HasPrefix(r.URL.Path, "/hop/"):
+		var n int
+		fmt.Sscanf(r.URL.Path, "/hop/%d", &n)
+		if n == 0 {
+			w.Header().Set("Content-Type", "text/plain")
+			fmt.Fprint(w, "arrived")
+			return
+		}
+		http.Redirect(w, r, fmt.Sprintf("%s/hop/%d", base, n-1), http.StatusFound)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// fetch fetches path from the official site with a fresh fetcher.
+func (rs redirectSites) fetch(t *testing.T, path string) (fetch.Document, []string, error) {
+	t.Helper()
+	f, dials := newFetcher(t, fetch.Config{RootCAs: rs.official.rootCAs(), AllowLoopbackForTests: true}, rs.hosts...)
+	doc, err := f.Fetch(context.Background(), "https://official.test:"+rs.official.port+path)
+	return doc, dials.dialled(), err
+}
+
+func TestRedirects(t *testing.T) {
+	rs := newRedirectSites(t)
+	official, port := rs.official, rs.official.port
 
 	t.Run("allowlisted target is followed", func(t *testing.T) {
-		f, _ := newFetcher(t, fetch.Config{RootCAs: official.rootCAs(), AllowLoopbackForTests: true}, hosts...)
-		doc, err := f.Fetch(context.Background(), "https://official.test:"+port+"/moved")
+		doc, _, err := rs.fetch(t, "/moved")
 		if err != nil || doc.URL != "https://official.test:"+port+"/en/vat/" || string(doc.Body) != "<p>VAT</p>" {
 			t.Fatalf("doc = %+v, err = %v", doc, err)
 		}
 	})
 
-	refused := map[string]*site{"/to-evil": evil, "/to-http": plain, "/to-metadata": nil, "/to-private": nil, "/to-file": nil}
+	refused := map[string]*site{"/to-evil": rs.evil, "/to-http": rs.plain, "/to-metadata": nil, "/to-private": nil, "/to-file": nil}
 	for path, target := range refused {
 		t.Run("refused "+path, func(t *testing.T) {
-			f, dials := newFetcher(t, fetch.Config{RootCAs: official.rootCAs(), AllowLoopbackForTests: true}, hosts...)
 			before := official.hits.Load()
-			_, err := f.Fetch(context.Background(), "https://official.test:"+port+path)
+			_, dialled, err := rs.fetch(t, path)
 			if !errors.Is(err, fetch.ErrBlocked) {
 				t.Fatalf("err = %v, want ErrBlocked", err)
 			}
@@ -395,7 +420,7 @@ func TestRedirects(t *testing.T) {
 			if target != nil && target.hits.Load() != 0 {
 				t.Errorf("redirect target received %d requests", target.hits.Load())
 			}
-			for _, addr := range dials.dialled() {
+			for _, addr := range dialled {
 				if !strings.HasPrefix(addr, "127.0.0.1:") {
 					t.Errorf("dialled %s", addr)
 				}
@@ -404,16 +429,14 @@ func TestRedirects(t *testing.T) {
 	}
 
 	t.Run("three redirects are followed", func(t *testing.T) {
-		f, _ := newFetcher(t, fetch.Config{RootCAs: official.rootCAs(), AllowLoopbackForTests: true}, hosts...)
-		doc, err := f.Fetch(context.Background(), "https://official.test:"+port+"/hop/3")
+		doc, _, err := rs.fetch(t, "/hop/3")
 		if err != nil || string(doc.Body) != "arrived" {
 			t.Fatalf("doc = %q, err = %v", doc.Body, err)
 		}
 	})
 	t.Run("a fourth redirect is refused", func(t *testing.T) {
-		f, _ := newFetcher(t, fetch.Config{RootCAs: official.rootCAs(), AllowLoopbackForTests: true}, hosts...)
 		before := official.hits.Load()
-		_, err := f.Fetch(context.Background(), "https://official.test:"+port+"/hop/4")
+		_, _, err := rs.fetch(t, "/hop/4")
 		if !errors.Is(err, fetch.ErrTooManyRedirects) || !fetch.IsPermanent(err) {
 			t.Fatalf("err = %v, want ErrTooManyRedirects", err)
 		}

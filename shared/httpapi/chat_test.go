@@ -72,17 +72,20 @@ func TestTwoTurnsCarryConceptsAndHistory(t *testing.T) {
 	}
 }
 
-func TestStreamShapes(t *testing.T) {
+// streamShape is a scripted model response and what the client sees of it.
+type streamShape struct {
+	name       string
+	script     llmtest.Script
+	next       *llmtest.Script // the call after a response of tool calls only
+	wantText   string
+	wantNodes  []string
+	wantStatus string
+	wantWarn   bool
+}
+
+func streamShapes() []streamShape {
 	vat := map[string]any{"domain": "TAX", "kind": "VAT", "jurisdiction": "IE", "prefLabel": "Value-Added Tax"}
-	cases := []struct {
-		name       string
-		script     llmtest.Script
-		next       *llmtest.Script // the call after a response of tool calls only
-		wantText   string
-		wantNodes  []string
-		wantStatus string
-		wantWarn   bool
-	}{
+	return []streamShape{
 		{"text then tool", llmtest.Script{Steps: llmtest.Steps(llmtest.Words("Standard rate is 23%."), llmtest.ToolCallJSON("capture_concepts", captureArgs(vat), 1))}, nil,
 			"Standard rate is 23%.", []string{"TAX:IE:VAT"}, "ok", false},
 		// A real endpoint ends the response at the call: the answer comes in the next call.
@@ -97,8 +100,11 @@ func TestStreamShapes(t *testing.T) {
 			"Partial answer", nil, "error", false},
 		{"500 before streaming", llmtest.HTTPError(500, "upstream down"), nil, "", nil, "error", false},
 	}
+}
+
+func TestStreamShapes(t *testing.T) {
 	for _, protocol := range []llmtest.Protocol{llmtest.ProtocolResponses, llmtest.ProtocolChat} {
-		for _, tc := range cases {
+		for _, tc := range streamShapes() {
 			t.Run(string(protocol)+"/"+tc.name, func(t *testing.T) {
 				e := newEnv(t, envOptions{protocol: protocol})
 				e.llm.Enqueue(tc.script)
@@ -122,38 +128,52 @@ func TestStreamShapes(t *testing.T) {
 					t.Fatalf("done status = %q, want %q (events %v)", done.Status, tc.wantStatus, names)
 				}
 				if tc.wantStatus == "error" {
-					if len(resp.named("error")) != 1 || names[len(names)-2] != "error" {
-						t.Fatalf("want error then done, got %v", names)
-					}
-					// The partial answer is stored, with status error.
-					ids := e.conversationIDs("tenant-a")
-					if len(ids) != 1 {
-						t.Fatalf("%d conversations stored, want 1", len(ids))
-					}
-					turns := e.export(ids[0]).Turns
-					if len(turns) != 1 {
-						t.Fatalf("%d turns stored, want 1", len(turns))
-					}
-					if status, text := turns[0].Status, turns[0].AssistantText; status != conversation.TurnError || text != tc.wantText {
-						t.Fatalf("stored turn = %q %q", status, text)
-					}
+					checkPartialAnswerStored(t, e, resp, tc.wantText)
 					return
 				}
-				m := resp.metadata(t)
-				if !slices.Equal(m.ReferencedNodes, tc.wantNodes) && !(len(tc.wantNodes) == 0 && len(m.ReferencedNodes) == 0) {
-					t.Errorf("referencedNodes = %v, want %v", m.ReferencedNodes, tc.wantNodes)
-				}
-				if tc.wantWarn != (len(resp.named("warning")) > 0) {
-					t.Errorf("warning events = %d, want warning %v", len(resp.named("warning")), tc.wantWarn)
-				}
-				if m.Usage.TotalTokens == 0 || m.DisclaimerKey == "" || m.AgentID == "" || m.UncertaintyLevel == "" {
-					t.Errorf("metadata incomplete: %+v", m)
-				}
-				if len(resp.named("disclaimer")) != 1 {
-					t.Errorf("want one disclaimer event: %v", names)
-				}
+				checkAnswerMetadata(t, resp, tc)
 			})
 		}
+	}
+}
+
+// checkPartialAnswerStored: a failed turn streams error then done, and its
+// partial answer is stored, with status error.
+func checkPartialAnswerStored(t *testing.T, e *env, resp chatResponse, wantText string) {
+	t.Helper()
+	names := resp.names()
+	if len(resp.named("error")) != 1 || names[len(names)-2] != "error" {
+		t.Fatalf("want error then done, got %v", names)
+	}
+	ids := e.conversationIDs("tenant-a")
+	if len(ids) != 1 {
+		t.Fatalf("%d conversations stored, want 1", len(ids))
+	}
+	turns := e.export(ids[0]).Turns
+	if len(turns) != 1 {
+		t.Fatalf("%d turns stored, want 1", len(turns))
+	}
+	if status, text := turns[0].Status, turns[0].AssistantText; status != conversation.TurnError || text != wantText {
+		t.Fatalf("stored turn = %q %q", status, text)
+	}
+}
+
+// checkAnswerMetadata checks an answered turn's metadata, warnings and
+// disclaimer against tc.
+func checkAnswerMetadata(t *testing.T, resp chatResponse, tc streamShape) {
+	t.Helper()
+	m := resp.metadata(t)
+	if !slices.Equal(m.ReferencedNodes, tc.wantNodes) && !(len(tc.wantNodes) == 0 && len(m.ReferencedNodes) == 0) {
+		t.Errorf("referencedNodes = %v, want %v", m.ReferencedNodes, tc.wantNodes)
+	}
+	if tc.wantWarn != (len(resp.named("warning")) > 0) {
+		t.Errorf("warning events = %d, want warning %v", len(resp.named("warning")), tc.wantWarn)
+	}
+	if m.Usage.TotalTokens == 0 || m.DisclaimerKey == "" || m.AgentID == "" || m.UncertaintyLevel == "" {
+		t.Errorf("metadata incomplete: %+v", m)
+	}
+	if len(resp.named("disclaimer")) != 1 {
+		t.Errorf("want one disclaimer event: %v", resp.names())
 	}
 }
 
@@ -177,31 +197,7 @@ func testFiftyConcurrentTurns(t *testing.T, postgres bool) {
 	first := e.chat(map[string]any{"message": "question 0"}, nil)
 	convID := *first.metadata(t).ConversationID
 
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	answered := []int{0}
-	failures := make(chan string, 50)
-	for i := 1; i <= 49; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			resp := e.chat(map[string]any{"conversationId": convID, "message": fmt.Sprintf("question %d", i)}, nil)
-			switch {
-			case resp.Status == 200 && len(resp.named("warning")) == 0:
-				mu.Lock()
-				answered = append(answered, i)
-				mu.Unlock()
-			case resp.Status == 409 && strings.Contains(resp.Body, `"code":"turn_in_progress"`):
-			default:
-				failures <- fmt.Sprintf("turn %d: %d %s", i, resp.Status, resp.Body)
-			}
-		}()
-	}
-	wg.Wait()
-	close(failures)
-	for f := range failures {
-		t.Error(f)
-	}
+	answered := append([]int{0}, sendConcurrentTurns(t, e, convID, 49)...)
 	held := e.export(convID)
 	var numbers, stored []int
 	for _, turn := range held.Turns {
@@ -235,6 +231,39 @@ func testFiftyConcurrentTurns(t *testing.T, postgres bool) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("activeNodeIds (%d) = %v, want %v", len(got), got, want)
 	}
+}
+
+// sendConcurrentTurns sends questions 1 to n to the conversation at once,
+// and returns the numbers of those answered; each other one must be
+// refused as a turn in progress.
+func sendConcurrentTurns(t *testing.T, e *env, convID string, n int) []int {
+	t.Helper()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var answered []int
+	failures := make(chan string, n)
+	for i := 1; i <= n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp := e.chat(map[string]any{"conversationId": convID, "message": fmt.Sprintf("question %d", i)}, nil)
+			switch {
+			case resp.Status == 200 && len(resp.named("warning")) == 0:
+				mu.Lock()
+				answered = append(answered, i)
+				mu.Unlock()
+			case resp.Status == 409 && strings.Contains(resp.Body, `"code":"turn_in_progress"`):
+			default:
+				failures <- fmt.Sprintf("turn %d: %d %s", i, resp.Status, resp.Body)
+			}
+		}()
+	}
+	wg.Wait()
+	close(failures)
+	for f := range failures {
+		t.Error(f)
+	}
+	return answered
 }
 
 func TestPostgresUnreachableStillAnswers(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"regintel/shared/auth"
@@ -257,9 +258,31 @@ func TestListIsPaginatedNewestFirst(t *testing.T) {
 	slices.Sort(tied)
 	want := []string{made[0].ID, made[4].ID, tied[1], tied[0], made[3].ID}
 
-	var got []string
+	got, pages := listInPagesOfTwo(t, f)
+	if !slices.Equal(got, want) {
+		t.Errorf("listed %v, want %v", got, want)
+	}
+	if pages != 3 {
+		t.Errorf("%d pages of 2 for 5 conversations, want 3", pages)
+	}
+
+	// Archived filter.
+	f.exec(`UPDATE conversations SET archived = true WHERE id = $1::uuid`, made[4].ID)
+	var unarchived listBody
+	f.get("/conversations?archived=false", tenantA).decode(t, &unarchived)
+	if len(unarchived.Conversations) != 4 || slices.ContainsFunc(unarchived.Conversations,
+		func(c conversation.Conversation) bool { return c.ID == made[4].ID }) {
+		t.Errorf("archived=false listed %d conversations including the archived one", len(unarchived.Conversations))
+	}
+
+	checkBadListQueries(t, f, base)
+}
+
+// listInPagesOfTwo follows the list's cursors from the first page of two
+// to the last, and returns the ids listed and the number of pages.
+func listInPagesOfTwo(t *testing.T, f *fixture) (got []string, pages int) {
+	t.Helper()
 	cursor := ""
-	pages := 0
 	for {
 		path := "/conversations?limit=2"
 		if cursor != "" {
@@ -283,22 +306,13 @@ func TestListIsPaginatedNewestFirst(t *testing.T) {
 		}
 		cursor = *page.NextCursor
 	}
-	if !slices.Equal(got, want) {
-		t.Errorf("listed %v, want %v", got, want)
-	}
-	if pages != 3 {
-		t.Errorf("%d pages of 2 for 5 conversations, want 3", pages)
-	}
+	return got, pages
+}
 
-	// Archived filter.
-	f.exec(`UPDATE conversations SET archived = true WHERE id = $1::uuid`, made[4].ID)
-	var unarchived listBody
-	f.get("/conversations?archived=false", tenantA).decode(t, &unarchived)
-	if len(unarchived.Conversations) != 4 || slices.ContainsFunc(unarchived.Conversations,
-		func(c conversation.Conversation) bool { return c.ID == made[4].ID }) {
-		t.Errorf("archived=false listed %d conversations including the archived one", len(unarchived.Conversations))
-	}
-
+// checkBadListQueries: each malformed limit, filter or cursor is refused
+// with its code; base is a time for a well-formed cursor.
+func checkBadListQueries(t *testing.T, f *fixture, base time.Time) {
+	t.Helper()
 	for path, code := range map[string]string{
 		"/conversations?limit=0":          "invalid_request",
 		"/conversations?limit=101":        "invalid_request",
@@ -438,6 +452,13 @@ func TestPatchTitleAndArchive(t *testing.T) {
 		t.Errorf("200-character title: %d %s", resp.status, resp.body)
 	}
 
+	checkBadPatches(t, f, path)
+}
+
+// checkBadPatches: each malformed or oversized PATCH of path is refused
+// with its status and code, and a PATCH of an unknown id is not found.
+func checkBadPatches(t *testing.T, f *fixture, path string) {
+	t.Helper()
 	for name, tc := range map[string]struct {
 		contentType, body string
 		status            int
@@ -535,13 +556,23 @@ type exportBody struct {
 func TestExportReturnsWhatTheDatabaseHolds(t *testing.T) {
 	f := newFixture(t, fixtureOptions{})
 	s := f.seedFull(tenantA, "export me")
-	ctx := context.Background()
+	got := exportAsDownload(t, f, s.ID)
+	checkExportedConversation(t, f, s.ID, got)
+	checkExportedTurns(t, f, s.ID, got)
+	checkExportedContext(t, f, s.ID, got)
+	checkExportedRequests(t, f, s.ID, got)
+	checkExportedItems(t, f, s.ID, got)
+}
 
-	resp := f.get("/conversations/"+s.ID+"/export", tenantA)
+// exportAsDownload exports conversation id as tenant A and checks it comes
+// as a JSON attachment in the export envelope.
+func exportAsDownload(t *testing.T, f *fixture, id string) exportBody {
+	t.Helper()
+	resp := f.get("/conversations/"+id+"/export", tenantA)
 	if resp.status != http.StatusOK {
 		t.Fatalf("export: %d %s", resp.status, resp.body)
 	}
-	if cd := resp.header.Get("Content-Disposition"); !strings.HasPrefix(cd, "attachment;") || !strings.Contains(cd, s.ID) {
+	if cd := resp.header.Get("Content-Disposition"); !strings.HasPrefix(cd, "attachment;") || !strings.Contains(cd, id) {
 		t.Errorf("Content-Disposition = %q", cd)
 	}
 	if ct := resp.header.Get("Content-Type"); ct != "application/json" {
@@ -552,22 +583,29 @@ func TestExportReturnsWhatTheDatabaseHolds(t *testing.T) {
 	if got.Format != httpapi.ExportFormat || got.ExportedAt.IsZero() || got.TenantID != auth.TenantUUID(tenantA) {
 		t.Errorf("envelope = %q %v %q", got.Format, got.ExportedAt, got.TenantID)
 	}
+	return got
+}
 
-	// The conversation row.
+// checkExportedConversation compares the export with the conversation row.
+func checkExportedConversation(t *testing.T, f *fixture, id string, got exportBody) {
+	t.Helper()
 	var title, owner string
 	var lastTurn int
-	if err := f.pool.QueryRow(ctx, `SELECT title, owner_id, last_turn_number FROM conversations WHERE id = $1::uuid`,
-		s.ID).Scan(&title, &owner, &lastTurn); err != nil {
+	if err := f.pool.QueryRow(context.Background(), `SELECT title, owner_id, last_turn_number FROM conversations WHERE id = $1::uuid`,
+		id).Scan(&title, &owner, &lastTurn); err != nil {
 		t.Fatal(err)
 	}
-	if got.Conversation.ID != s.ID || got.Conversation.Title != title || got.Conversation.OwnerID != owner ||
+	if got.Conversation.ID != id || got.Conversation.Title != title || got.Conversation.OwnerID != owner ||
 		got.Conversation.LastTurnNumber != lastTurn {
 		t.Errorf("conversation = %+v", got.Conversation)
 	}
+}
 
-	// Every turn, with its texts and metadata.
-	rows, err := f.pool.Query(ctx, `SELECT turn_number, user_text, assistant_text, metadata::text
-		FROM conversation_turns WHERE conversation_id = $1::uuid ORDER BY turn_number`, s.ID)
+// checkExportedTurns: every turn, with its texts and metadata.
+func checkExportedTurns(t *testing.T, f *fixture, id string, got exportBody) {
+	t.Helper()
+	rows, err := f.pool.Query(context.Background(), `SELECT turn_number, user_text, assistant_text, metadata::text
+		FROM conversation_turns WHERE conversation_id = $1::uuid ORDER BY turn_number`, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -591,31 +629,26 @@ func TestExportReturnsWhatTheDatabaseHolds(t *testing.T) {
 	if len(dbTurns) != 2 || !slices.Equal(exportedTurns, dbTurns) {
 		t.Errorf("exported turns %q, database holds %q", exportedTurns, dbTurns)
 	}
+}
 
-	// The context document as stored.
+// checkExportedContext: the context document as stored.
+func checkExportedContext(t *testing.T, f *fixture, id string, got exportBody) {
+	t.Helper()
 	var contextJSON []byte
-	if err := f.pool.QueryRow(ctx, `SELECT context_json FROM conversation_context WHERE conversation_id = $1::uuid`,
-		s.ID).Scan(&contextJSON); err != nil {
+	if err := f.pool.QueryRow(context.Background(), `SELECT context_json FROM conversation_context WHERE conversation_id = $1::uuid`,
+		id).Scan(&contextJSON); err != nil {
 		t.Fatal(err)
 	}
 	if got.Context == nil || canonicalJSON(t, got.Context.Data) != canonicalJSON(t, contextJSON) {
 		t.Errorf("exported context %+v, database holds %s", got.Context, contextJSON)
 	}
+}
 
-	// Every context request, whatever its status.
-	var dbRequests []string
-	rows, err = f.pool.Query(ctx, `SELECT id::text || ':' || status FROM context_requests
-		WHERE conversation_id = $1::uuid ORDER BY created_at, id`, s.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var r string
-		if err := rows.Scan(&r); err != nil {
-			t.Fatal(err)
-		}
-		dbRequests = append(dbRequests, r)
-	}
+// checkExportedRequests: every context request, whatever its status.
+func checkExportedRequests(t *testing.T, f *fixture, id string, got exportBody) {
+	t.Helper()
+	dbRequests := queryStrings(t, f.pool, `SELECT id::text || ':' || status FROM context_requests
+		WHERE conversation_id = $1::uuid ORDER BY created_at, id`, id)
 	var exportedRequests []string
 	for _, r := range got.ContextRequests {
 		exportedRequests = append(exportedRequests, r.ID+":"+r.Status)
@@ -628,21 +661,13 @@ func TestExportReturnsWhatTheDatabaseHolds(t *testing.T) {
 	if len(dbRequests) != 3 || !slices.Equal(exportedRequests, dbRequests) {
 		t.Errorf("exported requests %v, database holds %v", exportedRequests, dbRequests)
 	}
+}
 
-	// Every supplied item with its content.
-	var dbItems []string
-	rows, err = f.pool.Query(ctx, `SELECT key || '=' || content || '@' || coalesce(request_id::text, '')
-		FROM supplied_context_items WHERE conversation_id = $1::uuid`, s.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var it string
-		if err := rows.Scan(&it); err != nil {
-			t.Fatal(err)
-		}
-		dbItems = append(dbItems, it)
-	}
+// checkExportedItems: every supplied item with its content.
+func checkExportedItems(t *testing.T, f *fixture, id string, got exportBody) {
+	t.Helper()
+	dbItems := queryStrings(t, f.pool, `SELECT key || '=' || content || '@' || coalesce(request_id::text, '')
+		FROM supplied_context_items WHERE conversation_id = $1::uuid`, id)
 	var exportedItems []string
 	for _, it := range got.SuppliedItems {
 		exportedItems = append(exportedItems, it.Key+"="+it.Content+"@"+it.RequestID)
@@ -652,6 +677,20 @@ func TestExportReturnsWhatTheDatabaseHolds(t *testing.T) {
 	if len(dbItems) != 2 || !slices.Equal(exportedItems, dbItems) {
 		t.Errorf("exported items %v, database holds %v", exportedItems, dbItems)
 	}
+}
+
+// queryStrings runs a query of one text column and returns its rows.
+func queryStrings(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) []string {
+	t.Helper()
+	rows, err := pool.Query(context.Background(), sql, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 func canonicalJSON(t *testing.T, raw []byte) string {

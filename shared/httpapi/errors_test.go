@@ -53,11 +53,28 @@ func testBadInputs(t *testing.T, postgres bool) {
 	countRows := func() int { return e.storedRecords("tenant-a", "tenant-b") }
 	before := countRows()
 
-	cases := []struct {
-		name, method, contentType, body string
-		status                          int
-		code                            string
-	}{
+	for _, tc := range badChatInputs(otherID) {
+		t.Run(tc.name, func(t *testing.T) { checkRefusedWithJSONError(t, e.server.URL, tc) })
+	}
+	if after := countRows(); after != before {
+		t.Fatalf("bad requests wrote %d rows", after-before)
+	}
+	if n := len(e.llm.Requests()); n != 0 {
+		t.Fatalf("bad requests reached the model %d times", n)
+	}
+}
+
+// badChatInput is a request to /chat that must be refused.
+type badChatInput struct {
+	name, method, contentType, body string
+	status                          int
+	code                            string
+}
+
+// badChatInputs are the refused requests; otherID is a conversation of
+// another tenant.
+func badChatInputs(otherID string) []badChatInput {
+	return []badChatInput{
 		{"malformed json", "POST", "application/json", `{"message": "hi"`, 400, "malformed_json"},
 		{"missing message", "POST", "application/json", `{}`, 400, "invalid_request"},
 		{"empty message", "POST", "application/json", `{"message": "   "}`, 400, "invalid_request"},
@@ -72,36 +89,32 @@ func testBadInputs(t *testing.T, postgres bool) {
 		{"wrong method", "GET", "", ``, 405, "method_not_allowed"},
 		{"history without stateless", "POST", "application/json", `{"message": "hi", "messages": [{"role": "user", "content": "x"}]}`, 400, "invalid_request"},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			req, _ := http.NewRequest(tc.method, e.server.URL+"/chat", strings.NewReader(tc.body))
-			if tc.contentType != "" {
-				req.Header.Set("Content-Type", tc.contentType)
-			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			var body struct {
-				Error struct{ Code, Message string }
-			}
-			if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
-				t.Fatalf("error body is not JSON: %v", err)
-			}
-			if resp.StatusCode != tc.status || body.Error.Code != tc.code || body.Error.Message == "" {
-				t.Fatalf("got %d %+v, want %d %s", resp.StatusCode, body.Error, tc.status, tc.code)
-			}
-			if resp.Header.Get("Content-Type") != "application/json" {
-				t.Fatalf("content type %q", resp.Header.Get("Content-Type"))
-			}
-		})
+}
+
+// checkRefusedWithJSONError sends tc to /chat and checks its status and
+// JSON error body.
+func checkRefusedWithJSONError(t *testing.T, serverURL string, tc badChatInput) {
+	t.Helper()
+	req, _ := http.NewRequest(tc.method, serverURL+"/chat", strings.NewReader(tc.body))
+	if tc.contentType != "" {
+		req.Header.Set("Content-Type", tc.contentType)
 	}
-	if after := countRows(); after != before {
-		t.Fatalf("bad requests wrote %d rows", after-before)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if n := len(e.llm.Requests()); n != 0 {
-		t.Fatalf("bad requests reached the model %d times", n)
+	defer resp.Body.Close()
+	var body struct {
+		Error struct{ Code, Message string }
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatalf("error body is not JSON: %v", err)
+	}
+	if resp.StatusCode != tc.status || body.Error.Code != tc.code || body.Error.Message == "" {
+		t.Fatalf("got %d %+v, want %d %s", resp.StatusCode, body.Error, tc.status, tc.code)
+	}
+	if resp.Header.Get("Content-Type") != "application/json" {
+		t.Fatalf("content type %q", resp.Header.Get("Content-Type"))
 	}
 }
 

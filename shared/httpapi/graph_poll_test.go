@@ -34,22 +34,7 @@ func TestFeedPolledAsJSONPages(t *testing.T) {
 		Feed: httpapi.FeedConfig{SettleDelay: -1},
 	})))
 	defer srv.Close()
-	poll := func(since string) httpapi.ChangePage {
-		t.Helper()
-		resp, err := http.Get(srv.URL + "/graph/changes?since=" + url.QueryEscape(since))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/json" {
-			t.Fatalf("status %d, content type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
-		}
-		var page httpapi.ChangePage
-		if err := json.NewDecoder(resp.Body).Decode(&page); err != nil {
-			t.Fatal(err)
-		}
-		return page
-	}
+	poll := func(since string) httpapi.ChangePage { t.Helper(); return pollFeed(t, srv.URL, since) }
 
 	first := poll("")
 	if !first.Patch.Meta.Snapshot || !hasNode(first.Patch.Nodes.Added, vat.ID) || first.NextCursor == "" {
@@ -80,6 +65,24 @@ func TestFeedPolledAsJSONPages(t *testing.T) {
 	if resp.StatusCode != http.StatusBadRequest {
 		t.Fatalf("a malformed cursor: status %d, want 400", resp.StatusCode)
 	}
+}
+
+// pollFeed reads one JSON page of the feed after cursor since.
+func pollFeed(t *testing.T, serverURL, since string) httpapi.ChangePage {
+	t.Helper()
+	resp, err := http.Get(serverURL + "/graph/changes?since=" + url.QueryEscape(since))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/json" {
+		t.Fatalf("status %d, content type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	var page httpapi.ChangePage
+	if err := json.NewDecoder(resp.Body).Decode(&page); err != nil {
+		t.Fatal(err)
+	}
+	return page
 }
 
 func hasNode(nodes []graph.Node, id string) bool {

@@ -183,111 +183,13 @@ func TestFeedBolt(t *testing.T) { runFeedScenario(t, bolttest.Open(t)) }
 func runFeedScenario(t *testing.T, s graphStore) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second) // a hang guard, not an assertion
 	defer cancel()
-	jur := uniqueJurisdiction()
-	writes := write.NewService(s)
-	vat := concept.Normalize(concept.Concept{Domain: "TAX", Jurisdiction: jur, Kind: "VAT", PrefLabel: "Value-Added Tax"})
-	benefit := concept.Normalize(concept.Concept{Domain: "SOCIAL_WELFARE", Jurisdiction: jur, Kind: "JOBSEEKERS_BENEFIT", PrefLabel: "Jobseeker's Benefit"})
-	if _, err := writes.ResolveConcepts(ctx, []concept.Concept{vat, benefit}, graph.ProvenanceOfficial); err != nil {
-		t.Fatal(err)
-	}
-
-	site := enrichtest.NewSite(t)
-	fake := llmtest.NewServer(t)
-	fake.SetResponder(enrichtest.Responder())
-	catalog := site.Catalog(t, jur)
-	handler, err := enrich.New(enrich.Deps{
-		Writes: write.NewService(s, write.WithSources(catalog)), Sources: catalog, Fetcher: site.Fetcher(catalog), Extractor: enrichtest.Extractor(),
-		Provider: openai.NewResponses(openai.Config{APIKey: "test", BaseURL: fake.BaseURL()}),
-	}, enrich.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	const maxItems = 5
-	srv := httptest.NewServer(checkedByContract(t, httpapi.New(httpapi.Options{
-		Auth: auth.Dev{DefaultTenant: "t1", DefaultUser: "u1"}, Graph: s, GraphChanges: s, KeepAlive: 25 * time.Millisecond,
-		Feed: httpapi.FeedConfig{PollInterval: 10 * time.Millisecond, SettleDelay: -1, MaxPatchItems: maxItems},
-	})))
-	defer srv.Close()
-	query := "?jurisdictions=" + strings.ToLower(jur)
-
-	bounded := func(ev feedEvent) {
-		p := ev.patch
-		n := len(p.Nodes.Added) + len(p.Nodes.Updated) + len(p.Edges.Added) + len(p.Edges.Updated)
-		if p.Type != "graph_patch" || n > maxItems || n != p.Meta.Count || (n > 0 && ev.id != p.Meta.Cursor) {
-			t.Errorf("bad patch: type %q, %d items (meta %d), id %q cursor %q", p.Type, n, p.Meta.Count, ev.id, p.Meta.Cursor)
-		}
-	}
-
-	// 1. Snapshot: both concepts arrive as added.
-	conn1Ctx, closeConn1 := context.WithCancel(ctx)
-	first := &received{t: t, seen: map[string]int{}}
-	events := connect(t, conn1Ctx, srv.URL, query, "")
-	first.readUntil(ctx, events, []string{graph.NodeChangeKey(vat.ID), graph.NodeChangeKey(benefit.ID)}, func(ev feedEvent) {
-		bounded(ev)
-		if !ev.patch.Meta.Snapshot {
-			t.Errorf("first patches should be the snapshot")
-		}
-	})
-
-	// 2. An enrichment's nodes and edges arrive as patches (more than one:
-	// patches are bounded).
-	if _, err := handler.Enrich(ctx, queue.EnrichmentRequested{ConceptID: vat.ID, Domain: "TAX", Kind: "VAT", Jurisdiction: jur}); err != nil {
-		t.Fatal(err)
-	}
-	patches := 0
-	first.readUntil(ctx, events, keysOf(vat.ID, site.ExpectedVAT(vat.ID, jur)), func(ev feedEvent) {
-		bounded(ev)
-		patches++
-		for _, n := range ev.patch.Nodes.Updated {
-			// Guidance nodes are shared by every concept citing the page,
-			// so on the shared test server they may predate this test.
-			if n.ID != vat.ID && !strings.HasPrefix(n.ID, "GUIDANCE:") {
-				t.Errorf("%s reported as updated; it is new", n.ID)
-			}
-		}
-	})
-	if patches < 2 {
-		t.Fatalf("the enrichment's 20 items came in %d patch(es) of at most %d", patches, maxItems)
-	}
-	// Keepalive comments flow while nothing changes.
-	for ev := range events {
-		if ev.comment == "keepalive" {
-			break
-		}
-		if ev.comment == "" {
-			first.add(ev)
-		}
-	}
-	closeConn1()
-	for range events { // drain until the reader goroutine exits
-	}
-
-	// 3. Changes while disconnected; resume from the last id.
-	if _, err := handler.Enrich(ctx, queue.EnrichmentRequested{ConceptID: benefit.ID, Domain: "SOCIAL_WELFARE", Kind: "JOBSEEKERS_BENEFIT", Jurisdiction: jur}); err != nil {
-		t.Fatal(err)
-	}
-	if first.lastID == "" {
-		t.Fatal("no patch id to resume from")
-	}
-	second := &received{t: t, seen: map[string]int{}}
-	conn2Ctx, closeConn2 := context.WithCancel(ctx)
-	defer closeConn2()
-	events = connect(t, conn2Ctx, srv.URL, query, first.lastID)
-	second.readUntil(ctx, events, keysOf(benefit.ID, site.ExpectedBenefit(benefit.ID)), func(ev feedEvent) {
-		bounded(ev)
-		if ev.patch.Meta.Snapshot {
-			t.Errorf("a resumed stream sent a snapshot")
-		}
-	})
-
-	closeConn2()
-	for range events {
-	}
+	fs := newFeedScenario(t, ctx, s)
+	first := fs.readSnapshotAndEnrichment(t, ctx)
+	second := fs.resumeAfterEnrichment(t, ctx, first)
 
 	// Nothing twice, nothing lost: every current (key, updated_at) of the
 	// jurisdiction was received exactly once over the two connections.
-	all, err := s.Changes(ctx, graph.ChangeQuery{Jurisdictions: []string{jur}, Limit: 10000})
+	all, err := s.Changes(ctx, graph.ChangeQuery{Jurisdictions: []string{fs.jur}, Limit: 10000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,6 +207,135 @@ func runFeedScenario(t *testing.T, s graphStore) {
 			t.Errorf("%s received %d times", k, n)
 		}
 	}
+}
+
+// feedMaxItems bounds each patch of the feed scenario.
+const feedMaxItems = 5
+
+// feedScenario is two concepts of a fresh jurisdiction on s, an enrich
+// handler on the local site, and the feed served on them.
+type feedScenario struct {
+	jur          string
+	vat, benefit concept.Concept
+	site         *enrichtest.Site
+	handler      *enrich.Handler
+	url, query   string
+}
+
+func newFeedScenario(t *testing.T, ctx context.Context, s graphStore) *feedScenario {
+	t.Helper()
+	fs := &feedScenario{jur: uniqueJurisdiction(), site: enrichtest.NewSite(t)}
+	fs.vat = concept.Normalize(concept.Concept{Domain: "TAX", Jurisdiction: fs.jur, Kind: "VAT", PrefLabel: "Value-Added Tax"})
+	fs.benefit = concept.Normalize(concept.Concept{Domain: "SOCIAL_WELFARE", Jurisdiction: fs.jur, Kind: "JOBSEEKERS_BENEFIT", PrefLabel: "Jobseeker's Benefit"})
+	if _, err := write.NewService(s).ResolveConcepts(ctx, []concept.Concept{fs.vat, fs.benefit}, graph.ProvenanceOfficial); err != nil {
+		t.Fatal(err)
+	}
+
+	fake := llmtest.NewServer(t)
+	fake.SetResponder(enrichtest.Responder())
+	catalog := fs.site.Catalog(t, fs.jur)
+	handler, err := enrich.New(enrich.Deps{
+		Writes: write.NewService(s, write.WithSources(catalog)), Sources: catalog, Fetcher: fs.site.Fetcher(catalog), Extractor: enrichtest.Extractor(),
+		Provider: openai.NewResponses(openai.Config{APIKey: "test", BaseURL: fake.BaseURL()}),
+	}, enrich.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs.handler = handler
+
+	srv := httptest.NewServer(checkedByContract(t, httpapi.New(httpapi.Options{
+		Auth: auth.Dev{DefaultTenant: "t1", DefaultUser: "u1"}, Graph: s, GraphChanges: s, KeepAlive: 25 * time.Millisecond,
+		Feed: httpapi.FeedConfig{PollInterval: 10 * time.Millisecond, SettleDelay: -1, MaxPatchItems: feedMaxItems},
+	})))
+	t.Cleanup(srv.Close)
+	fs.url, fs.query = srv.URL, "?jurisdictions="+strings.ToLower(fs.jur)
+	return fs
+}
+
+// checkBoundedPatch: a patch holds at most feedMaxItems items, counts them
+// in its meta, and a non-empty one carries its cursor as the event id.
+func checkBoundedPatch(t *testing.T, ev feedEvent) {
+	t.Helper()
+	p := ev.patch
+	n := len(p.Nodes.Added) + len(p.Nodes.Updated) + len(p.Edges.Added) + len(p.Edges.Updated)
+	if p.Type != "graph_patch" || n > feedMaxItems || n != p.Meta.Count || (n > 0 && ev.id != p.Meta.Cursor) {
+		t.Errorf("bad patch: type %q, %d items (meta %d), id %q cursor %q", p.Type, n, p.Meta.Count, ev.id, p.Meta.Cursor)
+	}
+}
+
+// readSnapshotAndEnrichment connects once: the snapshot brings both
+// concepts as added, then an enrichment's nodes and edges arrive as
+// patches (more than one: patches are bounded), then keepalives flow while
+// nothing changes; then it disconnects.
+func (fs *feedScenario) readSnapshotAndEnrichment(t *testing.T, ctx context.Context) *received {
+	t.Helper()
+	connCtx, closeConn := context.WithCancel(ctx)
+	first := &received{t: t, seen: map[string]int{}}
+	events := connect(t, connCtx, fs.url, fs.query, "")
+	first.readUntil(ctx, events, []string{graph.NodeChangeKey(fs.vat.ID), graph.NodeChangeKey(fs.benefit.ID)}, func(ev feedEvent) {
+		checkBoundedPatch(t, ev)
+		if !ev.patch.Meta.Snapshot {
+			t.Errorf("first patches should be the snapshot")
+		}
+	})
+
+	if _, err := fs.handler.Enrich(ctx, queue.EnrichmentRequested{ConceptID: fs.vat.ID, Domain: "TAX", Kind: "VAT", Jurisdiction: fs.jur}); err != nil {
+		t.Fatal(err)
+	}
+	patches := 0
+	first.readUntil(ctx, events, keysOf(fs.vat.ID, fs.site.ExpectedVAT(fs.vat.ID, fs.jur)), func(ev feedEvent) {
+		checkBoundedPatch(t, ev)
+		patches++
+		for _, n := range ev.patch.Nodes.Updated {
+			// Guidance nodes are shared by every concept citing the page,
+			// so on the shared test server they may predate this test.
+			if n.ID != fs.vat.ID && !strings.HasPrefix(n.ID, "GUIDANCE:") {
+				t.Errorf("%s reported as updated; it is new", n.ID)
+			}
+		}
+	})
+	if patches < 2 {
+		t.Fatalf("the enrichment's 20 items came in %d patch(es) of at most %d", patches, feedMaxItems)
+	}
+	for ev := range events {
+		if ev.comment == "keepalive" {
+			break
+		}
+		if ev.comment == "" {
+			first.add(ev)
+		}
+	}
+	closeConn()
+	for range events { // drain until the reader goroutine exits
+	}
+	return first
+}
+
+// resumeAfterEnrichment enriches the second concept while disconnected,
+// then resumes from first's last id: what changed arrives, and no snapshot.
+func (fs *feedScenario) resumeAfterEnrichment(t *testing.T, ctx context.Context, first *received) *received {
+	t.Helper()
+	if _, err := fs.handler.Enrich(ctx, queue.EnrichmentRequested{ConceptID: fs.benefit.ID, Domain: "SOCIAL_WELFARE", Kind: "JOBSEEKERS_BENEFIT", Jurisdiction: fs.jur}); err != nil {
+		t.Fatal(err)
+	}
+	if first.lastID == "" {
+		t.Fatal("no patch id to resume from")
+	}
+	second := &received{t: t, seen: map[string]int{}}
+	connCtx, closeConn := context.WithCancel(ctx)
+	defer closeConn()
+	events := connect(t, connCtx, fs.url, fs.query, first.lastID)
+	second.readUntil(ctx, events, keysOf(fs.benefit.ID, fs.site.ExpectedBenefit(fs.benefit.ID)), func(ev feedEvent) {
+		checkBoundedPatch(t, ev)
+		if ev.patch.Meta.Snapshot {
+			t.Errorf("a resumed stream sent a snapshot")
+		}
+	})
+
+	closeConn()
+	for range events {
+	}
+	return second
 }
 
 func TestFeedRequestErrors(t *testing.T) {

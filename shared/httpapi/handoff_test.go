@@ -72,7 +72,45 @@ func TestContextHandoffSupplyResumesDeferredQuestion(t *testing.T) {
 func testContextHandoffSupply(t *testing.T, postgres bool) {
 	e := newEnv(t, envOptions{postgres: postgres})
 	convID, ev := askForContext(t, e, "")
+	checkRequestPending(t, e, convID, ev)
 
+	// Partial supply: 202 naming what is still missing.
+	path := "/conversations/" + convID + "/context-requests/" + ev.RequestID
+	supplyPartially(t, e, path)
+
+	// The rest: the deferred question is answered in this stream.
+	e.llm.Enqueue(llmtest.TextScript("With gross pay of EUR 52,000 you are likely due a refund."))
+	resumed := e.do("POST", path, map[string]any{"items": []map[string]any{{"key": "p60", "content": "P60 2024: gross pay EUR 52,000; tax deducted EUR 11,900"}}})
+	if resumed.Status != 200 || resumed.doneStatus(t) != "ok" {
+		t.Fatalf("full supply: %d %s", resumed.Status, resumed.Body)
+	}
+	if resumed.text() != "With gross pay of EUR 52,000 you are likely due a refund." {
+		t.Fatalf("resumed answer = %q", resumed.text())
+	}
+	checkResumedRequest(t, e.llm.Requests()[1])
+	m := resumed.metadata(t)
+	if m.QueryComposition != "doc" || m.ContextRequestID != ev.RequestID || *m.TurnNumber != 2 {
+		t.Fatalf("resumed metadata = %+v", m)
+	}
+	status, _ := e.contextRequest(convID, ev.RequestID)
+	turns := e.export(convID).Turns
+	if len(turns) != 2 {
+		t.Fatalf("%d turns stored, want 2", len(turns))
+	}
+	storedQuestion := turns[1].UserText
+	if status != "fulfilled" || storedQuestion != deferredQuestion {
+		t.Fatalf("after resume: request %q, turn 2 question %q", status, storedQuestion)
+	}
+
+	// The request is closed now.
+	checkSupplyRefused(t, e, convID, path)
+}
+
+// checkRequestPending: the asked-for items and expiry, the tool offered,
+// the request and turn stored as waiting, and a new message refused while
+// the request waits.
+func checkRequestPending(t *testing.T, e *env, convID string, ev contextRequestEvent) {
+	t.Helper()
 	if len(ev.Items) != 3 || ev.Items[0].Key != "annual_income" || !ev.Items[1].Required || ev.Items[2].Required || ev.Items[1].Kind != "document" {
 		t.Fatalf("context_request items = %+v", ev.Items)
 	}
@@ -94,9 +132,10 @@ func testContextHandoffSupply(t *testing.T, postgres bool) {
 	if blocked.Status != 409 || !strings.Contains(blocked.Body, `"code":"context_required"`) || !strings.Contains(blocked.Body, ev.RequestID) {
 		t.Fatalf("message while pending: %d %s", blocked.Status, blocked.Body)
 	}
+}
 
-	// Partial supply: 202 naming what is still missing.
-	path := "/conversations/" + convID + "/context-requests/" + ev.RequestID
+func supplyPartially(t *testing.T, e *env, path string) {
+	t.Helper()
 	partial := e.do("POST", path, map[string]any{"items": []map[string]any{{"key": "annual_income", "content": "EUR 52,000"}}})
 	if partial.Status != 202 {
 		t.Fatalf("partial supply: %d %s", partial.Status, partial.Body)
@@ -115,17 +154,13 @@ func testContextHandoffSupply(t *testing.T, postgres bool) {
 	if len(e.llm.Requests()) != 1 {
 		t.Fatal("a partial supply called the model")
 	}
+}
 
-	// The rest: the deferred question is answered in this stream.
-	e.llm.Enqueue(llmtest.TextScript("With gross pay of EUR 52,000 you are likely due a refund."))
-	resumed := e.do("POST", path, map[string]any{"items": []map[string]any{{"key": "p60", "content": "P60 2024: gross pay EUR 52,000; tax deducted EUR 11,900"}}})
-	if resumed.Status != 200 || resumed.doneStatus(t) != "ok" {
-		t.Fatalf("full supply: %d %s", resumed.Status, resumed.Body)
-	}
-	if resumed.text() != "With gross pay of EUR 52,000 you are likely due a refund." {
-		t.Fatalf("resumed answer = %q", resumed.text())
-	}
-	req := e.llm.Requests()[1]
+// checkResumedRequest: the resumed turn asks the deferred question, with
+// the supplied context in its own fenced user message, without offering
+// request_context again or sending the context_required turn as history.
+func checkResumedRequest(t *testing.T, req llmtest.RecordedRequest) {
+	t.Helper()
 	if req.LastUserMessage() != deferredQuestion {
 		t.Fatalf("resumed turn asked %q, want the deferred question", req.LastUserMessage())
 	}
@@ -142,21 +177,12 @@ func testContextHandoffSupply(t *testing.T, postgres bool) {
 			t.Fatal("the context_required turn was sent as history")
 		}
 	}
-	m := resumed.metadata(t)
-	if m.QueryComposition != "doc" || m.ContextRequestID != ev.RequestID || *m.TurnNumber != 2 {
-		t.Fatalf("resumed metadata = %+v", m)
-	}
-	status, _ = e.contextRequest(convID, ev.RequestID)
-	turns := e.export(convID).Turns
-	if len(turns) != 2 {
-		t.Fatalf("%d turns stored, want 2", len(turns))
-	}
-	storedQuestion := turns[1].UserText
-	if status != "fulfilled" || storedQuestion != deferredQuestion {
-		t.Fatalf("after resume: request %q, turn 2 question %q", status, storedQuestion)
-	}
+}
 
-	// The request is closed now.
+// checkSupplyRefused: a supply to the fulfilled request, to an unknown
+// request, from another tenant, or with bad items is refused.
+func checkSupplyRefused(t *testing.T, e *env, convID, path string) {
+	t.Helper()
 	again := e.do("POST", path, map[string]any{"items": []map[string]any{{"key": "p60", "content": "x"}}})
 	if again.Status != 409 || !strings.Contains(again.Body, "context_request_closed") {
 		t.Fatalf("supply to fulfilled request: %d %s", again.Status, again.Body)

@@ -55,36 +55,7 @@ func TestAnotherUsersConversationIsNotFound(t *testing.T) {
 		itemID := before.SuppliedItems[0].ID
 		modelCalls := len(e.llm.Requests())
 
-		requestID := uuid.NewString()
-		routes := []struct {
-			method, path string
-			body         any
-		}{
-			{http.MethodGet, "/conversations/{id}", nil},
-			{http.MethodGet, "/conversations/{id}/export", nil},
-			{http.MethodPatch, "/conversations/{id}", map[string]any{"title": "taken over", "archived": true}},
-			{http.MethodPost, "/conversations/{id}/context-requests/" + requestID, map[string]any{"items": []map[string]any{{"key": "occupation", "content": "spy"}}}},
-			{http.MethodDelete, "/conversations/{id}/context-items/" + itemID, nil},
-			{http.MethodPost, "/chat", map[string]any{"conversationId": "{id}", "message": "What did I ask before?"}},
-			{http.MethodDelete, "/conversations/{id}", nil},
-		}
-		missing := uuid.NewString()
-		for _, r := range routes {
-			withID := func(id string) (string, any) {
-				body := r.body
-				if m, ok := body.(map[string]any); ok && m["conversationId"] == "{id}" {
-					body = map[string]any{"conversationId": id, "message": m["message"]}
-				}
-				return strings.ReplaceAll(r.path, "{id}", id), body
-			}
-			path, body := withID(convID)
-			got := e.asUser("user-b", r.method, path, body)
-			path, body = withID(missing)
-			want := e.asUser("user-b", r.method, path, body)
-			if got.Status != http.StatusNotFound || got.Status != want.Status || got.Body != want.Body {
-				t.Errorf("%s %s by another user: %d %s; a missing id: %d %s", r.method, r.path, got.Status, got.Body, want.Status, want.Body)
-			}
-		}
+		checkEveryRouteAsMissing(t, e, convID, itemID)
 
 		if ids := conversationIDsOf(e, "user-b"); len(ids) != 0 {
 			t.Errorf("another user lists %v", ids)
@@ -98,6 +69,42 @@ func TestAnotherUsersConversationIsNotFound(t *testing.T) {
 			t.Errorf("the conversation changed:\nbefore %+v\nafter  %+v", before, after)
 		}
 	})
+}
+
+// checkEveryRouteAsMissing: user-b gets, on every route of user-a's
+// conversation convID, the answer a missing id gets, a 404.
+func checkEveryRouteAsMissing(t *testing.T, e *env, convID, itemID string) {
+	t.Helper()
+	requestID := uuid.NewString()
+	routes := []struct {
+		method, path string
+		body         any
+	}{
+		{http.MethodGet, "/conversations/{id}", nil},
+		{http.MethodGet, "/conversations/{id}/export", nil},
+		{http.MethodPatch, "/conversations/{id}", map[string]any{"title": "taken over", "archived": true}},
+		{http.MethodPost, "/conversations/{id}/context-requests/" + requestID, map[string]any{"items": []map[string]any{{"key": "occupation", "content": "spy"}}}},
+		{http.MethodDelete, "/conversations/{id}/context-items/" + itemID, nil},
+		{http.MethodPost, "/chat", map[string]any{"conversationId": "{id}", "message": "What did I ask before?"}},
+		{http.MethodDelete, "/conversations/{id}", nil},
+	}
+	missing := uuid.NewString()
+	for _, r := range routes {
+		withID := func(id string) (string, any) {
+			body := r.body
+			if m, ok := body.(map[string]any); ok && m["conversationId"] == "{id}" {
+				body = map[string]any{"conversationId": id, "message": m["message"]}
+			}
+			return strings.ReplaceAll(r.path, "{id}", id), body
+		}
+		path, body := withID(convID)
+		got := e.asUser("user-b", r.method, path, body)
+		path, body = withID(missing)
+		want := e.asUser("user-b", r.method, path, body)
+		if got.Status != http.StatusNotFound || got.Status != want.Status || got.Body != want.Body {
+			t.Errorf("%s %s by another user: %d %s; a missing id: %d %s", r.method, r.path, got.Status, got.Body, want.Status, want.Body)
+		}
+	}
 }
 
 // conversationIDsOf lists tenant-a's conversations as user.

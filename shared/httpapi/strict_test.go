@@ -27,35 +27,7 @@ func TestBodiesAreDecodedStrictly(t *testing.T) {
 		if first.Status != http.StatusOK || convID == nil {
 			t.Fatalf("first turn: %d %s", first.Status, first.Body)
 		}
-		conv := "/conversations/" + *convID
-		supply := conv + "/context-requests/00000000-0000-4000-8000-000000000000"
-		ui := "/chat?protocol=ui-message-stream"
-		probes := []strictProbe{
-			{"nul in message", "POST", "/chat", `{"message":"a\u0000b"}`, "message"},
-			{"nul in a stored turn", "POST", "/chat", `{"conversationId":"` + *convID + `","message":"again\u0000"}`, "message"},
-			{"escape in jurisdictions", "POST", "/chat", `{"message":"hi","profile":{"jurisdictions":["IE","\u001b"]}}`, "profile.jurisdictions[1]"},
-			{"nul in personaType", "POST", "/chat", `{"message":"hi","profile":{"personaType":"SME\u0000"}}`, "profile.personaType"},
-			{"nul in supplied content", "POST", "/chat", `{"message":"hi","contextSupply":{"items":[{"key":"p60","content":"\u0000"}]}}`, "contextSupply.items[0].content"},
-			{"nul in supplied key", "POST", "/chat", `{"message":"hi","contextSupply":{"items":[{"key":"p\u000060","content":"x"}]}}`, "contextSupply.items[0].key"},
-			{"nul in history", "POST", "/chat", `{"message":"hi","stateless":true,"messages":[{"role":"user","content":"\u0007"}]}`, "messages[0].content"},
-			{"upper-case field", "POST", "/chat", `{"message":"hi","STATELESS":true}`, "STATELESS"},
-			{"mixed-case nested field", "POST", "/chat", `{"message":"hi","profile":{"Jurisdictions":["IE"]}}`, "profile.Jurisdictions"},
-			{"duplicate message", "POST", "/chat", `{"message":"hi","message":"other"}`, "message"},
-			{"duplicate stateless", "POST", "/chat", `{"message":"hi","stateless":false,"stateless":true}`, "stateless"},
-			{"useChat nul in a part", "POST", ui, `{"id":"x","messages":[{"role":"user","parts":[{"type":"text","text":"a\u0000"}]}]}`, "messages[0].parts[0].text"},
-			{"useChat upper-case part field", "POST", ui, `{"messages":[{"role":"user","parts":[{"type":"text","Text":"hi"}]}]}`, "messages[0].parts[0].Text"},
-			{"useChat duplicate role", "POST", ui, `{"messages":[{"role":"assistant","role":"user","parts":[]}]}`, "messages[0].role"},
-			{"supply nul in content", "POST", supply, `{"items":[{"key":"p60","content":"x\u0000"}]}`, "items[0].content"},
-			{"supply duplicate items", "POST", supply, `{"items":[],"items":[{"key":"p60","content":"x"}]}`, "items"},
-			{"supply upper-case field", "POST", supply, `{"Items":[{"key":"p60","content":"x"}]}`, "Items"},
-			{"title with nul", "PATCH", conv, `{"title":"Tax\u0000"}`, "title"},
-			{"duplicate title", "PATCH", conv, `{"title":"One","title":"Two"}`, "title"},
-			{"duplicate archived", "PATCH", conv, `{"archived":false,"archived":true}`, "archived"},
-			{"profile upper-case field", "PATCH", conv, `{"profile":{"PersonaType":"SME","jurisdictions":["IE"]}}`, "profile.PersonaType"},
-			{"profile nul in jurisdictions", "PATCH", conv, `{"profile":{"jurisdictions":["IE","\u0000"]}}`, "profile.jurisdictions[1]"},
-			{"profile duplicate personaType", "PATCH", conv, `{"profile":{"personaType":"SME","personaType":"x"}}`, "profile.personaType"},
-			{"upper-case retry", "POST", "/chat", `{"conversationId":"` + *convID + `","Retry":true}`, "Retry"},
-		}
+		probes := strictProbes(*convID)
 		before := e.export(*convID)
 		calls := len(e.llm.Requests())
 		for _, p := range probes {
@@ -84,6 +56,40 @@ func TestBodiesAreDecodedStrictly(t *testing.T) {
 			t.Errorf("the stored conversation changed: %d turns, title %q", len(after.Turns), after.Conversation.Title)
 		}
 	})
+}
+
+// strictProbes are the bodies every route must refuse, each with the
+// field it must name; convID is a conversation of tenant-a.
+func strictProbes(convID string) []strictProbe {
+	conv := "/conversations/" + convID
+	supply := conv + "/context-requests/00000000-0000-4000-8000-000000000000"
+	ui := "/chat?protocol=ui-message-stream"
+	return []strictProbe{
+		{"nul in message", "POST", "/chat", `{"message":"a\u0000b"}`, "message"},
+		{"nul in a stored turn", "POST", "/chat", `{"conversationId":"` + convID + `","message":"again\u0000"}`, "message"},
+		{"escape in jurisdictions", "POST", "/chat", `{"message":"hi","profile":{"jurisdictions":["IE","\u001b"]}}`, "profile.jurisdictions[1]"},
+		{"nul in personaType", "POST", "/chat", `{"message":"hi","profile":{"personaType":"SME\u0000"}}`, "profile.personaType"},
+		{"nul in supplied content", "POST", "/chat", `{"message":"hi","contextSupply":{"items":[{"key":"p60","content":"\u0000"}]}}`, "contextSupply.items[0].content"},
+		{"nul in supplied key", "POST", "/chat", `{"message":"hi","contextSupply":{"items":[{"key":"p\u000060","content":"x"}]}}`, "contextSupply.items[0].key"},
+		{"nul in history", "POST", "/chat", `{"message":"hi","stateless":true,"messages":[{"role":"user","content":"\u0007"}]}`, "messages[0].content"},
+		{"upper-case field", "POST", "/chat", `{"message":"hi","STATELESS":true}`, "STATELESS"},
+		{"mixed-case nested field", "POST", "/chat", `{"message":"hi","profile":{"Jurisdictions":["IE"]}}`, "profile.Jurisdictions"},
+		{"duplicate message", "POST", "/chat", `{"message":"hi","message":"other"}`, "message"},
+		{"duplicate stateless", "POST", "/chat", `{"message":"hi","stateless":false,"stateless":true}`, "stateless"},
+		{"useChat nul in a part", "POST", ui, `{"id":"x","messages":[{"role":"user","parts":[{"type":"text","text":"a\u0000"}]}]}`, "messages[0].parts[0].text"},
+		{"useChat upper-case part field", "POST", ui, `{"messages":[{"role":"user","parts":[{"type":"text","Text":"hi"}]}]}`, "messages[0].parts[0].Text"},
+		{"useChat duplicate role", "POST", ui, `{"messages":[{"role":"assistant","role":"user","parts":[]}]}`, "messages[0].role"},
+		{"supply nul in content", "POST", supply, `{"items":[{"key":"p60","content":"x\u0000"}]}`, "items[0].content"},
+		{"supply duplicate items", "POST", supply, `{"items":[],"items":[{"key":"p60","content":"x"}]}`, "items"},
+		{"supply upper-case field", "POST", supply, `{"Items":[{"key":"p60","content":"x"}]}`, "Items"},
+		{"title with nul", "PATCH", conv, `{"title":"Tax\u0000"}`, "title"},
+		{"duplicate title", "PATCH", conv, `{"title":"One","title":"Two"}`, "title"},
+		{"duplicate archived", "PATCH", conv, `{"archived":false,"archived":true}`, "archived"},
+		{"profile upper-case field", "PATCH", conv, `{"profile":{"PersonaType":"SME","jurisdictions":["IE"]}}`, "profile.PersonaType"},
+		{"profile nul in jurisdictions", "PATCH", conv, `{"profile":{"jurisdictions":["IE","\u0000"]}}`, "profile.jurisdictions[1]"},
+		{"profile duplicate personaType", "PATCH", conv, `{"profile":{"personaType":"SME","personaType":"x"}}`, "profile.personaType"},
+		{"upper-case retry", "POST", "/chat", `{"conversationId":"` + convID + `","Retry":true}`, "Retry"},
+	}
 }
 
 // raw sends body as application/json exactly as written.

@@ -70,23 +70,9 @@ func rowsOf(t *testing.T, pool *pgxpool.Pool, tenant string) tenantRows {
 	}
 }
 
-func TestConcurrentSweepsChangeEachRowOnce(t *testing.T) {
-	pool := pgtest.NewMigratedPool(t, 8)
-	now := time.Now().UTC()
-	long := now.Add(-40 * 24 * time.Hour)
-	recent := now.Add(-24 * time.Hour)
-	overdue := now.Add(-time.Hour)
-
-	const idleN, activeN, freshN = 60, 15, 10
-	// Idle for 40 days: context and items go, the overdue request expires.
-	idle := seedGroup(t, pool, idleN, long, long, overdue)
-	// Stale context and items, but a turn yesterday: they stay; only the
-	// overdue request expires.
-	active := seedGroup(t, pool, activeN, recent, long, overdue)
-	// Everything recent and nothing due: nothing changes but the overdue one.
-	fresh := seedGroup(t, pool, freshN, recent, recent, overdue)
-
-	cfg := retention.Config{ContextMaxIdle: 30 * 24 * time.Hour, Now: now, BatchSize: 7}
+// sweepTogether runs two sweeps at once and returns what each reported.
+func sweepTogether(t *testing.T, pool *pgxpool.Pool, cfg retention.Config) []retention.Counts {
+	t.Helper()
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	results := make([]retention.Counts, 2)
@@ -104,6 +90,27 @@ func TestConcurrentSweepsChangeEachRowOnce(t *testing.T) {
 			t.Fatalf("sweep %d: %v", i, err)
 		}
 	}
+	return results
+}
+
+func TestConcurrentSweepsChangeEachRowOnce(t *testing.T) {
+	pool := pgtest.NewMigratedPool(t, 8)
+	now := time.Now().UTC()
+	long := now.Add(-40 * 24 * time.Hour)
+	recent := now.Add(-24 * time.Hour)
+	overdue := now.Add(-time.Hour)
+
+	const idleN, activeN, freshN = 60, 15, 10
+	// Idle for 40 days: context and items go, the overdue request expires.
+	idle := seedGroup(t, pool, idleN, long, long, overdue)
+	// Stale context and items, but a turn yesterday: they stay; only the
+	// overdue request expires.
+	active := seedGroup(t, pool, activeN, recent, long, overdue)
+	// Everything recent and nothing due: nothing changes but the overdue one.
+	fresh := seedGroup(t, pool, freshN, recent, recent, overdue)
+
+	cfg := retention.Config{ContextMaxIdle: 30 * 24 * time.Hour, Now: now, BatchSize: 7}
+	results := sweepTogether(t, pool, cfg)
 
 	total := retention.Counts{
 		ContextsDeleted:      results[0].ContextsDeleted + results[1].ContextsDeleted,

@@ -155,7 +155,6 @@ func readHeld(ctx context.Context, db batchSender, sc callScope, conversationID 
 	if err != nil {
 		return conversation.Export{}, fmt.Errorf("read conversation: %w", err)
 	}
-	c := &out.Conversation
 
 	rows, err := results.Query()
 	if err != nil {
@@ -165,42 +164,59 @@ func readHeld(ctx context.Context, db batchSender, sc callScope, conversationID 
 		return conversation.Export{}, fmt.Errorf("read turns: %w", err)
 	}
 
+	if out.Context, err = scanHeldContext(results); err != nil {
+		return conversation.Export{}, err
+	}
+	if err := scanHeldRequests(results, &out); err != nil {
+		return conversation.Export{}, err
+	}
+	emptyListsNotNull(&out)
+	return out, nil
+}
+
+// scanHeldContext reads the batch's context row; nil when none is held.
+func scanHeldContext(results pgx.BatchResults) (*conversation.StoredContext, error) {
 	var held conversation.StoredContext
 	var updatedAt time.Time
 	switch err := results.QueryRow().Scan(&held.Data, &updatedAt); {
 	case errors.Is(err, pgx.ErrNoRows):
+		return nil, nil
 	case err != nil:
-		return conversation.Export{}, fmt.Errorf("read context: %w", err)
-	default:
-		held.UpdatedAt = &updatedAt
-		out.Context = &held
+		return nil, fmt.Errorf("read context: %w", err)
 	}
+	held.UpdatedAt = &updatedAt
+	return &held, nil
+}
 
-	if rows, err = results.Query(); err != nil {
-		return conversation.Export{}, fmt.Errorf("read context requests: %w", err)
+// scanHeldRequests reads the batch's context requests and supplied items
+// into out, whose conversation is already read.
+func scanHeldRequests(results pgx.BatchResults, out *conversation.Export) error {
+	tenantID, conversationID := out.TenantID, out.Conversation.ID
+	rows, err := results.Query()
+	if err != nil {
+		return fmt.Errorf("read context requests: %w", err)
 	}
 	out.ContextRequests, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (conversation.ContextRequest, error) {
-		r := conversation.ContextRequest{TenantID: tenantID, ConversationID: c.ID}
+		r := conversation.ContextRequest{TenantID: tenantID, ConversationID: conversationID}
 		err := row.Scan(&r.ID, &r.Status, &r.Items, &r.Question, &r.CreatedAt, &r.ExpiresAt, &r.ResolvedAt)
 		return r, err
 	})
 	if err != nil {
-		return conversation.Export{}, fmt.Errorf("read context requests: %w", err)
+		return fmt.Errorf("read context requests: %w", err)
 	}
 
 	if rows, err = results.Query(); err != nil {
-		return conversation.Export{}, fmt.Errorf("read supplied items: %w", err)
+		return fmt.Errorf("read supplied items: %w", err)
 	}
 	out.SuppliedItems, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (conversation.SuppliedItem, error) {
-		it := conversation.SuppliedItem{TenantID: tenantID, ConversationID: c.ID}
+		it := conversation.SuppliedItem{TenantID: tenantID, ConversationID: conversationID}
 		err := row.Scan(&it.ID, &it.RequestID, &it.Key, &it.Kind, &it.Content, &it.Redacted, &it.CreatedAt, &it.LastUsedAt)
 		return it, err
 	})
 	if err != nil {
-		return conversation.Export{}, fmt.Errorf("read supplied items: %w", err)
+		return fmt.Errorf("read supplied items: %w", err)
 	}
-	emptyListsNotNull(&out)
-	return out, nil
+	return nil
 }
 
 func emptyListsNotNull(e *conversation.Export) {

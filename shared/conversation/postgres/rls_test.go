@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"regintel/shared/conversation"
 	convpg "regintel/shared/conversation/postgres"
@@ -23,9 +24,27 @@ var tenantTables = []string{"conversations", "conversation_turns", "conversation
 func TestRowLevelSecurityWithoutPredicates(t *testing.T) {
 	ctx := context.Background()
 	owner, runtime := pgtest.NewRuntimePools(t, 2)
-	store := convpg.New(runtime)
 	tenantA, tenantB := uuid.NewString(), uuid.NewString()
-	asU := conversation.WithOwner(ctx, "u")
+	seedEveryTenantTable(t, convpg.New(runtime), tenantA, tenantB)
+
+	wantVisible(t, "the owner in tenant A", visibleRows(t, runtime, tenantA, "u"), map[string]int{"conversations": 1, "conversation_turns": 1,
+		"conversation_context": 1, "context_requests": 1, "supplied_context_items": 1, "tenant_daily_usage": 1, "conversation_sharing": 1})
+	wantVisible(t, "the same user id in tenant B", visibleRows(t, runtime, tenantB, "u"), map[string]int{"conversations": 1})
+	wantVisible(t, "another user of tenant A", visibleRows(t, runtime, tenantA, "u2"), map[string]int{"tenant_daily_usage": 1})
+	wantVisible(t, "a transaction with no scope", visibleRows(t, runtime, "", ""), map[string]int{})
+
+	// The rows are there: the owner role (the migrations') sees them all.
+	var all int
+	if err := owner.QueryRow(ctx, `SELECT count(*) FROM conversations WHERE tenant_id IN ($1::uuid, $2::uuid)`, tenantA, tenantB).Scan(&all); err != nil || all != 2 {
+		t.Fatalf("conversations held: %d, %v", all, err)
+	}
+}
+
+// seedEveryTenantTable gives user "u" one row in each tenant-owned table of
+// tenant A, and one conversation in tenant B.
+func seedEveryTenantTable(t *testing.T, store *convpg.Store, tenantA, tenantB string) {
+	t.Helper()
+	asU := conversation.WithOwner(context.Background(), "u")
 	a, err := store.CreateConversation(asU, conversation.Conversation{TenantID: tenantA, OwnerID: "u"})
 	if err != nil {
 		t.Fatal(err)
@@ -48,49 +67,41 @@ func TestRowLevelSecurityWithoutPredicates(t *testing.T) {
 	if _, err := store.CreateConversation(asU, conversation.Conversation{TenantID: tenantB, OwnerID: "u"}); err != nil {
 		t.Fatal(err)
 	}
+}
 
-	// What the runtime role sees, per table, with no predicate at all.
-	visible := func(tenant, user string) map[string]int {
-		t.Helper()
-		counts := map[string]int{}
-		err := pgx.BeginFunc(ctx, runtime, func(tx pgx.Tx) error {
-			if tenant != "" {
-				if _, err := tx.Exec(ctx, `SELECT set_config('regintel.tenant_id', $1::text, true), set_config('regintel.owner_id', $2::text, true)`, tenant, user); err != nil {
-					return err
-				}
+// visibleRows counts what the runtime role sees, per table, with no
+// predicate at all; an empty tenant sets no scope.
+func visibleRows(t *testing.T, runtime *pgxpool.Pool, tenant, user string) map[string]int {
+	t.Helper()
+	ctx := context.Background()
+	counts := map[string]int{}
+	err := pgx.BeginFunc(ctx, runtime, func(tx pgx.Tx) error {
+		if tenant != "" {
+			if _, err := tx.Exec(ctx, `SELECT set_config('regintel.tenant_id', $1::text, true), set_config('regintel.owner_id', $2::text, true)`, tenant, user); err != nil {
+				return err
 			}
-			for _, table := range tenantTables {
-				var n int
-				if err := tx.QueryRow(ctx, "SELECT count(*) FROM "+table).Scan(&n); err != nil {
-					return err
-				}
-				counts[table] = n
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
 		}
-		return counts
-	}
-	want := func(who string, got map[string]int, want map[string]int) {
-		t.Helper()
 		for _, table := range tenantTables {
-			if got[table] != want[table] {
-				t.Errorf("%s sees %d rows of %s, want %d", who, got[table], table, want[table])
+			var n int
+			if err := tx.QueryRow(ctx, "SELECT count(*) FROM "+table).Scan(&n); err != nil {
+				return err
 			}
+			counts[table] = n
 		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	want("the owner in tenant A", visible(tenantA, "u"), map[string]int{"conversations": 1, "conversation_turns": 1,
-		"conversation_context": 1, "context_requests": 1, "supplied_context_items": 1, "tenant_daily_usage": 1, "conversation_sharing": 1})
-	want("the same user id in tenant B", visible(tenantB, "u"), map[string]int{"conversations": 1})
-	want("another user of tenant A", visible(tenantA, "u2"), map[string]int{"tenant_daily_usage": 1})
-	want("a transaction with no scope", visible("", ""), map[string]int{})
+	return counts
+}
 
-	// The rows are there: the owner role (the migrations') sees them all.
-	var all int
-	if err := owner.QueryRow(ctx, `SELECT count(*) FROM conversations WHERE tenant_id IN ($1::uuid, $2::uuid)`, tenantA, tenantB).Scan(&all); err != nil || all != 2 {
-		t.Fatalf("conversations held: %d, %v", all, err)
+func wantVisible(t *testing.T, who string, got, want map[string]int) {
+	t.Helper()
+	for _, table := range tenantTables {
+		if got[table] != want[table] {
+			t.Errorf("%s sees %d rows of %s, want %d", who, got[table], table, want[table])
+		}
 	}
 }
 

@@ -51,6 +51,16 @@ func (r *roundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEnd
 	r.inBatch = false
 }
 
+// wantOneBatch fails unless exactly one batch and no query went out since
+// the last take: the statement that sets the row-level security scope goes
+// in the same round trip as the work.
+func (r *roundTrips) wantOneBatch(t *testing.T, op string) {
+	t.Helper()
+	if q, b := r.take(); q != 0 || b != 1 {
+		t.Errorf("%s sent %d queries and %d batches, want one batch", op, q, b)
+	}
+}
+
 func (r *roundTrips) take() (queries, batches int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -95,63 +105,70 @@ func TestEachOperationIsOneRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Each call is one batch: the statement that sets the row-level
-	// security scope goes in the same round trip as the work.
-	check := func(op string) {
-		t.Helper()
-		if q, b := tracer.take(); q != 0 || b != 1 {
-			t.Errorf("%s sent %d queries and %d batches, want one batch", op, q, b)
-		}
-	}
+	check := func(op string) { t.Helper(); tracer.wantOneBatch(t, op) }
 	check("CreateConversation")
-	if _, err := store.AppendTurn(ctx, tenant, c.ID, conversation.Turn{UserText: "q"}); err != nil {
+	checkSimpleOperations(t, ctx, store, tenant, c.ID, check)
+	tracer.take()
+	checkStreamedTurn(t, ctx, store, tenant, c.ID, check)
+}
+
+// checkSimpleOperations runs each single store call on conversation id,
+// with check after each.
+func checkSimpleOperations(t *testing.T, ctx context.Context, store *convpg.Store, tenant, id string, check func(op string)) {
+	t.Helper()
+	if _, err := store.AppendTurn(ctx, tenant, id, conversation.Turn{UserText: "q"}); err != nil {
 		t.Fatal(err)
 	}
 	check("AppendTurn")
 	// Remembering the profile rides in the same statement as the turn.
 	profile := conversation.Profile{PersonaType: "employee", Jurisdictions: []string{"IE"}}
-	if _, err := store.AppendTurn(ctx, tenant, c.ID, conversation.Turn{UserText: "q2", Profile: &profile}); err != nil {
+	if _, err := store.AppendTurn(ctx, tenant, id, conversation.Turn{UserText: "q2", Profile: &profile}); err != nil {
 		t.Fatal(err)
 	}
 	check("AppendTurn with a profile")
-	if err := store.MergeActiveNodes(ctx, tenant, c.ID, []string{"A", "B"}, 3); err != nil {
+	if err := store.MergeActiveNodes(ctx, tenant, id, []string{"A", "B"}, 3); err != nil {
 		t.Fatal(err)
 	}
 	check("MergeActiveNodes")
 	// A streamed turn: its number is taken at the start, its outcome and
 	// concepts are stored together at the end.
-	n, err := store.ReserveTurn(ctx, tenant, c.ID, conversation.Turn{UserText: "q3", Profile: &profile})
+	n, err := store.ReserveTurn(ctx, tenant, id, conversation.Turn{UserText: "q3", Profile: &profile})
 	if err != nil {
 		t.Fatal(err)
 	}
 	check("ReserveTurn")
-	if err := store.FinishTurn(ctx, tenant, c.ID, conversation.Turn{Number: n, Status: conversation.TurnError}, conversation.TurnFinish{ActiveNodes: []string{"C"}, MaxNodes: 3}); err != nil {
+	if err := store.FinishTurn(ctx, tenant, id, conversation.Turn{Number: n, Status: conversation.TurnError}, conversation.TurnFinish{ActiveNodes: []string{"C"}, MaxNodes: 3}); err != nil {
 		t.Fatal(err)
 	}
 	check("FinishTurn with concepts")
-	if _, err := store.RetryTurn(ctx, tenant, c.ID); err != nil {
+	if _, err := store.RetryTurn(ctx, tenant, id); err != nil {
 		t.Fatal(err)
 	}
 	check("RetryTurn")
-	st, err := store.LoadTurnState(ctx, tenant, c.ID, 5)
+	st, err := store.LoadTurnState(ctx, tenant, id, 5)
 	if err != nil || len(st.History) != 3 || len(st.Context.ActiveNodeIDs) != 3 || st.Conversation.Profile == nil || st.Handoff == nil {
 		t.Fatalf("LoadTurnState = %+v, %v", st, err)
 	}
 	check("LoadTurnState")
 	// A turn's load takes its lease and reads the tenant's usage in the same batch.
-	started, err := store.StartTurn(ctx, tenant, c.ID, conversation.TurnStart{HistoryTurns: 5, LeaseFor: time.Minute})
+	started, err := store.StartTurn(ctx, tenant, id, conversation.TurnStart{HistoryTurns: 5, LeaseFor: time.Minute})
 	if err != nil || started.LeaseID == "" || len(started.History) != 3 {
 		t.Fatalf("StartTurn = %+v, %v", started, err)
 	}
 	check("StartTurn")
-	if err := store.EndTurn(ctx, tenant, c.ID, started.LeaseID); err != nil {
+	if err := store.EndTurn(ctx, tenant, id, started.LeaseID); err != nil {
 		t.Fatal(err)
 	}
-	tracer.take()
+}
 
+// checkStreamedTurn runs the calls of a streamed turn as the engine makes
+// them, and starts a new conversation, with check after each.
+func checkStreamedTurn(t *testing.T, ctx context.Context, store *convpg.Store, tenant, id string, check func(op string)) {
+	t.Helper()
+	profile := conversation.Profile{PersonaType: "employee", Jurisdictions: []string{"IE"}}
 	// Before the first byte, one round trip: the lease, the loads, the
 	// usage and the reservation.
-	turn, err := store.StartTurn(ctx, tenant, c.ID, conversation.TurnStart{HistoryTurns: 5, LeaseFor: time.Minute,
+	turn, err := store.StartTurn(ctx, tenant, id, conversation.TurnStart{HistoryTurns: 5, LeaseFor: time.Minute,
 		DailyTokenLimit: 1000, Reserve: &conversation.Turn{UserText: "q4", Profile: &profile}})
 	if err != nil || turn.Reserved == nil || turn.Reserved.Number != 4 {
 		t.Fatalf("StartTurn with a reservation = %+v, %v", turn, err)
@@ -161,7 +178,7 @@ func TestEachOperationIsOneRoundTrip(t *testing.T) {
 	// and used items.
 	finished := conversation.Turn{Number: 4, AssistantText: "a4", Status: conversation.TurnOK, LeaseID: turn.LeaseID,
 		Usage: conversation.Usage{TotalTokens: 9}}
-	if err := store.FinishTurn(ctx, tenant, c.ID, finished, conversation.TurnFinish{ActiveNodes: []string{"D"}, UsedItems: []string{uuid.NewString()}}); err != nil {
+	if err := store.FinishTurn(ctx, tenant, id, finished, conversation.TurnFinish{ActiveNodes: []string{"D"}, UsedItems: []string{uuid.NewString()}}); err != nil {
 		t.Fatal(err)
 	}
 	check("FinishTurn with concepts and used items")

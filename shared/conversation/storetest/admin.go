@@ -136,8 +136,19 @@ func testAdminListFilters(t *testing.T, s Store) {
 }
 
 func testAdminLifecycle(t *testing.T, s Store) {
-	ctx := userCtx
 	tenant := newTenant()
+	c, waiting := seedAdminConversation(t, s, tenant)
+	d := checkAdminDetail(t, s, tenant, c.ID, waiting.ID)
+	checkAdminUpdate(t, s, tenant, c.ID, d)
+	checkAdminExportAndDelete(t, s, tenant, c.ID)
+}
+
+// seedAdminConversation creates a conversation with two turns, an active
+// node, a pending and an expired request and a supplied item; it returns
+// the conversation and the pending request.
+func seedAdminConversation(t *testing.T, s Store, tenant string) (conversation.Conversation, conversation.ContextRequest) {
+	t.Helper()
+	ctx := userCtx
 	c := adminCreate(t, s, tenant, testUser)
 	for _, q := range []string{"first", "second"} {
 		if _, err := s.AppendTurn(ctx, tenant, c.ID, conversation.Turn{UserText: q, Metadata: conversation.TurnMetadata{QueryComposition: "chat"}}); err != nil {
@@ -160,8 +171,14 @@ func testAdminLifecycle(t *testing.T, s Store) {
 	if _, err := s.SupplyItems(ctx, tenant, c.ID, []conversation.SuppliedItem{{Key: "income", Kind: conversation.KindText, Content: "42000"}}); err != nil {
 		t.Fatal(err)
 	}
+	return c, waiting
+}
 
-	d, err := s.GetConversation(ctx, tenant, c.ID)
+// checkAdminDetail reads the seeded conversation back: only the unexpired
+// request is pending.
+func checkAdminDetail(t *testing.T, s Store, tenant, id, waitingID string) conversation.Detail {
+	t.Helper()
+	d, err := s.GetConversation(userCtx, tenant, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,25 +188,37 @@ func testAdminLifecycle(t *testing.T, s Store) {
 	if !slices.Equal(d.ActiveNodeIDs, []string{"TAX:IE:VAT"}) {
 		t.Errorf("active nodes = %v", d.ActiveNodeIDs)
 	}
-	if len(d.PendingRequests) != 1 || d.PendingRequests[0].ID != waiting.ID {
-		t.Errorf("pending = %+v, want only the unexpired %s", d.PendingRequests, waiting.ID)
+	if len(d.PendingRequests) != 1 || d.PendingRequests[0].ID != waitingID {
+		t.Errorf("pending = %+v, want only the unexpired %s", d.PendingRequests, waitingID)
 	}
 	if len(d.SuppliedItems) != 1 || d.SuppliedItems[0].Content != "42000" {
 		t.Errorf("items = %+v", d.SuppliedItems)
 	}
+	return d
+}
 
-	updated, err := s.UpdateConversation(ctx, tenant, c.ID, conversation.Update{Title: new("  Renamed ")})
+// checkAdminUpdate renames the conversation read as d and refuses empty
+// and overlong updates.
+func checkAdminUpdate(t *testing.T, s Store, tenant, id string, d conversation.Detail) {
+	t.Helper()
+	updated, err := s.UpdateConversation(userCtx, tenant, id, conversation.Update{Title: new("  Renamed ")})
 	// A rename is not activity: updated_at stays.
 	if err != nil || updated.Title != "Renamed" || updated.Archived || !updated.UpdatedAt.Equal(d.Conversation.UpdatedAt) {
 		t.Errorf("rename = %+v, %v", updated, err)
 	}
 	for _, bad := range []conversation.Update{{}, {Title: new(strings.Repeat("x", conversation.MaxTitleRunes+1))}} {
-		if _, err := s.UpdateConversation(ctx, tenant, c.ID, bad); !errors.Is(err, conversation.ErrInvalidUpdate) {
+		if _, err := s.UpdateConversation(userCtx, tenant, id, bad); !errors.Is(err, conversation.ErrInvalidUpdate) {
 			t.Errorf("update %+v: %v, want ErrInvalidUpdate", bad, err)
 		}
 	}
+}
 
-	export, err := s.ExportConversation(ctx, tenant, c.ID)
+// checkAdminExportAndDelete exports the renamed conversation with all it
+// holds, then erases it and counts what went.
+func checkAdminExportAndDelete(t *testing.T, s Store, tenant, id string) {
+	t.Helper()
+	ctx := userCtx
+	export, err := s.ExportConversation(ctx, tenant, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +227,7 @@ func testAdminLifecycle(t *testing.T, s Store) {
 		t.Errorf("export = %+v", export)
 	}
 
-	erased, err := s.DeleteConversation(ctx, tenant, c.ID)
+	erased, err := s.DeleteConversation(ctx, tenant, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,13 +235,13 @@ func testAdminLifecycle(t *testing.T, s Store) {
 	if erased != want {
 		t.Errorf("erased %+v, want %+v", erased, want)
 	}
-	if _, err := s.GetConversation(ctx, tenant, c.ID); !errors.Is(err, conversation.ErrNotFound) {
+	if _, err := s.GetConversation(ctx, tenant, id); !errors.Is(err, conversation.ErrNotFound) {
 		t.Errorf("get after delete: %v", err)
 	}
-	if _, err := s.LoadTurnState(ctx, tenant, c.ID, 5); !errors.Is(err, conversation.ErrNotFound) {
+	if _, err := s.LoadTurnState(ctx, tenant, id, 5); !errors.Is(err, conversation.ErrNotFound) {
 		t.Errorf("load after delete: %v", err)
 	}
-	if _, err := s.DeleteConversation(ctx, tenant, c.ID); !errors.Is(err, conversation.ErrNotFound) {
+	if _, err := s.DeleteConversation(ctx, tenant, id); !errors.Is(err, conversation.ErrNotFound) {
 		t.Errorf("second delete: %v", err)
 	}
 }

@@ -27,40 +27,7 @@ func testOwnerIsolation(t *testing.T, s Store) {
 		t.Fatal(err)
 	}
 
-	other := conversation.WithOwner(context.Background(), "user-2")
-	notFound := map[string]error{}
-	_, notFound["LoadTurnState"] = s.LoadTurnState(other, tenant, c.ID, 5)
-	_, notFound["AppendTurn"] = s.AppendTurn(other, tenant, c.ID, conversation.Turn{UserText: "intrusion"})
-	notFound["MergeActiveNodes"] = s.MergeActiveNodes(other, tenant, c.ID, []string{"X:Y:Z"}, 3)
-	_, notFound["GetConversation"] = s.GetConversation(other, tenant, c.ID)
-	_, notFound["UpdateConversation"] = s.UpdateConversation(other, tenant, c.ID, conversation.Update{Title: new("mine now")})
-	_, notFound["ExportConversation"] = s.ExportConversation(other, tenant, c.ID)
-	_, notFound["DeleteConversation"] = s.DeleteConversation(other, tenant, c.ID)
-	_, notFound["CreateContextRequest"] = s.CreateContextRequest(other, conversation.ContextRequest{TenantID: tenant, ConversationID: c.ID, ExpiresAt: time.Now().Add(time.Hour)})
-	_, notFound["SupplyItems"] = s.SupplyItems(other, tenant, c.ID, []conversation.SuppliedItem{{Key: "age", Kind: conversation.KindText, Content: "99"}})
-	for op, err := range notFound {
-		if !errors.Is(err, conversation.ErrNotFound) {
-			t.Errorf("%s by another user: %v, want ErrNotFound", op, err)
-		}
-	}
-	requestNotFound := map[string]error{}
-	_, requestNotFound["GetContextRequest"] = s.GetContextRequest(other, tenant, c.ID, req.ID)
-	_, requestNotFound["ResolveContextRequest"] = s.ResolveContextRequest(other, tenant, c.ID, req.ID, conversation.RequestSkipped)
-	for op, err := range requestNotFound {
-		if !errors.Is(err, conversation.ErrRequestNotFound) {
-			t.Errorf("%s by another user: %v, want ErrRequestNotFound", op, err)
-		}
-	}
-	if err := s.DeleteSuppliedItem(other, tenant, c.ID, items[0].ID); !errors.Is(err, conversation.ErrItemNotFound) {
-		t.Errorf("DeleteSuppliedItem by another user: %v, want ErrItemNotFound", err)
-	}
-	if listed, err := s.ListContextRequests(other, tenant, c.ID); len(listed) != 0 {
-		t.Errorf("ListContextRequests by another user = %+v, %v; want nothing", listed, err)
-	}
-	if state, err := s.LoadHandoffState(other, tenant, c.ID); err == nil && (state.Pending != nil || len(state.Items) != 0) {
-		t.Errorf("LoadHandoffState by another user = %+v", state)
-	}
-	_ = s.TouchSuppliedItems(other, tenant, c.ID, []string{items[0].ID})
+	checkAnotherUserIsRefused(t, s, tenant, c.ID, req.ID, items[0].ID)
 
 	// The owner's conversation is as it was.
 	d, err := s.GetConversation(userCtx, tenant, c.ID)
@@ -72,6 +39,46 @@ func testOwnerIsolation(t *testing.T, s Store) {
 		!d.SuppliedItems[0].LastUsedAt.Equal(items[0].LastUsedAt) {
 		t.Errorf("owner's conversation after another user's attempts: %+v", d)
 	}
+}
+
+// checkAnotherUserIsRefused makes every call on the conversation as
+// another user of the same tenant: each finds nothing and changes nothing.
+func checkAnotherUserIsRefused(t *testing.T, s Store, tenant, id, requestID, itemID string) {
+	t.Helper()
+	other := conversation.WithOwner(context.Background(), "user-2")
+	notFound := map[string]error{}
+	_, notFound["LoadTurnState"] = s.LoadTurnState(other, tenant, id, 5)
+	_, notFound["AppendTurn"] = s.AppendTurn(other, tenant, id, conversation.Turn{UserText: "intrusion"})
+	notFound["MergeActiveNodes"] = s.MergeActiveNodes(other, tenant, id, []string{"X:Y:Z"}, 3)
+	_, notFound["GetConversation"] = s.GetConversation(other, tenant, id)
+	_, notFound["UpdateConversation"] = s.UpdateConversation(other, tenant, id, conversation.Update{Title: new("mine now")})
+	_, notFound["ExportConversation"] = s.ExportConversation(other, tenant, id)
+	_, notFound["DeleteConversation"] = s.DeleteConversation(other, tenant, id)
+	_, notFound["CreateContextRequest"] = s.CreateContextRequest(other, conversation.ContextRequest{TenantID: tenant, ConversationID: id, ExpiresAt: time.Now().Add(time.Hour)})
+	_, notFound["SupplyItems"] = s.SupplyItems(other, tenant, id, []conversation.SuppliedItem{{Key: "age", Kind: conversation.KindText, Content: "99"}})
+	for op, err := range notFound {
+		if !errors.Is(err, conversation.ErrNotFound) {
+			t.Errorf("%s by another user: %v, want ErrNotFound", op, err)
+		}
+	}
+	requestNotFound := map[string]error{}
+	_, requestNotFound["GetContextRequest"] = s.GetContextRequest(other, tenant, id, requestID)
+	_, requestNotFound["ResolveContextRequest"] = s.ResolveContextRequest(other, tenant, id, requestID, conversation.RequestSkipped)
+	for op, err := range requestNotFound {
+		if !errors.Is(err, conversation.ErrRequestNotFound) {
+			t.Errorf("%s by another user: %v, want ErrRequestNotFound", op, err)
+		}
+	}
+	if err := s.DeleteSuppliedItem(other, tenant, id, itemID); !errors.Is(err, conversation.ErrItemNotFound) {
+		t.Errorf("DeleteSuppliedItem by another user: %v, want ErrItemNotFound", err)
+	}
+	if listed, err := s.ListContextRequests(other, tenant, id); len(listed) != 0 {
+		t.Errorf("ListContextRequests by another user = %+v, %v; want nothing", listed, err)
+	}
+	if state, err := s.LoadHandoffState(other, tenant, id); err == nil && (state.Pending != nil || len(state.Items) != 0) {
+		t.Errorf("LoadHandoffState by another user = %+v", state)
+	}
+	_ = s.TouchSuppliedItems(other, tenant, id, []string{itemID})
 }
 
 // A call that names no owner is refused, never served tenant-wide.

@@ -20,68 +20,70 @@ import (
 // newStore may return the same store each time: every test uses its own
 // tenant ids.
 func Run(t *testing.T, newStore NewStore) {
-	tests := []struct {
-		name string
-		run  func(t *testing.T, s Store)
-	}{
-		// Turns and context.
-		{"CreateThenLoadEmptyState", testCreateThenLoad},
-		{"CreateWithChosenID", testCreateWithChosenID},
-		{"OtherTenantIsNotFound", testTenantIsolation},
-		{"OtherUserIsNotFound", testOwnerIsolation},
-		{"NoOwnerIsRefused", testNoOwner},
-		{"UnknownOrMalformedIDs", testUnknownIDs},
-		{"TurnsNumberedFromOne", testTurnNumbering},
-		{"HistoryOldestFirstAndLimited", testHistoryOrderAndLimit},
-		{"ConcurrentAppendsGetOneToFifty", testConcurrentAppends},
-		{"ConcurrentMergesLoseNothing", testConcurrentMerges},
-		{"MergeMovesRepeatsToNewestAndCaps", testMergeRecencyAndCap},
-		{"MergeDefaultCap", testMergeDefaultCap},
-		{"UnknownTurnStatusIsRefused", testUnknownTurnStatus},
-		{"StartThenFinishInPlace", testStartThenFinish},
-		{"FinishRefusesOpenStatusAndMissingTurn", testFinishRefusals},
-		{"RetryRestartsOnlyAFailedLastTurn", testRetryLastTurn},
-		{"ConcurrentRetriesRestartOnce", testConcurrentRetries},
-		{"OneTurnAtATime", testTurnLease},
-		{"TenantUsagePerDay", testTenantUsage},
-		{"FinishEndsTheTurn", testFinishEndsTheTurn},
-		{"StartReservesTheTurn", testStartReserves},
-		{"StartWithoutReservation", testStartWithoutReservation},
-		{"StartRetriesTheFailedTurn", testStartRetries},
-		{"StartConversationReservesItsFirstTurn", testStartConversation},
-		{"FinishTouchesUsedItems", testFinishTouchesUsedItems},
-		// The daily cap's ledger.
-		{"ConcurrentChargesHoldTheCap", testConcurrentChargesHoldTheCap},
-		{"ChargeThenSettle", testChargeThenSettle},
-		{"UsageKeepsCachedTokensAndCost", testUsageKeepsCachedTokensAndCost},
-		{"CostLimit", testCostLimit},
-		// Context handoff.
-		{"RequestCreatedPendingAndLoaded", testRequestLifecycle},
-		{"RequestsAreTenantAndConversationScoped", testRequestIsolation},
-		{"ConcurrentResolvesSucceedOnce", testConcurrentResolve},
-		{"SuppliedItemsReplaceByKeyAndDelete", testSuppliedItems},
-		{"ConcurrentSuppliesOfOneKeyLeaveOneItem", testConcurrentSupplySameKey},
-		{"LoadTurnStateCarriesTheHandoffState", testLoadTurnStateCarriesHandoff},
-		// The conversation API.
-		{"ListNewestFirstInPages", testAdminListPages},
-		{"ListFiltersOwnerArchivedTenant", testAdminListFilters},
-		{"GetUpdateExportDelete", testAdminLifecycle},
-		{"AdminOtherTenantIsNotFound", testAdminTenantIsolation},
-		// The remembered profile.
-		{"ProfileStoredAtCreation", testProfileAtCreation},
-		{"TurnReplacesProfile", testTurnReplacesProfile},
-		{"RefusedTurnLeavesProfile", testRefusedTurnLeavesProfile},
-		{"PatchSetsProfile", testPatchSetsProfile},
-		// Callers that gave up.
-		{"CancelledContextChangesNothing", testCancelledContextChangesNothing},
-		{"ExpiredDeadlineChangesNothing", testExpiredDeadlineChangesNothing},
-	}
-	for _, tc := range tests {
+	for _, tc := range suite {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			tc.run(t, newStore(t))
 		})
 	}
+}
+
+// suite is every case Run runs, each on a fresh store.
+var suite = []struct {
+	name string
+	run  func(t *testing.T, s Store)
+}{
+	// Turns and context.
+	{"CreateThenLoadEmptyState", testCreateThenLoad},
+	{"CreateWithChosenID", testCreateWithChosenID},
+	{"OtherTenantIsNotFound", testTenantIsolation},
+	{"OtherUserIsNotFound", testOwnerIsolation},
+	{"NoOwnerIsRefused", testNoOwner},
+	{"UnknownOrMalformedIDs", testUnknownIDs},
+	{"TurnsNumberedFromOne", testTurnNumbering},
+	{"HistoryOldestFirstAndLimited", testHistoryOrderAndLimit},
+	{"ConcurrentAppendsGetOneToFifty", testConcurrentAppends},
+	{"ConcurrentMergesLoseNothing", testConcurrentMerges},
+	{"MergeMovesRepeatsToNewestAndCaps", testMergeRecencyAndCap},
+	{"MergeDefaultCap", testMergeDefaultCap},
+	{"UnknownTurnStatusIsRefused", testUnknownTurnStatus},
+	{"StartThenFinishInPlace", testStartThenFinish},
+	{"FinishRefusesOpenStatusAndMissingTurn", testFinishRefusals},
+	{"RetryRestartsOnlyAFailedLastTurn", testRetryLastTurn},
+	{"ConcurrentRetriesRestartOnce", testConcurrentRetries},
+	{"OneTurnAtATime", testTurnLease},
+	{"TenantUsagePerDay", testTenantUsage},
+	{"FinishEndsTheTurn", testFinishEndsTheTurn},
+	{"StartReservesTheTurn", testStartReserves},
+	{"StartWithoutReservation", testStartWithoutReservation},
+	{"StartRetriesTheFailedTurn", testStartRetries},
+	{"StartConversationReservesItsFirstTurn", testStartConversation},
+	{"FinishTouchesUsedItems", testFinishTouchesUsedItems},
+	// The daily cap's ledger.
+	{"ConcurrentChargesHoldTheCap", testConcurrentChargesHoldTheCap},
+	{"ChargeThenSettle", testChargeThenSettle},
+	{"UsageKeepsCachedTokensAndCost", testUsageKeepsCachedTokensAndCost},
+	{"CostLimit", testCostLimit},
+	// Context handoff.
+	{"RequestCreatedPendingAndLoaded", testRequestLifecycle},
+	{"RequestsAreTenantAndConversationScoped", testRequestIsolation},
+	{"ConcurrentResolvesSucceedOnce", testConcurrentResolve},
+	{"SuppliedItemsReplaceByKeyAndDelete", testSuppliedItems},
+	{"ConcurrentSuppliesOfOneKeyLeaveOneItem", testConcurrentSupplySameKey},
+	{"LoadTurnStateCarriesTheHandoffState", testLoadTurnStateCarriesHandoff},
+	// The conversation API.
+	{"ListNewestFirstInPages", testAdminListPages},
+	{"ListFiltersOwnerArchivedTenant", testAdminListFilters},
+	{"GetUpdateExportDelete", testAdminLifecycle},
+	{"AdminOtherTenantIsNotFound", testAdminTenantIsolation},
+	// The remembered profile.
+	{"ProfileStoredAtCreation", testProfileAtCreation},
+	{"TurnReplacesProfile", testTurnReplacesProfile},
+	{"RefusedTurnLeavesProfile", testRefusedTurnLeavesProfile},
+	{"PatchSetsProfile", testPatchSetsProfile},
+	// Callers that gave up.
+	{"CancelledContextChangesNothing", testCancelledContextChangesNothing},
+	{"ExpiredDeadlineChangesNothing", testExpiredDeadlineChangesNothing},
 }
 
 // Store is a conversation.Store with the reads and writes only the suite

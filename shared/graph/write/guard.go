@@ -337,41 +337,23 @@ func (g *Guard) checkProp(key string, value any, allowed map[string]bool) *Rejec
 	if !propertyKeyPattern.MatchString(key) || !allowed[key] {
 		return &Rejection{Field: safeKey(key), Reason: ReasonPropertyNotAllowed}
 	}
-	limit := MaxTextLen
-	if key == "pref_label" || key == "alt_labels" || key == "text" {
-		limit = MaxLabelLen
-	}
-	checkString := func(s string) *Rejection {
-		if len(s) > limit {
-			return &Rejection{Field: key, Reason: ReasonValueTooLong}
-		}
-		if key == SourceContentHashesKey {
-			if !contentHashPattern.MatchString(s) {
-				return &Rejection{Field: key, Reason: ReasonUnsupportedValue}
-			}
-			return nil
-		}
-		if key == "source_urls" || key == "url" || key == "source_url" {
-			if stored, ok := g.sources.SourceURL(s); !ok || stored != s {
-				return &Rejection{Field: key, Reason: ReasonInvalidSourceURL}
-			}
-		}
-		if kind, found := findPII(s); found {
-			return &Rejection{Field: key, Reason: ReasonPIIValue, PIIKind: kind}
-		}
-		return nil
-	}
+	return g.checkValue(key, value)
+}
+
+// checkValue checks an allowed property's value: scalars pass, strings and
+// lists of them are checked one string at a time.
+func (g *Guard) checkValue(key string, value any) *Rejection {
 	switch v := value.(type) {
 	case nil, bool, int, int32, int64, uint32, float32, float64, time.Time:
 		return nil
 	case string:
-		return checkString(v)
+		return g.checkString(key, v)
 	case []string:
 		if len(v) > MaxListLen {
 			return &Rejection{Field: key, Reason: ReasonValueTooLong}
 		}
 		for _, s := range v {
-			if rej := checkString(s); rej != nil {
+			if rej := g.checkString(key, s); rej != nil {
 				return rej
 			}
 		}
@@ -383,7 +365,7 @@ func (g *Guard) checkProp(key string, value any, allowed map[string]bool) *Rejec
 		for _, item := range v {
 			switch iv := item.(type) {
 			case string:
-				if rej := checkString(iv); rej != nil {
+				if rej := g.checkString(key, iv); rej != nil {
 					return rej
 				}
 			case bool, int, int64, float64:
@@ -399,6 +381,34 @@ func (g *Guard) checkProp(key string, value any, allowed map[string]bool) *Rejec
 		// smuggle anything past the key whitelist.
 		return &Rejection{Field: key, Reason: ReasonUnsupportedValue}
 	}
+}
+
+// checkString checks one string of property key: its length, the shape of
+// a content hash, that a URL is a registered source, and that it holds no
+// personal data.
+func (g *Guard) checkString(key, s string) *Rejection {
+	limit := MaxTextLen
+	if key == "pref_label" || key == "alt_labels" || key == "text" {
+		limit = MaxLabelLen
+	}
+	if len(s) > limit {
+		return &Rejection{Field: key, Reason: ReasonValueTooLong}
+	}
+	if key == SourceContentHashesKey {
+		if !contentHashPattern.MatchString(s) {
+			return &Rejection{Field: key, Reason: ReasonUnsupportedValue}
+		}
+		return nil
+	}
+	if key == "source_urls" || key == "url" || key == "source_url" {
+		if stored, ok := g.sources.SourceURL(s); !ok || stored != s {
+			return &Rejection{Field: key, Reason: ReasonInvalidSourceURL}
+		}
+	}
+	if kind, found := findPII(s); found {
+		return &Rejection{Field: key, Reason: ReasonPIIValue, PIIKind: kind}
+	}
+	return nil
 }
 
 func isHTTPURL(s string) bool {

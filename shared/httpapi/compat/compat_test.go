@@ -157,6 +157,15 @@ func checkConversationRead(t *testing.T, e *env, id string) {
 		t.Error("activePathId is empty")
 	}
 	messages := objects(t, body, "messages")
+	checkReadMessages(t, messages, str(t, conv, "activePathId"))
+	checkFirstAnswerRead(t, messages[1])
+	checkThirdAnswerRead(t, messages[5])
+}
+
+// checkReadMessages: three turns read as six messages on the active path,
+// each with its own id.
+func checkReadMessages(t *testing.T, messages []map[string]any, activePathID string) {
+	t.Helper()
 	wantRoles := []string{"user", "assistant", "user", "assistant", "user", "assistant"}
 	if len(messages) != len(wantRoles) {
 		t.Fatalf("%d messages, want %d: %v", len(messages), len(wantRoles), messages)
@@ -167,14 +176,20 @@ func checkConversationRead(t *testing.T, e *env, id string) {
 			t.Errorf("message %d = %v", i, m)
 		}
 		ids[str(t, m, "id")] = true
-		if m["sequenceInPath"] != float64(i+1) || str(t, m, "pathId") != str(t, conv, "activePathId") || boolean(t, m, "isBranchPoint") {
+		if m["sequenceInPath"] != float64(i+1) || str(t, m, "pathId") != activePathID || boolean(t, m, "isBranchPoint") {
 			t.Errorf("message %d path fields = %v", i, m)
 		}
 	}
-	if messages[1]["content"] != "VRT is charged on registration." {
-		t.Errorf("first answer = %q", messages[1]["content"])
+}
+
+// checkFirstAnswerRead: the first answer cites VRT, with no earlier
+// concepts in play and so no context summary.
+func checkFirstAnswerRead(t *testing.T, m map[string]any) {
+	t.Helper()
+	if m["content"] != "VRT is charged on registration." {
+		t.Errorf("first answer = %q", m["content"])
 	}
-	first := object(t, messages[1], "metadata")
+	first := object(t, m, "metadata")
 	if refs := strings_(t, first, "referencedNodes"); !slices.Equal(refs, []string{"TAX:IE:VRT"}) {
 		t.Errorf("first answer referencedNodes = %v", refs)
 	}
@@ -186,10 +201,13 @@ func checkConversationRead(t *testing.T, e *env, id string) {
 	}
 	strings_(t, first, "warnings")
 	str(t, first, "disclaimerKey")
+}
 
-	// The third answer had both earlier concepts in play, newest first:
-	// stamp duty labelled by its capture, VRT by the graph.
-	third := object(t, messages[5], "metadata")
+// checkThirdAnswerRead: the third answer had both earlier concepts in play,
+// newest first: stamp duty labelled by its capture, VRT by the graph.
+func checkThirdAnswerRead(t *testing.T, m map[string]any) {
+	t.Helper()
+	third := object(t, m, "metadata")
 	prior := objects(t, third, "priorTurnNodes")
 	if len(prior) != 2 {
 		t.Fatalf("third answer priorTurnNodes = %v, want 2", prior)

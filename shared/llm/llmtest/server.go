@@ -205,31 +205,10 @@ func (s *Server) Reset() {
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	var protocol Protocol
-	switch {
-	case strings.HasSuffix(r.URL.Path, "/responses"):
-		protocol = ProtocolResponses
-	case strings.HasSuffix(r.URL.Path, "/chat/completions"):
-		protocol = ProtocolChat
-	default:
-		writeAPIError(w, http.StatusNotFound, "invalid_request_error", "unknown path "+r.URL.Path)
+	protocol, rec, loopErr, ok := readRequest(w, r)
+	if !ok {
 		return
 	}
-	if r.Method != http.MethodPost {
-		writeAPIError(w, http.StatusMethodNotAllowed, "invalid_request_error", "method not allowed")
-		return
-	}
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		writeAPIError(w, http.StatusBadRequest, "invalid_request_error", "cannot read body")
-		return
-	}
-	rec, loopErr, err := decodeRequest(protocol, body)
-	if err != nil {
-		writeAPIError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
-		return
-	}
-	rec.Method, rec.Path, rec.Header, rec.Body = r.Method, r.URL.Path, r.Header.Clone(), body
 
 	if refusal := s.refusal(rec, loopErr); refusal != nil {
 		s.recordOnly(&rec)
@@ -265,6 +244,36 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	} else {
 		player.playChat()
 	}
+}
+
+// readRequest reads the protocol from the path and decodes the body as that
+// protocol's request; on a bad request it answers it and returns !ok.
+func readRequest(w http.ResponseWriter, r *http.Request) (protocol Protocol, rec RecordedRequest, loopErr *apiError, ok bool) {
+	switch {
+	case strings.HasSuffix(r.URL.Path, "/responses"):
+		protocol = ProtocolResponses
+	case strings.HasSuffix(r.URL.Path, "/chat/completions"):
+		protocol = ProtocolChat
+	default:
+		writeAPIError(w, http.StatusNotFound, "invalid_request_error", "unknown path "+r.URL.Path)
+		return protocol, rec, nil, false
+	}
+	if r.Method != http.MethodPost {
+		writeAPIError(w, http.StatusMethodNotAllowed, "invalid_request_error", "method not allowed")
+		return protocol, rec, nil, false
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		writeAPIError(w, http.StatusBadRequest, "invalid_request_error", "cannot read body")
+		return protocol, rec, nil, false
+	}
+	rec, loopErr, err = decodeRequest(protocol, body)
+	if err != nil {
+		writeAPIError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
+		return protocol, rec, nil, false
+	}
+	rec.Method, rec.Path, rec.Header, rec.Body = r.Method, r.URL.Path, r.Header.Clone(), body
+	return protocol, rec, loopErr, true
 }
 
 // refusal is the error a real endpoint would answer this request with
