@@ -23,6 +23,24 @@ func (t *Turn) asOfMetadata() *conversation.AsOf {
 	return &conversation.AsOf{Date: a.String(), Source: a.Source, Phrase: a.Phrase}
 }
 
+// asOfLine is the as-of date as the turn's graph_facts message names it.
+func (t *Turn) asOfLine() prompt.AsOfLine {
+	return asOfLineOf(t.asOfMetadata())
+}
+
+// asOfLineOf is a stored as-of date as the prompt names it; nil (a turn
+// stored before turns had one) names none.
+func asOfLineOf(a *conversation.AsOf) prompt.AsOfLine {
+	if a == nil {
+		return prompt.AsOfLine{}
+	}
+	line := prompt.AsOfLine{Date: a.Date, Requested: a.Source == asof.SourceRequest}
+	if a.Source == asof.SourceQuestion {
+		line.Phrase = a.Phrase
+	}
+	return line
+}
+
 // keepFacts remembers the facts grounding read, by node id, for the
 // citations.
 func (t *Turn) keepFacts(found []graph.GroundedConcept) {
