@@ -1,13 +1,42 @@
 package chat_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"regintel/shared/chat"
+	"regintel/shared/graph"
+	graphmem "regintel/shared/graph/memory"
 	"regintel/shared/llm/llmtest"
 )
+
+// verifiedGraph is the seeded graph with every fact last checked at its
+// source on one date, in force from an early date.
+type verifiedGraph struct {
+	*graphmem.Store
+	verified time.Time
+}
+
+func (g verifiedGraph) Ground(ctx context.Context, q graph.GroundingQuery) ([]graph.GroundedConcept, error) {
+	found, err := g.Store.Ground(ctx, q)
+	for _, c := range found {
+		for i := range c.Facts {
+			c.Facts[i].LastVerifiedAt = g.verified
+			c.Facts[i].ValidFrom, c.Facts[i].ValidTo, c.Facts[i].Status, c.Facts[i].Neighbour = "2010-01-01", "", "in_force", false
+		}
+	}
+	return found, err
+}
+
+func verifiedHarness(t *testing.T, verified time.Time) *harness {
+	mem, err := graphmem.NewSeeded(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newHarness(t, "responses", withGraph(verifiedGraph{Store: mem, verified: verified}))
+}
 
 // messageWith is the first message of req holding s, or "".
 func messageWith(req llmtest.RecordedRequest, s string) string {
@@ -80,5 +109,39 @@ func TestADatedQuestionWithoutFactsIsToldItsDate(t *testing.T) {
 		if got != want || strings.Contains(reqs[i].System, "2024") {
 			t.Errorf("request %d: turn message %q, want %q", i+1, got, want)
 		}
+	}
+}
+
+// A fact in force that was last checked at its source over a year before
+// the as-of date is marked in its prompt line and its citation; asked
+// about an earlier date, when that check was recent, it is not.
+func TestALongUncheckedFactIsMarkedInThePromptAndItsCitation(t *testing.T) {
+	verified := time.Now().UTC().AddDate(-2, 0, 0)
+	mark := "last checked at its source on " + verified.Format(time.DateOnly) + "; may have changed since"
+	for _, tc := range []struct {
+		name     string
+		question string
+		marked   bool
+	}{
+		{"today", "What is the VAT standard rate?", true},
+		{"before the check", "What was the VAT standard rate in " + verified.AddDate(-1, 0, 0).Format("2006") + "?", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := verifiedHarness(t, verified)
+			h.srv.Enqueue(llmtest.TextScript("An answer."))
+			_, res := h.turn(chat.Request{Message: tc.question, Profile: chat.Profile{Jurisdictions: []string{"IE"}}})
+			facts := messageWith(h.srv.Requests()[0], "<graph_facts>")
+			if strings.Contains(facts, mark) != tc.marked {
+				t.Errorf("marked %v, want %v:\n%s", !tc.marked, tc.marked, facts)
+			}
+			if len(res.Metadata.Citations) == 0 {
+				t.Fatal("no citations")
+			}
+			for _, c := range res.Metadata.Citations {
+				if c.MayBeOutdated != tc.marked {
+					t.Errorf("citation %s mayBeOutdated %v, want %v", c.NodeID, c.MayBeOutdated, tc.marked)
+				}
+			}
+		})
 	}
 }

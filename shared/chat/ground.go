@@ -7,8 +7,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
-	"regintel/shared/asof"
 	"regintel/shared/concept"
 	"regintel/shared/conversation"
 	"regintel/shared/graph"
@@ -44,7 +44,7 @@ func (t *Turn) ground(ctx context.Context) grounding {
 		return grounding{}
 	}
 	t.keepFacts(found)
-	return grounding{concepts: t.conceptLines(active, found), facts: factGroups(found, e.now().UTC().Format(asof.DateLayout))}
+	return grounding{concepts: t.conceptLines(active, found), facts: factGroups(found, t.asOf().Date, e.now())}
 }
 
 // conceptLines names each active concept, in the context's order: by the
@@ -100,7 +100,7 @@ func cmp(a, b string) string {
 // factGroups orders the facts for the prompt: the concepts the question
 // names first, then the conversation's; each concept's facts as read
 // (newest first).
-func factGroups(found []graph.GroundedConcept, today string) []prompt.FactGroup {
+func factGroups(found []graph.GroundedConcept, asOfDate, today time.Time) []prompt.FactGroup {
 	ordered := slices.Clone(found)
 	sort.SliceStable(ordered, func(i, j int) bool { return ordered[i].Mentioned && !ordered[j].Mentioned })
 	var out []prompt.FactGroup
@@ -110,7 +110,7 @@ func factGroups(found []graph.GroundedConcept, today string) []prompt.FactGroup 
 		}
 		group := prompt.FactGroup{ConceptID: g.Node.ID, Concept: cmp(g.Node.PrefLabel, g.Node.ID)}
 		for _, f := range g.Facts {
-			group.Facts = append(group.Facts, withValidity(factLine(f), f, today))
+			group.Facts = append(group.Facts, withValidity(factLine(f), f, asOfDate, today))
 		}
 		out = append(out, group)
 	}
@@ -213,7 +213,11 @@ func citedFacts(citations []conversation.Citation, facts []prompt.FactGroup) []p
 			at[found.concept.ConceptID] = i
 			out = append(out, prompt.FactGroup{ConceptID: found.concept.ConceptID, Concept: found.concept.Concept})
 		}
-		out[i].Facts = append(out[i].Facts, found.fact)
+		// The mark is the one the turn was given, so its replay reads
+		// the same whatever this turn's date.
+		fact := found.fact
+		fact.MayBeOutdated = c.MayBeOutdated
+		out[i].Facts = append(out[i].Facts, fact)
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package prompt_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"regintel/shared/prompt"
 )
@@ -70,5 +71,18 @@ func TestReplayedFactsNameTheirTurnsDate(t *testing.T) {
 		History: []prompt.HistoryTurn{{Number: 1, UserText: "VAT in 2023?", AssistantText: "23%.", Facts: []prompt.FactGroup{vat}, AsOf: then}}})
 	if len(first.Messages) != 2 || len(next.Messages) != 4 || next.Messages[0].Content != first.Messages[0].Content || !strings.Contains(first.Messages[0].Content, "2023-07-01") {
 		t.Fatalf("the replay differs from the turn's own facts:\n%+v\nthen\n%+v", first.Messages, next.Messages)
+	}
+}
+
+// A long-unchecked fact says when it was last checked at its source and
+// that it may have changed; another says when it was last verified.
+func TestAnOutdatedFactSaysWhenItWasLastChecked(t *testing.T) {
+	f := prompt.FactLine{NodeID: "n", Kind: "Rate", Label: "standard rate", LastVerified: time.Date(2024, 5, 2, 23, 0, 0, 0, time.UTC)}
+	if got := f.Text(); got != "- Rate: standard rate; last verified 2024-05-02 [n]" {
+		t.Errorf("fresh: %q", got)
+	}
+	f.MayBeOutdated = true
+	if got := f.Text(); got != "- Rate: standard rate; last checked at its source on 2024-05-02; may have changed since [n]" {
+		t.Errorf("outdated: %q", got)
 	}
 }

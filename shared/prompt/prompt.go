@@ -156,6 +156,9 @@ type FactLine struct {
 	ValidFrom, ValidTo, Status string
 	// NotYetInForce marks an announced value that starts after today.
 	NotYetInForce bool
+	// MayBeOutdated marks a value in force on the as-of date that was last
+	// checked at its source long before it: the line says so.
+	MayBeOutdated bool
 }
 
 // Text is the fact as one prompt line; its length is what the budget counts.
@@ -174,7 +177,13 @@ func (f FactLine) Text() string {
 		b.WriteString("; source: ")
 		b.WriteString(strings.Join(f.Sources, ", "))
 	}
-	if !f.LastVerified.IsZero() {
+	switch {
+	case f.LastVerified.IsZero():
+	case f.MayBeOutdated:
+		b.WriteString("; last checked at its source on ")
+		b.WriteString(f.LastVerified.UTC().Format("2006-01-02"))
+		b.WriteString("; may have changed since")
+	default:
 		b.WriteString("; last verified ")
 		b.WriteString(f.LastVerified.UTC().Format("2006-01-02"))
 	}

@@ -59,6 +59,7 @@ func sampleFacts() []FactGroup {
 		{ConceptID: "TAX:UK:EMPTY", Concept: "No facts yet"},
 		{ConceptID: "WELFARE:IE", Concept: "Jobseeker's Benefit – \"JB\"", Facts: []FactLine{
 			{NodeID: "n", Kind: "Timeline", Label: "waiting days", Value: "days: 6\nnext line  ", LastVerified: verified},
+			{NodeID: "old", Kind: "Rate", Label: "old rate", LastVerified: verified, ValidFrom: "2020-01-01", Status: "in_force", MayBeOutdated: true},
 		}},
 	}
 }
