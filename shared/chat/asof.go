@@ -1,6 +1,8 @@
 package chat
 
 import (
+	"time"
+
 	"regintel/shared/asof"
 	"regintel/shared/conversation"
 	"regintel/shared/graph"
@@ -23,6 +25,24 @@ func (t *Turn) asOfMetadata() *conversation.AsOf {
 	return &conversation.AsOf{Date: a.String(), Source: a.Source, Phrase: a.Phrase}
 }
 
+// asOfLine is the as-of date as the turn's graph_facts message names it.
+func (t *Turn) asOfLine() prompt.AsOfLine {
+	return asOfLineOf(t.asOfMetadata())
+}
+
+// asOfLineOf is a stored as-of date as the prompt names it; nil (a turn
+// stored before turns had one) names none.
+func asOfLineOf(a *conversation.AsOf) prompt.AsOfLine {
+	if a == nil {
+		return prompt.AsOfLine{}
+	}
+	line := prompt.AsOfLine{Date: a.Date, Requested: a.Source == asof.SourceRequest}
+	if a.Source == asof.SourceQuestion {
+		line.Phrase = a.Phrase
+	}
+	return line
+}
+
 // keepFacts remembers the facts grounding read, by node id, for the
 // citations.
 func (t *Turn) keepFacts(found []graph.GroundedConcept) {
@@ -35,11 +55,42 @@ func (t *Turn) keepFacts(found []graph.GroundedConcept) {
 }
 
 // withValidity adds the fact's valid time to its prompt line; a value that
-// starts after today is marked as announced, not yet in force.
-func withValidity(line prompt.FactLine, f graph.Fact, today string) prompt.FactLine {
+// starts after today is marked as announced, not yet in force, and one
+// long unchecked as possibly out of date.
+func withValidity(line prompt.FactLine, f graph.Fact, asOfDate, today time.Time) prompt.FactLine {
 	line.ValidFrom, line.ValidTo, line.Status = f.ValidFrom, f.ValidTo, f.Status
-	line.NotYetInForce = f.Status == "announced" || f.ValidFrom > today
+	line.NotYetInForce = f.Status == "announced" || f.ValidFrom > today.UTC().Format(asof.DateLayout)
+	line.MayBeOutdated = mayBeOutdated(f, asOfDate, today)
 	return line
+}
+
+// staleAfterMonths is how long a value in force may go unchecked at its
+// source before the answer should say it may have changed.
+const staleAfterMonths = 12
+
+// mayBeOutdated reports whether f is in force on asOfDate and was last
+// checked at its source more than staleAfterMonths before that date, or
+// before today when the date is today or later (a check cannot be later
+// than today). An announced or superseded value, or a neighbour, is not in
+// force on the date; a fact never checked has no date to give.
+func mayBeOutdated(f graph.Fact, asOfDate, today time.Time) bool {
+	if f.LastVerifiedAt.IsZero() || f.Neighbour || f.Status == "announced" || f.Status == "superseded" {
+		return false
+	}
+	if !f.ValidOn(asOfDate.UTC().Format(asof.DateLayout)) {
+		return false
+	}
+	ref := calendarDay(asOfDate)
+	if t := calendarDay(today); t.Before(ref) {
+		ref = t
+	}
+	return calendarDay(f.LastVerifiedAt).Before(ref.AddDate(0, -staleAfterMonths, 0))
+}
+
+// calendarDay is t's day in UTC, at midnight.
+func calendarDay(t time.Time) time.Time {
+	y, m, d := t.UTC().Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }
 
 // citations name every fact given to the model with its value, valid time
@@ -48,7 +99,7 @@ func withValidity(line prompt.FactLine, f graph.Fact, today string) prompt.FactL
 func (t *Turn) citations(facts []prompt.FactLine) []conversation.Citation {
 	out := make([]conversation.Citation, 0, len(facts))
 	for _, line := range facts {
-		c := conversation.Citation{NodeID: line.NodeID, Label: line.Label}
+		c := conversation.Citation{NodeID: line.NodeID, Label: line.Label, MayBeOutdated: line.MayBeOutdated}
 		if len(line.Sources) > 0 {
 			c.URL = line.Sources[0]
 		}

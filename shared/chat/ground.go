@@ -7,8 +7,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
-	"regintel/shared/asof"
 	"regintel/shared/concept"
 	"regintel/shared/conversation"
 	"regintel/shared/graph"
@@ -45,7 +45,7 @@ func (t *Turn) ground(ctx context.Context) grounding {
 	}
 	found = focusFacts(found, t.questionForLLM(), maxFactsPerConcept)
 	t.keepFacts(found)
-	return grounding{concepts: t.conceptLines(active, found), facts: factGroups(found, e.now().UTC().Format(asof.DateLayout))}
+	return grounding{concepts: t.conceptLines(active, found), facts: factGroups(found, t.asOf().Date, e.now())}
 }
 
 // conceptLines names each active concept, in the context's order: by the
@@ -101,7 +101,7 @@ func cmp(a, b string) string {
 // factGroups orders the facts for the prompt: the concepts the question
 // names first, then the conversation's; each concept's facts as read
 // (newest first).
-func factGroups(found []graph.GroundedConcept, today string) []prompt.FactGroup {
+func factGroups(found []graph.GroundedConcept, asOfDate, today time.Time) []prompt.FactGroup {
 	ordered := slices.Clone(found)
 	sort.SliceStable(ordered, func(i, j int) bool { return ordered[i].Mentioned && !ordered[j].Mentioned })
 	var out []prompt.FactGroup
@@ -111,7 +111,7 @@ func factGroups(found []graph.GroundedConcept, today string) []prompt.FactGroup 
 		}
 		group := prompt.FactGroup{ConceptID: g.Node.ID, Concept: cmp(g.Node.PrefLabel, g.Node.ID)}
 		for _, f := range g.Facts {
-			group.Facts = append(group.Facts, withValidity(factLine(f), f, today))
+			group.Facts = append(group.Facts, withValidity(factLine(f), f, asOfDate, today))
 		}
 		out = append(out, group)
 	}
@@ -152,7 +152,7 @@ func (t *Turn) fit(g grounding, tools []llm.Tool) (prompt.Fitted, error) {
 		Data: prompt.Data{
 			AgentID: e.cfg.AgentID, Jurisdictions: t.profileJurisdictions(), PersonaType: code,
 			Concepts: g.concepts, CaptureConcepts: hasTool(tools, concept.CaptureToolName), RequestContext: hasTool(tools, RequestContextToolName),
-			AsOf: t.asOf().String(),
+			AsOf: t.asOfLine(),
 		},
 		Facts: g.facts, Question: t.questionForLLM(), ToolTokens: t.toolTokens(tools), HistoryWindow: e.cfg.HistoryTurns,
 	}
@@ -177,7 +177,7 @@ func (t *Turn) fit(g grounding, tools []llm.Tool) (prompt.Fitted, error) {
 		}
 		in.History = append(in.History, prompt.HistoryTurn{Number: turn.Number, UserText: e.redact.forLLM(turn.UserText),
 			AssistantText: e.redact.forLLM(turn.AssistantText), CutShort: turn.Status != conversation.TurnOK,
-			Facts: citedFacts(turn.Metadata.Citations, g.facts)})
+			Facts: citedFacts(turn.Metadata.Citations, g.facts), AsOf: asOfLineOf(turn.Metadata.AsOf)})
 	}
 	for _, it := range t.supplied {
 		in.Supplied = append(in.Supplied, prompt.SuppliedItem{ID: it.ID, Key: it.Key, Kind: it.Kind, Content: e.redact.forLLM(it.Content)})
@@ -214,7 +214,11 @@ func citedFacts(citations []conversation.Citation, facts []prompt.FactGroup) []p
 			at[found.concept.ConceptID] = i
 			out = append(out, prompt.FactGroup{ConceptID: found.concept.ConceptID, Concept: found.concept.Concept})
 		}
-		out[i].Facts = append(out[i].Facts, found.fact)
+		// The mark is the one the turn was given, so its replay reads
+		// the same whatever this turn's date.
+		fact := found.fact
+		fact.MayBeOutdated = c.MayBeOutdated
+		out[i].Facts = append(out[i].Facts, fact)
 	}
 	return out
 }

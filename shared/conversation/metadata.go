@@ -55,6 +55,10 @@ type Citation struct {
 	Status         string     `json:"status,omitempty"`
 	URL            string     `json:"url,omitempty"`
 	LastVerifiedAt *time.Time `json:"lastVerifiedAt"`
+	// MayBeOutdated is true for a value in force on the as-of date that
+	// was last checked at its source more than 12 months before it (or
+	// before today, for today or a later date): the prompt said so.
+	MayBeOutdated bool `json:"mayBeOutdated"`
 }
 
 // ContextUsage records how a prompt was fitted into the token budget.

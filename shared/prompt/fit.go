@@ -52,6 +52,9 @@ type HistoryTurn struct {
 	// them now: the history replays each fact before the first turn that
 	// was given it, as it was sent then, so a fact is sent once.
 	Facts []FactGroup
+	// AsOf is the date the turn's facts were for: their replay names it
+	// as the turn's own message did, so the history reads the same.
+	AsOf AsOfLine
 	// CutShort marks an answer that failed or was interrupted: the model is
 	// told so, so it never reads it as a complete answer.
 	CutShort bool
@@ -234,6 +237,7 @@ type candidate struct {
 	// facts the turn was given; tokens counts those no earlier loaded
 	// turn was given.
 	facts  []FactGroup
+	asOf   AsOfLine
 	tokens int
 	cut    bool
 }
@@ -256,7 +260,7 @@ func (f *fitter) historyCandidates() ([]candidate, error) {
 	}
 	for i := len(f.in.History) - 1; i >= 0; i-- {
 		turn := f.in.History[i]
-		c := candidate{number: turn.Number, facts: turn.Facts, tokens: factTokens[i]}
+		c := candidate{number: turn.Number, facts: turn.Facts, asOf: turn.AsOf, tokens: factTokens[i]}
 		answer := turn.AssistantText
 		if turn.CutShort {
 			answer = strings.TrimSpace(answer + "\n" + CutShortMarker)
@@ -286,7 +290,7 @@ func (f *fitter) historyFactTokens() ([]int, error) {
 	given := map[string]bool{}
 	for i, turn := range f.in.History {
 		if facts := newFacts(turn.Facts, given); len(facts) > 0 {
-			text, err := f.sheet.turnSection(SectionGraphFacts, Data{Facts: facts})
+			text, err := f.sheet.turnSection(SectionGraphFacts, Data{Facts: facts, AsOf: turn.AsOf})
 			if err != nil {
 				return nil, err
 			}
@@ -428,7 +432,7 @@ func (f *fitter) addHistory(out *Fitted, history []candidate, turns int, given m
 	}
 	for i := turns - 1; i >= 0; i-- {
 		if facts := newFacts(history[i].facts, given); len(facts) > 0 {
-			text, err := f.sheet.turnSection(SectionGraphFacts, Data{Facts: facts})
+			text, err := f.sheet.turnSection(SectionGraphFacts, Data{Facts: facts, AsOf: history[i].asOf})
 			if err != nil {
 				return err
 			}

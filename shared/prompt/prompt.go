@@ -79,9 +79,10 @@ type Data struct {
 	Concepts []ConceptLine
 	// Facts are the rules graph's facts for the concepts in scope.
 	Facts []FactGroup
-	// AsOf is the ISO date the question is about: the facts are those
-	// valid on it.
-	AsOf string
+	// AsOf is the date the question is about: the facts are those valid
+	// on it. The turn's graph_facts message names it, so the instructions
+	// stay the same whatever the date.
+	AsOf AsOfLine
 	// Supplied is unused by system sections; kept for sheets that predate
 	// the supplied_context message.
 	Supplied []SuppliedLine
@@ -89,6 +90,14 @@ type Data struct {
 	CaptureConcepts bool
 	// RequestContext is true when the request_context tool is offered.
 	RequestContext bool
+}
+
+// AsOfLine is the date a turn's facts are for and where it came from: the
+// request (Requested), the question's words (Phrase), else today.
+type AsOfLine struct {
+	Date      string // ISO date; "" says nothing about the date
+	Requested bool
+	Phrase    string
 }
 
 // ConceptLine is one concept of the conversation context.
@@ -147,6 +156,9 @@ type FactLine struct {
 	ValidFrom, ValidTo, Status string
 	// NotYetInForce marks an announced value that starts after today.
 	NotYetInForce bool
+	// MayBeOutdated marks a value in force on the as-of date that was last
+	// checked at its source long before it: the line says so.
+	MayBeOutdated bool
 }
 
 // Text is the fact as one prompt line; its length is what the budget counts.
@@ -165,7 +177,13 @@ func (f FactLine) Text() string {
 		b.WriteString("; source: ")
 		b.WriteString(strings.Join(f.Sources, ", "))
 	}
-	if !f.LastVerified.IsZero() {
+	switch {
+	case f.LastVerified.IsZero():
+	case f.MayBeOutdated:
+		b.WriteString("; last checked at its source on ")
+		b.WriteString(f.LastVerified.UTC().Format("2006-01-02"))
+		b.WriteString("; may have changed since")
+	default:
 		b.WriteString("; last verified ")
 		b.WriteString(f.LastVerified.UTC().Format("2006-01-02"))
 	}
@@ -210,6 +228,7 @@ func fencedTurnData(d Data) Data {
 		groups[i] = FactGroup{ConceptID: fence(g.ConceptID), Concept: fence(g.Concept), Facts: facts}
 	}
 	d.Concepts, d.Facts = concepts, groups
+	d.AsOf.Phrase = fence(d.AsOf.Phrase)
 	return d
 }
 

@@ -59,6 +59,7 @@ func sampleFacts() []FactGroup {
 		{ConceptID: "TAX:UK:EMPTY", Concept: "No facts yet"},
 		{ConceptID: "WELFARE:IE", Concept: "Jobseeker's Benefit – \"JB\"", Facts: []FactLine{
 			{NodeID: "n", Kind: "Timeline", Label: "waiting days", Value: "days: 6\nnext line  ", LastVerified: verified},
+			{NodeID: "old", Kind: "Rate", Label: "old rate", LastVerified: verified, ValidFrom: "2020-01-01", Status: "in_force", MayBeOutdated: true},
 		}},
 	}
 }
@@ -75,8 +76,12 @@ func sheetData() []Data {
 				{ID: "c1", Label: "Value-Added Tax", Jurisdiction: "IE", Definition: "a consumption tax"},
 				{ID: "c2", Label: "PAYE", Definition: "  pay as you earn  "},
 			},
-			Facts: sampleFacts(), CaptureConcepts: true, RequestContext: true},
-		{Jurisdictions: []string{}, Concepts: []ConceptLine{}, Facts: []FactGroup{{Concept: "only a group"}}, RequestContext: true},
+			Facts: sampleFacts(), CaptureConcepts: true, RequestContext: true, AsOf: AsOfLine{Date: "2023-07-01", Phrase: "in 2023"}},
+		{Jurisdictions: []string{}, Concepts: []ConceptLine{}, Facts: []FactGroup{{Concept: "only a group"}}, RequestContext: true, AsOf: AsOfLine{Date: "2026-01-01", Requested: true}},
+		{Facts: sampleFacts(), AsOf: AsOfLine{Date: "2026-11-27"}},
+		{AsOf: AsOfLine{Date: "2024-07-01", Phrase: "in <2024>"}},
+		{AsOf: AsOfLine{Date: "2024-03-01", Requested: true}},
+		{AsOf: AsOfLine{Date: "2026-11-27"}},
 		{Jurisdictions: []string{"", " "}, PersonaType: " ", Concepts: []ConceptLine{{}}, CaptureConcepts: true},
 	}
 }

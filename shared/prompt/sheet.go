@@ -167,8 +167,10 @@ func (s *Sheet) validate() error {
 		Concepts: []ConceptLine{{ID: "TAX:IE:VAT", Label: "VAT", Jurisdiction: "IE", Definition: "d"}},
 		Facts: []FactGroup{{ConceptID: "TAX:IE:VAT", Concept: "VAT", Facts: []FactLine{{NodeID: "n", Kind: "Rate", Label: "l",
 			Value: "percent: 23", Sources: []string{"https://example.org"}, LastVerified: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}}}},
-		CaptureConcepts: true, RequestContext: true,
+		CaptureConcepts: true, RequestContext: true, AsOf: AsOfLine{Date: "2026-01-01", Phrase: "in 2026"},
 	}
+	requested := sample
+	requested.AsOf = AsOfLine{Date: "2026-01-01", Requested: true}
 	messages := map[string]any{
 		SectionUserProfile:     MessageData{Role: "user", Text: "t"},
 		SectionSuppliedContext: SuppliedData{Items: []SuppliedLine{{Key: "k", Kind: "text", Content: "c", Truncated: true}}},
@@ -177,7 +179,7 @@ func (s *Sheet) validate() error {
 		SectionQuestion:        MessageData{Role: "user", Text: "t"},
 	}
 	var errs []error
-	for _, data := range []Data{sample, {}} {
+	for _, data := range []Data{sample, requested, {AsOf: requested.AsOf}, {}} {
 		for _, section := range slices.Concat(s.order, s.turnOrder) {
 			if _, err := s.Render(section, data); err != nil {
 				errs = append(errs, err)

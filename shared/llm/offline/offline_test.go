@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"regintel/shared/llm"
+	"regintel/shared/prompt"
 )
 
 func kinds(concepts []Concept) string {
@@ -230,5 +231,29 @@ func TestAnswerQuotesTheGraphFactsOfThePrompt(t *testing.T) {
 	}
 	if strings.Contains(text.String(), "In addition") {
 		t.Fatal("quoted past the facts section")
+	}
+}
+
+// The as-of date that opens the sheet's graph_facts section is not a fact:
+// the offline answer quotes the fact lines only.
+func TestAnswerDoesNotQuoteTheAsOfDateAsAFact(t *testing.T) {
+	turn, err := prompt.DefaultSheet().TurnContext(prompt.Data{AsOf: prompt.AsOfLine{Date: "2023-07-01", Phrase: "in 2023"},
+		Facts: []prompt.FactGroup{{ConceptID: "TAX:IE:VAT", Concept: "Value-Added Tax", Facts: []prompt.FactLine{
+			{NodeID: "TAX:IE:VAT:RATE:STANDARD", Kind: "Rate", Label: "Irish VAT standard rate", Value: "percent: 23"}}}}})
+	if err != nil || len(turn) != 1 || !strings.Contains(turn[0].Text, "These facts are for 2023-07-01") {
+		t.Fatalf("sheet rendered %+v, %v", turn, err)
+	}
+	chunks, err := New(Config{}).Stream(context.Background(), llm.Request{System: "You are...", Messages: []llm.Message{
+		{Role: llm.RoleUser, Content: turn[0].Text}, {Role: llm.RoleUser, Content: "What was the VAT rate in 2023?"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	for ch := range chunks {
+		text.WriteString(ch.Delta)
+	}
+	if !strings.Contains(text.String(), "The rules graph holds: Rate: Irish VAT standard rate (percent: 23) [TAX:IE:VAT:RATE:STANDARD].") ||
+		strings.Contains(text.String(), "These facts are for") || strings.Contains(text.String(), "2023-07-01") {
+		t.Fatalf("answer: %s", text.String())
 	}
 }
