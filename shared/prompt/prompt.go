@@ -3,12 +3,10 @@
 // replaces it with a directory of the same shape, so the wording changes
 // without a code change. Empty sections are left out.
 //
-// Sheets use part of Go's template syntax, rendered by this package
-// (render.go) with text/template's output: {{.}} and {{.Field.Field}},
-// {{if}}/{{else if}}/{{else}}, {{with}}, {{range}} with its {{else}},
-// {{join .List ", "}}, {{/* comments */}} and the trim markers {{- and -}}.
-// Anything else (pipes, variables, other functions, define/template/block)
-// fails at load with the file and line, and so does a field the data lacks.
+// Sheets are Go text/template files with one function besides the
+// built-in ones, {{join .List ", "}}. Each is parsed and executed with
+// sample data at load, so a syntax error or a field the data lacks fails
+// at start with the file and line.
 //
 // The package also counts tokens (tokens.go), so the engine can fit the
 // system prompt, supplied context and history into one budget.

@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"reflect"
 	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"text/template"
 	"time"
 )
 
@@ -29,7 +29,7 @@ type Sheet struct {
 	order []string
 	// turnOrder lists the turn sections in the sheet's order.
 	turnOrder []string
-	templates map[string]*sheetTemplate
+	templates map[string]*template.Template
 	// fingerprint identifies the sheet's text: two sheets with the same
 	// files have the same fingerprint.
 	fingerprint string
@@ -76,6 +76,16 @@ func LoadSheet(dir string) (*Sheet, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// sheetFuncs are the functions sheets may call besides text/template's own.
+var sheetFuncs = template.FuncMap{"join": strings.Join}
+
+// parseTemplate parses one sheet file. The template is named after its
+// file, so parse and execution errors read "20_jurisdiction.tmpl:3: ...";
+// a field or map key the data lacks is an error, not "<no value>".
+func parseTemplate(name, src string) (*template.Template, error) {
+	return template.New(name).Funcs(sheetFuncs).Option("missingkey=error").Parse(src)
 }
 
 type sheetEntry struct {
@@ -134,7 +144,7 @@ func parseSheet(fsys fs.FS, source string) (*Sheet, error) {
 	}
 	sort.SliceStable(entries, func(i, j int) bool { return entries[i].position < entries[j].position })
 
-	s := &Sheet{source: source, templates: map[string]*sheetTemplate{}}
+	s := &Sheet{source: source, templates: map[string]*template.Template{}}
 	digest := sha256.New()
 	for _, e := range entries {
 		raw, err := fs.ReadFile(fsys, e.file)
@@ -143,8 +153,6 @@ func parseSheet(fsys fs.FS, source string) (*Sheet, error) {
 		}
 		fmt.Fprintf(digest, "%s\x00%d\x00", e.file, len(raw))
 		digest.Write(raw)
-		// The template is named after its file, so parse and execution
-		// errors read "20_jurisdiction.tmpl:3: ...".
 		t, err := parseTemplate(e.file, string(raw))
 		if err != nil {
 			return nil, fmt.Errorf("prompt sheet %s: %w", source, err)
@@ -220,16 +228,12 @@ func (s *Sheet) RenderMessage(section string, m MessageData) (string, error) {
 }
 
 func (s *Sheet) execute(section string, data any) (string, error) {
-	return s.executeValue(section, reflect.ValueOf(data))
-}
-
-func (s *Sheet) executeValue(section string, data reflect.Value) (string, error) {
 	t, ok := s.templates[section]
 	if !ok {
 		return "", fmt.Errorf("no section %q", section)
 	}
 	var b strings.Builder
-	if err := t.execute(&b, data); err != nil {
+	if err := t.Execute(&b, data); err != nil {
 		return "", err
 	}
 	return strings.TrimSpace(b.String()), nil
@@ -244,9 +248,8 @@ type Rendered struct {
 // System renders the system sections in order, leaving out empty ones.
 func (s *Sheet) System(d Data) ([]Rendered, error) {
 	out := make([]Rendered, 0, len(s.order))
-	data := reflect.ValueOf(d) // boxed once for every section
 	for _, section := range s.order {
-		text, err := s.executeValue(section, data)
+		text, err := s.execute(section, d)
 		if err != nil {
 			return nil, err
 		}
@@ -259,16 +262,16 @@ func (s *Sheet) System(d Data) ([]Rendered, error) {
 
 // turnSection renders one turn section, fenced.
 func (s *Sheet) turnSection(section string, d Data) (string, error) {
-	return s.executeValue(section, reflect.ValueOf(fencedTurnData(d)))
+	return s.execute(section, fencedTurnData(d))
 }
 
 // TurnContext renders the turn sections, in the sheet's order and fenced,
 // leaving out empty ones: the user message of what changes every turn.
 func (s *Sheet) TurnContext(d Data) ([]Rendered, error) {
-	data := reflect.ValueOf(fencedTurnData(d))
+	data := fencedTurnData(d)
 	var out []Rendered
 	for _, section := range s.turnOrder {
-		text, err := s.executeValue(section, data)
+		text, err := s.execute(section, data)
 		if err != nil {
 			return nil, err
 		}

@@ -136,21 +136,21 @@ func TestBadSheetFailsWithFileAndLine(t *testing.T) {
 		{"unknown field in a nested range", func(dir string) error {
 			return os.WriteFile(filepath.Join(dir, "80_graph_facts.tmpl"), []byte("Facts:\n{{range .Facts}}\n{{range .Facts}}{{.Sauce}}{{end}}{{end}}\n"), 0o644)
 		}, []string{"80_graph_facts.tmpl:3:", "can't evaluate field Sauce in type prompt.FactLine"}},
-		{"method that sheets cannot call", func(dir string) error {
-			return os.WriteFile(filepath.Join(dir, "80_graph_facts.tmpl"), []byte("{{range .Facts}}{{range .Facts}}\n{{.LastVerified.Year}}{{end}}{{end}}"), 0o644)
-		}, []string{"80_graph_facts.tmpl:2:", "can't evaluate field Year in type time.Time"}},
+		{"method called without its argument", func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, "80_graph_facts.tmpl"), []byte("{{range .Facts}}{{range .Facts}}\n{{.LastVerified.Format}}{{end}}{{end}}"), 0o644)
+		}, []string{"80_graph_facts.tmpl:2:", "wrong number of args for Format"}},
 		{"unexported field", func(dir string) error {
 			return os.WriteFile(filepath.Join(dir, "65_supplied_context.tmpl"), []byte("{{range .Items}}{{.id}}{{end}}"), 0o644)
 		}, []string{"65_supplied_context.tmpl:1:", "id is an unexported field"}},
-		{"unsupported action", func(dir string) error {
-			return os.WriteFile(filepath.Join(dir, "50_jurisdiction.tmpl"), []byte("{{- if .Jurisdictions -}}\nThe user's jurisdictions:\n{{$x := .}}\n{{- end -}}\n"), 0o644)
-		}, []string{`50_jurisdiction.tmpl:3: unsupported action "{{$x := .}}" (prompt sheets support`}},
-		{"pipeline", func(dir string) error {
-			return os.WriteFile(filepath.Join(dir, "55_profile.tmpl"), []byte("\n{{.PersonaType | printf \"%q\"}}"), 0o644)
-		}, []string{`55_profile.tmpl:2: unsupported action "{{.PersonaType | printf \"%q\"}}"`}},
-		{"template definition", func(dir string) error {
-			return os.WriteFile(filepath.Join(dir, "10_base_role.tmpl"), []byte(`{{define "role"}}x{{end}}`), 0o644)
-		}, []string{`10_base_role.tmpl:1: unsupported action "{{define \"role\"}}"`}},
+		{"undefined variable", func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, "50_jurisdiction.tmpl"), []byte("{{- if .Jurisdictions -}}\nThe user's jurisdictions:\n{{$x}}\n{{- end -}}\n"), 0o644)
+		}, []string{`50_jurisdiction.tmpl:3: undefined variable "$x"`}},
+		{"unknown function", func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, "55_profile.tmpl"), []byte("\n{{.PersonaType | shout}}"), 0o644)
+		}, []string{`55_profile.tmpl:2: function "shout" not defined`}},
+		{"template not defined", func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, "10_base_role.tmpl"), []byte(`{{template "role"}}`), 0o644)
+		}, []string{`10_base_role.tmpl:1:`, `template "role" not defined`}},
 		{"missing section", func(dir string) error {
 			return os.Remove(filepath.Join(dir, "95_question.tmpl"))
 		}, []string{"missing sections question"}},
@@ -178,6 +178,9 @@ func TestBadSheetFailsWithFileAndLine(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestAbsentSheetDirectoryFails(t *testing.T) {
 	if _, err := prompt.LoadSheet(filepath.Join(t.TempDir(), "absent")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("absent directory: %v", err)
 	}
