@@ -34,7 +34,9 @@ func groundIrishVATQuestionGroundsItsRates(t *testing.T, newStore NewStore) {
 	}
 	percents := map[float64]graph.Fact{}
 	for _, f := range vat.Facts {
-		if f.Kind == "Rate" && f.Relationship == "HAS_RATE" {
+		// A value that ended within the year (a neighbour) may share a
+		// percent with one in force; the rates in force are asked for.
+		if f.Kind == "Rate" && f.Relationship == "HAS_RATE" && !f.Neighbour {
 			p, _ := f.Properties["percent"].(float64)
 			percents[p] = f
 		}
