@@ -208,7 +208,7 @@ func checkSecondTurn(t *testing.T, reqs []llmtest.RecordedRequest, second, label
 		!strings.Contains(data.String(), "percent: 12.5") || !strings.Contains(data.String(), source) || strings.Contains(reqs[1].System, label) {
 		t.Fatalf("turn 2's data lacks the Bolt concept or its fact, or the instructions hold them:\n%s\ninstructions:\n%s", data.String(), reqs[len(reqs)-1].System)
 	}
-	if !strings.Contains(second, `{"nodeId":"`+rateID+`","label":"`+label+` rate","value":12.5,"unit":"%","validFrom":null,"validTo":null,"url":"`+source+`","lastVerifiedAt":"2026-11-02T09:00:00Z"}`) {
+	if !strings.Contains(second, `{"nodeId":"`+rateID+`","label":"`+label+` rate","value":12.5,"unit":"%","validFrom":null,"validTo":null,"url":"`+source+`","lastVerifiedAt":"2026-11-02T09:00:00Z","mayBeOutdated":`) {
 		t.Fatalf("turn 2 metadata does not cite the fact:\n%s", second)
 	}
 }
