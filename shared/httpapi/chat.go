@@ -2,14 +2,13 @@ package httpapi
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"regintel/shared/chat"
 	"regintel/shared/conversation"
+	"regintel/shared/httpapi/reply"
 )
 
 // chatBody is the POST /chat request body. Identity never comes from it.
@@ -41,14 +40,14 @@ type chatBody struct {
 const triggerRegenerate = "regenerate-message"
 
 // chat serves POST /chat: one turn, streamed.
-func (a *API) chat(w http.ResponseWriter, r *http.Request) {
+func (a *API) chat(w http.ResponseWriter, r *http.Request) error {
 	var body chatBody
 	limit := int64(MaxBodyBytes)
 	if wantsUIMessageStream(r) {
 		limit = MaxUIMessagesBodyBytes
 	}
-	if !a.decodeJSONUpTo(w, r, &body, limit) {
-		return
+	if err := a.decodeJSONUpTo(w, r, &body, limit); err != nil {
+		return err
 	}
 	if body.Trigger != "" && !protocolAsked(r) {
 		chooseUIMessageStream(r)
@@ -61,8 +60,7 @@ func (a *API) chat(w http.ResponseWriter, r *http.Request) {
 		fromUIMessages(&body)
 	}
 	if body.Message == nil && !body.Retry && (body.ContextSupply == nil || body.ContextSupply.RequestID == "") {
-		writeError(w, http.StatusBadRequest, "invalid_request", "message is required")
-		return
+		return reply.InvalidRequest.With("message is required")
 	}
 	c := caller(r)
 	req := chat.Request{
@@ -80,20 +78,19 @@ func (a *API) chat(w http.ResponseWriter, r *http.Request) {
 	if body.Profile != nil {
 		req.Profile = *body.Profile
 	}
-	var ok bool
-	if req.AsOf, ok = requestedAsOf(w, body.AsOf); !ok {
-		return
+	var err error
+	if req.AsOf, err = requestedAsOf(body.AsOf); err != nil {
+		return err
 	}
-	a.prepareAndStream(w, r, req)
+	return a.prepareAndStream(w, r, req)
 }
 
-// prepareAndStream prepares the turn, answering handoff outcomes and
-// errors as JSON before any byte is streamed, then streams it.
-func (a *API) prepareAndStream(w http.ResponseWriter, r *http.Request, req chat.Request) {
+// prepareAndStream prepares the turn, returning handoff outcomes and
+// errors before any byte is streamed, then streams it.
+func (a *API) prepareAndStream(w http.ResponseWriter, r *http.Request, req chat.Request) error {
 	turn, err := a.engine.Prepare(r.Context(), req)
 	if err != nil {
-		a.prepareFailed(w, req.RequestID, err)
-		return
+		return err
 	}
 	if id := turn.ConversationID(); id != "" {
 		w.Header().Set(HeaderConversationID, id)
@@ -109,9 +106,10 @@ func (a *API) prepareAndStream(w http.ResponseWriter, r *http.Request, req chat.
 	defer stop()
 	if turn.Recordable() {
 		turn.StreamRecorded(r.Context(), sink)
-		return
+		return nil
 	}
 	turn.Stream(r.Context(), sink)
+	return nil
 }
 
 // turnSink is a turn's stream in the protocol the request asked for.
@@ -125,47 +123,6 @@ func newTurnSink(w http.ResponseWriter, r *http.Request, sse *sseWriter, turnNum
 		return newUIStreamSink(w, sse)
 	}
 	return chatSink{sse: sse, turn: turnNumber}
-}
-
-// prepareFailed answers a turn that could not start.
-func (a *API) prepareFailed(w http.ResponseWriter, requestID string, err error) {
-	var partial *chat.PartialSupplyError
-	var pending *chat.PendingRequestError
-	var closed *chat.RequestClosedError
-	var limited *chat.DailyLimitError
-	switch {
-	case errors.Is(err, chat.ErrInvalid):
-		writeError(w, http.StatusBadRequest, "invalid_request", strings.TrimPrefix(err.Error(), chat.ErrInvalid.Error()+": "))
-	case errors.Is(err, conversation.ErrNotFound):
-		writeError(w, http.StatusNotFound, "conversation_not_found", "no such conversation")
-	case errors.Is(err, conversation.ErrNotRetryable):
-		writeError(w, http.StatusConflict, "not_retryable", "only a last turn that failed or was interrupted can be retried")
-	case errors.Is(err, conversation.ErrTurnInProgress):
-		writeError(w, http.StatusConflict, "turn_in_progress", "the previous answer in this conversation is still being written; send the message once it is done")
-	case errors.As(err, &limited):
-		w.Header().Set("Retry-After", strconv.Itoa(int(limited.RetryAfter.Seconds()+0.999)))
-		if limited.Cost {
-			writeError(w, http.StatusTooManyRequests, "daily_cost_limit", "this organisation has reached its spending limit for today (UTC); try again tomorrow")
-			return
-		}
-		writeError(w, http.StatusTooManyRequests, "daily_token_limit", "this organisation has used its tokens for today (UTC); try again tomorrow")
-	case errors.Is(err, chat.ErrUsageUnavailable):
-		w.Header().Set("Retry-After", "30")
-		writeError(w, http.StatusServiceUnavailable, "usage_unavailable", "this organisation's token usage cannot be checked right now, so the daily limit cannot be applied; try again shortly")
-	case errors.Is(err, conversation.ErrRequestNotFound):
-		writeError(w, http.StatusNotFound, "context_request_not_found", "no such context request in this conversation")
-	case errors.Is(err, chat.ErrRequestExpired):
-		writeError(w, http.StatusGone, "context_request_expired", "the context request expired; send the question again")
-	case errors.As(err, &closed):
-		writeError(w, http.StatusConflict, "context_request_closed", "the context request is already "+closed.Status)
-	case errors.As(err, &partial):
-		writeJSON(w, http.StatusAccepted, newPartialSupply(partial))
-	case errors.As(err, &pending):
-		writeJSON(w, http.StatusConflict, newPendingError(pending))
-	default:
-		a.log.Error("prepare chat turn failed", "request_id", requestID, "err", err)
-		writeError(w, http.StatusInternalServerError, "internal", "the turn could not be started")
-	}
 }
 
 // chatSink writes chat events as named SSE frames ("event: NAME\ndata:

@@ -44,8 +44,8 @@ func (a *API) openCompatStream(w http.ResponseWriter, r *http.Request) (compat.S
 // compatGraphStream serves GET /api/graph/stream: the graph feed with
 // unnamed events (the reference's graph page listens with onmessage) in
 // the reference's patch shape.
-func (a *API) compatGraphStream(w http.ResponseWriter, r *http.Request) {
-	a.streamPatches(w, r, func(sse *sseWriter, p Patch) error {
+func (a *API) compatGraphStream(w http.ResponseWriter, r *http.Request) error {
+	return a.streamPatches(w, r, func(sse *sseWriter, p Patch) error {
 		c := compat.GraphChanges{
 			AddedNodes: p.Nodes.Added, UpdatedNodes: p.Nodes.Updated,
 			AddedEdges: edgesOf(p.Edges.Added), UpdatedEdges: edgesOf(p.Edges.Updated),

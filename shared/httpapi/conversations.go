@@ -16,6 +16,7 @@ import (
 
 	"regintel/shared/conversation"
 	"regintel/shared/graph"
+	"regintel/shared/httpapi/reply"
 )
 
 // graphTimeout bounds the label lookup so a slow graph costs a read its
@@ -24,43 +25,39 @@ const graphTimeout = 3 * time.Second
 
 // listConversations serves GET /conversations?limit=&cursor=&archived=:
 // the caller's own conversations, newest activity first.
-func (a *API) listConversations(w http.ResponseWriter, r *http.Request) {
+func (a *API) listConversations(w http.ResponseWriter, r *http.Request) error {
 	c := caller(r)
 	params := r.URL.Query()
 	q := conversation.ListQuery{Cursor: params.Get("cursor")}
 	if params.Has("cursor") && q.Cursor == "" {
-		writeError(w, http.StatusBadRequest, "invalid_cursor", "cursor is empty; omit it for the first page")
-		return
+		return reply.InvalidCursor.With("cursor is empty; omit it for the first page")
 	}
 	// A parameter sent empty is refused, not read as absent: an unset
 	// variable in a client is a bug to surface, not a choice.
 	if params.Has("limit") {
 		n, err := strconv.Atoi(params.Get("limit"))
 		if err != nil || n < 1 || n > conversation.MaxPageSize {
-			writeError(w, http.StatusBadRequest, "invalid_request",
-				fmt.Sprintf("limit must be a whole number from 1 to %d", conversation.MaxPageSize))
-			return
+			return reply.InvalidRequest.With(fmt.Sprintf("limit must be a whole number from 1 to %d", conversation.MaxPageSize))
 		}
 		q.Limit = n
 	}
 	if params.Has("archived") {
 		archived, err := strconv.ParseBool(params.Get("archived"))
 		if err != nil {
-			writeError(w, http.StatusBadRequest, "invalid_request", "archived must be true or false")
-			return
+			return reply.InvalidRequest.With("archived must be true or false")
 		}
 		q.Archived = &archived
 	}
 	page, err := a.conversations.ListConversations(r.Context(), c.TenantID, q)
 	if err != nil {
-		a.conversationFailed(w, r, "list conversations", err)
-		return
+		return fmt.Errorf("list conversations: %w", err)
 	}
 	resp := listResponse{Conversations: page.Conversations}
 	if page.NextCursor != "" {
 		resp.NextCursor = &page.NextCursor
 	}
 	writeJSON(w, http.StatusOK, resp)
+	return nil
 }
 
 type listResponse struct {
@@ -93,11 +90,10 @@ type detailResponse struct {
 }
 
 // getConversation serves GET /conversations/{id}.
-func (a *API) getConversation(w http.ResponseWriter, r *http.Request) {
+func (a *API) getConversation(w http.ResponseWriter, r *http.Request) error {
 	d, err := a.conversations.GetConversation(r.Context(), caller(r).TenantID, r.PathValue("id"))
 	if err != nil {
-		a.conversationFailed(w, r, "get conversation", err)
-		return
+		return fmt.Errorf("get conversation: %w", err)
 	}
 	resp := detailResponse{
 		Conversation:           d.Conversation,
@@ -106,7 +102,7 @@ func (a *API) getConversation(w http.ResponseWriter, r *http.Request) {
 		SuppliedContextItems:   d.SuppliedItems,
 	}
 	resp.ActiveConcepts, resp.Warnings = a.labelConcepts(r.Context(), d.ActiveNodeIDs)
-	writeTaggedJSON(w, r, resp)
+	return writeTaggedJSON(w, r, resp)
 }
 
 // labelConcepts returns ids in their stored (recency) order with the
@@ -145,22 +141,21 @@ func (a *API) labelConcepts(ctx context.Context, ids []string) ([]ActiveConcept,
 // updateConversation serves PATCH /conversations/{id} with {"title"?: string,
 // "archived"?: bool, "profile"?: {"personaType", "jurisdictions"}}. Unknown fields and nulls are refused rather than
 // ignored, so a client typo never looks like success.
-func (a *API) updateConversation(w http.ResponseWriter, r *http.Request) {
+func (a *API) updateConversation(w http.ResponseWriter, r *http.Request) error {
 	var fields conversationPatch
-	if !a.decodeJSON(w, r, &fields) {
-		return
+	if err := a.decodeJSON(w, r, &fields); err != nil {
+		return err
 	}
 	update, problem := parseUpdate(fields)
 	if problem != "" {
-		writeError(w, http.StatusBadRequest, "invalid_request", problem)
-		return
+		return reply.InvalidRequest.With(problem)
 	}
 	c, err := a.conversations.UpdateConversation(r.Context(), caller(r).TenantID, r.PathValue("id"), update)
 	if err != nil {
-		a.conversationFailed(w, r, "update conversation", err)
-		return
+		return fmt.Errorf("update conversation: %w", err)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"conversation": c})
+	return nil
 }
 
 // conversationPatch is the PATCH body, field by field, so parseUpdate can
@@ -230,11 +225,10 @@ func errorReason(err error) string {
 
 // deleteConversation serves DELETE /conversations/{id}: the conversation and every row
 // tied to it are erased; later reads are 404.
-func (a *API) deleteConversation(w http.ResponseWriter, r *http.Request) {
+func (a *API) deleteConversation(w http.ResponseWriter, r *http.Request) error {
 	erased, err := a.conversations.DeleteConversation(r.Context(), caller(r).TenantID, r.PathValue("id"))
 	if err != nil {
-		a.conversationFailed(w, r, "delete conversation", err)
-		return
+		return fmt.Errorf("delete conversation: %w", err)
 	}
 	// Counts only: an erasure leaves an audit line, never content.
 	a.log.Info("conversation erased", "request_id", RequestID(r.Context()),
@@ -242,6 +236,7 @@ func (a *API) deleteConversation(w http.ResponseWriter, r *http.Request) {
 		"context_requests", erased.ContextRequests, "supplied_items", erased.SuppliedItems)
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusNoContent)
+	return nil
 }
 
 // ExportFormat versions the export document.
@@ -255,28 +250,12 @@ type exportResponse struct {
 
 // exportConversation serves GET /conversations/{id}/export: everything held about the
 // conversation, as a JSON attachment.
-func (a *API) exportConversation(w http.ResponseWriter, r *http.Request) {
+func (a *API) exportConversation(w http.ResponseWriter, r *http.Request) error {
 	held, err := a.conversations.ExportConversation(r.Context(), caller(r).TenantID, r.PathValue("id"))
 	if err != nil {
-		a.conversationFailed(w, r, "export conversation", err)
-		return
+		return fmt.Errorf("export conversation: %w", err)
 	}
 	w.Header().Set("Content-Disposition", `attachment; filename="conversation-`+held.Conversation.ID+`.json"`)
 	writeJSON(w, http.StatusOK, exportResponse{Format: ExportFormat, ExportedAt: a.now().UTC(), Export: held})
-}
-
-// conversationFailed maps store errors to responses. Unexpected errors are logged by
-// request id; their text never reaches the client.
-func (a *API) conversationFailed(w http.ResponseWriter, r *http.Request, op string, err error) {
-	switch {
-	case errors.Is(err, conversation.ErrNotFound):
-		writeError(w, http.StatusNotFound, "conversation_not_found", "no such conversation")
-	case errors.Is(err, conversation.ErrInvalidCursor):
-		writeError(w, http.StatusBadRequest, "invalid_cursor", "the cursor is not one this API issued")
-	case errors.Is(err, conversation.ErrInvalidUpdate):
-		writeError(w, http.StatusBadRequest, "invalid_request", errorReason(err))
-	default:
-		a.log.Error(op+" failed", "request_id", RequestID(r.Context()), "err", err)
-		writeError(w, http.StatusInternalServerError, "internal", "the request could not be completed")
-	}
+	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"regintel/shared/httpapi/reply"
 )
 
 //go:generate go test -run TestCORSFileMatchesRoutes -update-cors .
@@ -71,7 +73,7 @@ func CORS(origins []string, routes []Route) func(http.Handler) http.Handler {
 			origin := r.Header.Get("Origin")
 			if origin == "" || !(allowed[origin] || allowed["*"]) {
 				if isPreflight(r) {
-					writeError(w, http.StatusForbidden, "cors_origin_refused", "CORS: this origin may not call the API (see CORS_ORIGINS)")
+					writeError(w, reply.CORSOriginRefused)
 					return
 				}
 				next.ServeHTTP(w, r)

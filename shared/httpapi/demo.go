@@ -2,8 +2,11 @@ package httpapi
 
 import (
 	"embed"
+	"fmt"
 	"net/http"
 	"path"
+
+	"regintel/shared/httpapi/reply"
 )
 
 // web holds the demo page: plain HTML, JavaScript and CSS, no build step.
@@ -28,27 +31,25 @@ func DemoRoutes() []Route {
 	}
 }
 
-func (a *API) demoPage(w http.ResponseWriter, r *http.Request) {
-	a.serveWebFile(w, r, "index.html", "text/html; charset=utf-8")
+func (a *API) demoPage(w http.ResponseWriter, r *http.Request) error {
+	return serveWebFile(w, r, "index.html", "text/html; charset=utf-8")
 }
 
-func (a *API) demoAsset(w http.ResponseWriter, r *http.Request) {
+func (a *API) demoAsset(w http.ResponseWriter, r *http.Request) error {
 	name := r.PathValue("name")
 	contentType, ok := demoAssets[name]
 	if !ok {
-		writeError(w, http.StatusNotFound, "not_found", "no such asset: "+name)
-		return
+		return reply.NotFound.With("no such asset: " + name)
 	}
-	a.serveWebFile(w, r, name, contentType)
+	return serveWebFile(w, r, name, contentType)
 }
 
-func (a *API) serveWebFile(w http.ResponseWriter, r *http.Request, name, contentType string) {
+func serveWebFile(w http.ResponseWriter, r *http.Request, name, contentType string) error {
 	body, err := web.ReadFile(path.Join("web", name))
 	if err != nil {
-		a.log.Error("demo page file missing", "request_id", RequestID(r.Context()), "file", name, "err", err)
-		writeError(w, http.StatusInternalServerError, "internal", "the demo page could not be read")
-		return
+		return fmt.Errorf("demo page file %s: %w", name, err)
 	}
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	writeTagged(w, r, contentType, "no-cache", body)
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 )
@@ -27,13 +28,13 @@ func writeTagged(w http.ResponseWriter, r *http.Request, contentType, cacheContr
 
 // writeTaggedJSON is writeTagged for a JSON 200 that only its owner may
 // keep, and must check again before reusing.
-func writeTaggedJSON(w http.ResponseWriter, r *http.Request, v any) {
+func writeTaggedJSON(w http.ResponseWriter, r *http.Request, v any) error {
 	body, err := json.Marshal(v)
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, "internal", "the response could not be encoded")
-		return
+		return fmt.Errorf("encode response: %w", err)
 	}
 	writeTagged(w, r, "application/json", "private, no-cache", append(body, '\n'))
+	return nil
 }
 
 // matchesETag applies If-None-Match's weak comparison: "*" or any listed

@@ -27,7 +27,8 @@ func decodeChatBody(raw []byte, ui bool) (chatBody, int) {
 	r.Header.Set("Content-Type", "application/json")
 	w := httptest.NewRecorder()
 	var body chatBody
-	if !a.decodeJSON(w, r, &body) {
+	if err := a.decodeJSON(w, r, &body); err != nil {
+		a.fail(w, r, "chat", err)
 		return body, w.Code
 	}
 	if wantsUIMessageStream(r) {

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"regintel/shared/graph"
+	"regintel/shared/httpapi/reply"
 )
 
 // FeedConfig tunes the graph change feed; zero values mean the defaults.
@@ -131,27 +132,25 @@ func DecodeCursor(s string) (graph.ChangeCursor, error) {
 // and labels=Concept,Rate filter; the resume point is the Last-Event-ID
 // header (or lastEventId query parameter, for clients that cannot set
 // headers).
-func (a *API) graphChanges(w http.ResponseWriter, r *http.Request) {
+func (a *API) graphChanges(w http.ResponseWriter, r *http.Request) error {
 	if since, polling := r.URL.Query()["since"]; polling {
-		a.graphChangesPage(w, r, since[0])
-		return
+		return a.graphChangesPage(w, r, since[0])
 	}
-	a.streamPatches(w, r, sendPatch)
+	return a.streamPatches(w, r, sendPatch)
 }
 
 // streamPatches runs the feed, writing each patch with send.
-func (a *API) streamPatches(w http.ResponseWriter, r *http.Request, send func(*sseWriter, Patch) error) {
+func (a *API) streamPatches(w http.ResponseWriter, r *http.Request, send func(*sseWriter, Patch) error) error {
 	q, snapshot, problem := changeQuery(r, a.feed.MaxPatchItems)
 	if problem != "" {
-		writeError(w, http.StatusBadRequest, "invalid_request", problem)
-		return
+		return reply.InvalidRequest.With(problem)
 	}
 	ctx, cancel := a.streamContext(r.Context())
 	defer cancel()
 	sse := newSSEWriter(w)
 	// Reconnect quickly; the cursor makes it lossless.
 	if sse.retry(max(a.feed.PollInterval, 500*time.Millisecond)) != nil {
-		return
+		return nil
 	}
 	stop := sse.keepAlive(ctx, a.keepAlive)
 	defer stop()
@@ -161,7 +160,7 @@ func (a *API) streamPatches(w http.ResponseWriter, r *http.Request, send func(*s
 	for {
 		select {
 		case <-ctx.Done():
-			return
+			return nil
 		case <-poll.C:
 		}
 		if a.feed.SettleDelay > 0 {
@@ -170,7 +169,7 @@ func (a *API) streamPatches(w http.ResponseWriter, r *http.Request, send func(*s
 		changes, err := a.changes.Changes(ctx, q)
 		if err != nil {
 			if ctx.Err() != nil {
-				return
+				return nil
 			}
 			a.log.Warn("graph change feed: read failed; retrying", "request_id", RequestID(ctx), "err", err)
 			poll.Reset(a.feed.PollInterval)
@@ -179,7 +178,7 @@ func (a *API) streamPatches(w http.ResponseWriter, r *http.Request, send func(*s
 		hasMore := len(changes) == q.Limit
 		if len(changes) > 0 || snapshot {
 			if err := send(sse, buildPatch(changes, q.After, snapshot, hasMore, a.now().UTC())); err != nil {
-				return
+				return nil
 			}
 			if len(changes) > 0 {
 				q.After = changes[len(changes)-1].Cursor
@@ -205,19 +204,17 @@ type ChangePage struct {
 // the changes after the cursor as plain JSON, for clients that poll instead
 // of holding a stream open (on Lambda an open stream keeps an environment
 // busy). An empty since starts with the snapshot.
-func (a *API) graphChangesPage(w http.ResponseWriter, r *http.Request, since string) {
+func (a *API) graphChangesPage(w http.ResponseWriter, r *http.Request, since string) error {
 	q, _, problem := changeQuery(r, a.feed.MaxPatchItems)
 	if problem != "" {
-		writeError(w, http.StatusBadRequest, "invalid_request", problem)
-		return
+		return reply.InvalidRequest.With(problem)
 	}
 	q.After = graph.ChangeCursor{}
 	snapshot := since == ""
 	if !snapshot {
 		c, err := DecodeCursor(since)
 		if err != nil {
-			writeError(w, http.StatusBadRequest, "invalid_request", "since is not a cursor of this feed")
-			return
+			return reply.InvalidRequest.With("since is not a cursor of this feed")
 		}
 		q.After = c
 	}
@@ -227,14 +224,14 @@ func (a *API) graphChangesPage(w http.ResponseWriter, r *http.Request, since str
 	changes, err := a.changes.Changes(r.Context(), q)
 	if err != nil {
 		a.log.Error("graph change page: read failed", "request_id", RequestID(r.Context()), "err", err)
-		writeError(w, http.StatusServiceUnavailable, "graph_unavailable", "the graph could not be read")
-		return
+		return reply.GraphUnavailable
 	}
 	page := ChangePage{Patch: buildPatch(changes, q.After, snapshot, len(changes) == q.Limit, a.now().UTC()), NextCursor: since}
 	if page.Patch.Meta.Cursor != "" {
 		page.NextCursor = page.Patch.Meta.Cursor
 	}
 	writeJSON(w, http.StatusOK, page)
+	return nil
 }
 
 // changeQuery reads the feed's filters and resume point; snapshot is true
@@ -335,21 +332,18 @@ func sendPatch(sse *sseWriter, p Patch) error {
 
 // graphNodes answers GET /graph/nodes?ids=a,b with {"nodes":[...]}, in the
 // order asked; unknown ids are absent.
-func (a *API) graphNodes(w http.ResponseWriter, r *http.Request) {
+func (a *API) graphNodes(w http.ResponseWriter, r *http.Request) error {
 	ids := splitList(r.URL.Query().Get("ids"), nil)
 	if len(ids) == 0 {
-		writeError(w, http.StatusBadRequest, "invalid_request", "ids is required")
-		return
+		return reply.InvalidRequest.With("ids is required")
 	}
 	if len(ids) > a.feed.MaxLookupIDs {
-		writeError(w, http.StatusBadRequest, "invalid_request", fmt.Sprintf("at most %d ids", a.feed.MaxLookupIDs))
-		return
+		return reply.InvalidRequest.With(fmt.Sprintf("at most %d ids", a.feed.MaxLookupIDs))
 	}
 	nodes, err := a.graph.GetNodesByIDs(r.Context(), ids)
 	if err != nil {
 		a.log.Error("graph node lookup failed", "request_id", RequestID(r.Context()), "ids", len(ids), "err", err)
-		writeError(w, http.StatusServiceUnavailable, "graph_unavailable", "the graph could not be read")
-		return
+		return reply.GraphUnavailable
 	}
 	// Every tenant reads the same graph: a node no official source gave
 	// shows bare, whichever reader served it.
@@ -358,6 +352,7 @@ func (a *API) graphNodes(w http.ResponseWriter, r *http.Request) {
 		shown[i] = graph.ShownNode(n)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"nodes": shown})
+	return nil
 }
 
 // splitList splits a comma-separated parameter, trimmed, without empties or

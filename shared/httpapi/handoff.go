@@ -2,10 +2,12 @@ package httpapi
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 
 	"regintel/shared/chat"
 	"regintel/shared/conversation"
+	"regintel/shared/httpapi/reply"
 )
 
 // supplyBody is the POST .../context-requests/{requestId} body.
@@ -16,18 +18,17 @@ type supplyBody struct {
 // supplyContext stores the supplied items. With every required item
 // present it answers the deferred question as a stream (like POST /chat);
 // otherwise 202 with what is still missing.
-func (a *API) supplyContext(w http.ResponseWriter, r *http.Request) {
+func (a *API) supplyContext(w http.ResponseWriter, r *http.Request) error {
 	var body supplyBody
-	if !a.decodeJSON(w, r, &body) {
-		return
+	if err := a.decodeJSON(w, r, &body); err != nil {
+		return err
 	}
 	conversationID := r.PathValue("id")
 	if validID(conversationID) != nil {
-		writeError(w, http.StatusNotFound, "conversation_not_found", "no such conversation")
-		return
+		return reply.ConversationNotFound
 	}
 	c := caller(r)
-	a.prepareAndStream(w, r, chat.Request{
+	return a.prepareAndStream(w, r, chat.Request{
 		TenantID: c.TenantID, UserID: c.UserID, ConversationID: conversationID,
 		RequestID: RequestID(r.Context()),
 		Supply:    &chat.Supply{RequestID: r.PathValue("requestId"), Items: body.Items},
@@ -92,16 +93,15 @@ func newPendingError(p *chat.PendingRequestError) pendingError {
 }
 
 // deleteContextItem removes a supplied item; later turns no longer see it.
-func (a *API) deleteContextItem(w http.ResponseWriter, r *http.Request) {
+func (a *API) deleteContextItem(w http.ResponseWriter, r *http.Request) error {
 	err := a.engine.DeleteSuppliedItem(r.Context(), caller(r).TenantID, r.PathValue("id"), r.PathValue("itemId"))
 	switch {
-	case err == nil:
-		w.Header().Set("Cache-Control", "no-store")
-		w.WriteHeader(http.StatusNoContent)
 	case errors.Is(err, conversation.ErrItemNotFound), errors.Is(err, conversation.ErrNotFound):
-		writeError(w, http.StatusNotFound, "context_item_not_found", "no such context item in this conversation")
-	default:
-		a.log.Error("delete context item failed", "request_id", RequestID(r.Context()), "err", err)
-		writeError(w, http.StatusInternalServerError, "internal", "the item could not be deleted")
+		return reply.ItemNotFound
+	case err != nil:
+		return fmt.Errorf("delete context item: %w", err)
 	}
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusNoContent)
+	return nil
 }

@@ -167,8 +167,9 @@ func requestSpan(r *http.Request, requestID string) (context.Context, trace.Span
 		trace.WithAttributes(attribute.String("http.request.method", r.Method), attribute.String("request_id", requestID)))
 }
 
-func (a *API) health(w http.ResponseWriter, _ *http.Request) {
+func (a *API) health(w http.ResponseWriter, _ *http.Request) error {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	return nil
 }
 
 // recordingWriter notes the status and body size of a response for the

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"regintel/shared/httpapi/reply"
 )
 
 // Time limits. A slow client or a stalled dependency costs a request its
@@ -61,7 +63,7 @@ func (a *API) withRouteTimeout(next http.Handler, d time.Duration) http.Handler 
 		case <-timer.C:
 			buf.abandon()
 			a.log.Warn("route timed out", "request_id", RequestID(r.Context()), "path", r.URL.Path, "timeout_ms", d.Milliseconds())
-			writeError(w, http.StatusGatewayTimeout, "timeout", "the request took too long; try again")
+			writeError(w, reply.Timeout)
 		}
 	})
 }
@@ -123,7 +125,7 @@ func (b *bufferedResponse) copyTo(w http.ResponseWriter) {
 // ready serves GET /readyz: 200 when every dependency answers, else 503
 // naming the parts that are down. /healthz stays a liveness check: a
 // process whose database is down is alive and should not be restarted.
-func (a *API) ready(w http.ResponseWriter, r *http.Request) {
+func (a *API) ready(w http.ResponseWriter, r *http.Request) error {
 	checks := map[string]string{}
 	var down []string
 	for _, c := range a.readiness {
@@ -147,7 +149,8 @@ func (a *API) ready(w http.ResponseWriter, r *http.Request) {
 		body.Error.Message = strings.Join(down, ", ") + " unavailable"
 		body.Checks = checks
 		writeJSON(w, http.StatusServiceUnavailable, body)
-		return
+		return nil
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "checks": checks})
+	return nil
 }

@@ -1,18 +1,18 @@
 package httpapi
 
 import (
+	"fmt"
 	"net/http"
 
 	"regintel/api"
 )
 
 // openAPI serves GET /openapi.json: the API's OpenAPI document.
-func (a *API) openAPI(w http.ResponseWriter, r *http.Request) {
+func (a *API) openAPI(w http.ResponseWriter, r *http.Request) error {
 	doc, err := api.JSON()
 	if err != nil {
-		a.log.Error("openapi document unreadable", "request_id", RequestID(r.Context()), "err", err)
-		writeError(w, http.StatusInternalServerError, "internal", "the API description could not be read")
-		return
+		return fmt.Errorf("read the openapi document: %w", err)
 	}
 	writeTagged(w, r, "application/json", "no-cache", doc)
+	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"regintel/shared/asof"
+	"regintel/shared/httpapi/reply"
 	"regintel/shared/strictjson"
 )
 
@@ -26,54 +27,45 @@ const MaxUIMessagesBodyBytes = 4 << 20
 
 // decodeJSON reads a JSON body of at most MaxBodyBytes into v with the
 // strict decoder (exact field names, no duplicate keys, no control
-// characters), writing the matching error (415, 413, 400 naming the field)
-// and returning false when it cannot.
-// The body must arrive within the body read timeout (408 otherwise).
-func (a *API) decodeJSON(w http.ResponseWriter, r *http.Request, v any) bool {
+// characters), returning the matching error (415, 413, 400 naming the
+// field) when it cannot. The body must arrive within the body read timeout
+// (408 otherwise).
+func (a *API) decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
 	return a.decodeJSONUpTo(w, r, v, MaxBodyBytes)
 }
 
 // decodeJSONUpTo is decodeJSON with another bound.
-func (a *API) decodeJSONUpTo(w http.ResponseWriter, r *http.Request, v any, limit int64) bool {
+func (a *API) decodeJSONUpTo(w http.ResponseWriter, r *http.Request, v any, limit int64) error {
 	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mediaType != "application/json" {
-		writeError(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "send the body as application/json")
-		return false
+		return reply.UnsupportedMedia
 	}
 	// JSON is UTF-8; a body declared in another charset would be misread.
 	if charset, ok := params["charset"]; ok && !strings.EqualFold(charset, "utf-8") {
-		writeError(w, http.StatusUnsupportedMediaType, "unsupported_charset", "send the body as UTF-8 (charset=utf-8, or no charset)")
-		return false
+		return reply.UnsupportedCharset
 	}
-	tooLarge := "the body is over " + sizeText(limit)
+	tooLarge := reply.BodyTooLarge.With("the body is over " + sizeText(limit))
 	if r.ContentLength > limit {
-		writeError(w, http.StatusRequestEntityTooLarge, "body_too_large", tooLarge)
-		return false
+		return tooLarge
 	}
 	body, err := a.readBody(w, r, limit)
-	if err != nil {
-		if errors.Is(err, os.ErrDeadlineExceeded) {
-			writeError(w, http.StatusRequestTimeout, "body_timeout", "the body did not arrive in time")
-			return false
-		}
-		var overLimit *http.MaxBytesError
-		if errors.As(err, &overLimit) {
-			writeError(w, http.StatusRequestEntityTooLarge, "body_too_large", tooLarge)
-			return false
-		}
-		writeError(w, http.StatusBadRequest, "bad_request", "the body could not be read")
-		return false
+	var overLimit *http.MaxBytesError
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return reply.RequestTimeout
+	case errors.As(err, &overLimit):
+		return tooLarge
+	case err != nil:
+		return reply.BadRequest
 	}
 	if err := strictjson.Decode(body, v); err != nil {
 		var strict *strictjson.Error
 		if errors.As(err, &strict) {
-			writeError(w, http.StatusBadRequest, "invalid_request", strict.Error())
-			return false
+			return reply.InvalidRequest.With(strict.Error())
 		}
-		writeError(w, http.StatusBadRequest, "malformed_json", "the body is not valid JSON for this endpoint: "+jsonErrorText(err))
-		return false
+		return reply.MalformedJSON.With("the body is not valid JSON for this endpoint: " + jsonErrorText(err))
 	}
-	return true
+	return nil
 }
 
 // sizeText writes a body limit as people read it: "256 KiB", "4 MiB".
@@ -115,16 +107,15 @@ func jsonErrorText(err error) string {
 	return "unexpected content"
 }
 
-// requestedAsOf reads a chat request's optional asOf, answering 400 when it
-// is not an ISO date; absent, it is zero.
-func requestedAsOf(w http.ResponseWriter, raw *string) (time.Time, bool) {
+// requestedAsOf reads a chat request's optional asOf, refusing one that is
+// not an ISO date; absent, it is zero.
+func requestedAsOf(raw *string) (time.Time, error) {
 	if raw == nil {
-		return time.Time{}, true
+		return time.Time{}, nil
 	}
 	d, err := asof.ParseDate(*raw)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_request", err.Error())
-		return time.Time{}, false
+		return time.Time{}, reply.InvalidRequest.With(err.Error())
 	}
-	return d, true
+	return d, nil
 }

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"net/http"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"regintel/shared/auth"
 	"regintel/shared/chat"
 	"regintel/shared/conversation"
+	"regintel/shared/httpapi/reply"
 )
 
 // A turn's stream is recorded as it is written (chat.StreamRecorded), so
@@ -47,12 +49,11 @@ func parseStreamEventID(id string) (turn, seq int, ok bool) {
 
 // resumeStream serves GET /chat/{conversationId}/stream: 204 when no turn
 // of the conversation is running, else its stream.
-func (a *API) resumeStream(w http.ResponseWriter, r *http.Request) {
+func (a *API) resumeStream(w http.ResponseWriter, r *http.Request) error {
 	streams, c, id := a.engine.Streams(), caller(r), r.PathValue("conversationId")
 	startIndex, ok := parseStartIndex(r)
 	if !ok {
-		writeError(w, http.StatusBadRequest, "invalid_request", "startIndex must be a whole number of chunks, 0 or more")
-		return
+		return reply.InvalidRequest.With("startIndex must be a whole number of chunks, 0 or more")
 	}
 	turn, after := 0, -1
 	if t, seq, ok := parseStreamEventID(r.Header.Get(HeaderLastEventID)); ok && !wantsUIMessageStream(r) {
@@ -72,15 +73,14 @@ func (a *API) resumeStream(w http.ResponseWriter, r *http.Request) {
 		ts, err = waitRecorded(r.Context(), streams, c.TenantID, id, after)
 	}
 	if err != nil {
-		a.streamStoreFailed(w, r, err)
-		return
+		return fmt.Errorf("read the turn's stream: %w", err)
 	}
 	if !protocolAsked(r) && ts.Format == UIMessageStreamProtocol {
 		chooseUIMessageStream(r)
 	}
 	if !ts.Running && (after < 0 || len(ts.Events) == 0) {
 		w.WriteHeader(http.StatusNoContent)
-		return
+		return nil
 	}
 	w.Header().Set(HeaderConversationID, id)
 	ctx, cancel := a.streamContext(r.Context())
@@ -94,6 +94,7 @@ func (a *API) resumeStream(w http.ResponseWriter, r *http.Request) {
 	stop := sse.keepAlive(ctx, a.keepAlive)
 	defer stop()
 	a.follow(ctx, streamFollower{streams: streams, tenant: c.TenantID, id: id}, ts, after, sink)
+	return nil
 }
 
 // waitRecorded waits, a few polls at most, for a running turn's first
@@ -176,21 +177,21 @@ func (a *API) follow(ctx context.Context, f streamFollower, ts conversation.Turn
 // stopStream serves DELETE /chat/{conversationId}/stream: the running turn
 // is asked to stop (202); it notices at its next write, stores its partial
 // answer as interrupted and ends its stream. 204 when none is running.
-func (a *API) stopStream(w http.ResponseWriter, r *http.Request) {
+func (a *API) stopStream(w http.ResponseWriter, r *http.Request) error {
 	c, stopping := caller(r), false
 	id, err := forChatID(c, r.PathValue("conversationId"), func(conv string) (err error) {
 		stopping, err = a.engine.Streams().StopStream(r.Context(), c.TenantID, conv)
 		return err
 	})
 	if err != nil {
-		a.streamStoreFailed(w, r, err)
-		return
+		return fmt.Errorf("stop the turn's stream: %w", err)
 	}
 	if !stopping {
 		w.WriteHeader(http.StatusNoContent)
-		return
+		return nil
 	}
 	writeJSON(w, http.StatusAccepted, map[string]any{"conversationId": id, "stopping": true})
+	return nil
 }
 
 // forChatID calls call with each conversation id the path's id may name
@@ -204,15 +205,4 @@ func forChatID(c auth.Caller, id string, call func(conversationID string) error)
 		}
 	}
 	return id, err
-}
-
-// streamStoreFailed answers a failed read or stop: a conversation that is
-// not the caller's is a 404, as one that does not exist.
-func (a *API) streamStoreFailed(w http.ResponseWriter, r *http.Request, err error) {
-	if errors.Is(err, conversation.ErrNotFound) {
-		writeError(w, http.StatusNotFound, "conversation_not_found", "no such conversation")
-		return
-	}
-	a.log.Error("turn stream store call failed", "request_id", RequestID(r.Context()), "err", err)
-	writeError(w, http.StatusInternalServerError, "internal", "the turn's stream could not be read")
 }

@@ -10,6 +10,7 @@ import (
 	"regintel/shared/auth"
 	"regintel/shared/conversation"
 	"regintel/shared/httpapi/compat"
+	"regintel/shared/httpapi/reply"
 )
 
 // Route is one row of the routes table.
@@ -32,8 +33,10 @@ type Route struct {
 	// timeout bounds; every other route answers JSON within the route
 	// timeout or gets a 504.
 	Streams bool
-	// Handler serves the route.
-	Handler func(a *API, w http.ResponseWriter, r *http.Request)
+	// Handler serves the route. An error it returns is written by the
+	// router (see fail); a handler that has started a stream returns nil
+	// and ends the stream with an error event instead.
+	Handler func(a *API, w http.ResponseWriter, r *http.Request) error
 
 	needs dependency
 }
@@ -107,8 +110,8 @@ func Routes() []Route {
 // when Options.CompatAPI is on (locally by default, on Lambda only when the
 // stage enables it). Their handlers are the compat package's adapter.
 func CompatRoutes() []Route {
-	adapter := func(h func(*compat.Adapter, http.ResponseWriter, *http.Request)) func(*API, http.ResponseWriter, *http.Request) {
-		return func(a *API, w http.ResponseWriter, r *http.Request) { h(a.compat, w, r) }
+	adapter := func(h func(*compat.Adapter, http.ResponseWriter, *http.Request) error) func(*API, http.ResponseWriter, *http.Request) error {
+		return func(a *API, w http.ResponseWriter, r *http.Request) error { return h(a.compat, w, r) }
 	}
 	notSupported := adapter((*compat.Adapter).NotSupported)
 	streamed := []string{HeaderStreamProtocol}
@@ -193,7 +196,7 @@ func (a *API) mux(routes []Route) *http.ServeMux {
 			methodNotAllowed(w, methods...)
 			return
 		}
-		writeError(w, http.StatusNotFound, "not_found", "no such route: "+r.URL.Path)
+		writeError(w, reply.NotFound.With("no such route: "+r.URL.Path))
 	})
 	return mux
 }
@@ -221,11 +224,13 @@ func allowedOn(mux *http.ServeMux, served map[string]bool, r *http.Request) []st
 // the route timeout (routes that do not stream), and answers 501 when its
 // dependency is not configured.
 func (a *API) handler(rt Route) http.Handler {
-	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { rt.Handler(a, w, r) })
+	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := rt.Handler(a, w, r); err != nil {
+			a.fail(w, r, rt.Name, err)
+		}
+	})
 	if !a.provides(rt.needs) {
-		h = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-			writeError(w, http.StatusNotImplemented, "not_configured", "this route is not available on this deployment")
-		})
+		h = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { writeError(w, reply.NotConfigured) })
 	}
 	if !rt.Streams {
 		h = a.withRouteTimeout(h, a.routeTimeout)
@@ -277,7 +282,7 @@ func (a *API) authenticated(next http.Handler) http.Handler {
 				a.log.Error("authentication error", "request_id", RequestID(r.Context()), "err", err)
 			}
 			w.Header().Set("WWW-Authenticate", `Bearer realm="regintel"`)
-			writeError(w, http.StatusUnauthorized, "unauthorized", "a valid bearer token is required")
+			writeError(w, reply.Unauthorized)
 			return
 		}
 		// The store acts for the caller: their conversations and no one else's.
@@ -289,7 +294,7 @@ func (a *API) authenticated(next http.Handler) http.Handler {
 // methodNotAllowed sends a JSON 405 naming the allowed methods.
 func methodNotAllowed(w http.ResponseWriter, allowed ...string) {
 	w.Header().Set("Allow", strings.Join(allowed, ", "))
-	writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "use "+strings.Join(allowed, " or "))
+	writeError(w, reply.MethodNotAllowed.With("use "+strings.Join(allowed, " or ")))
 }
 
 // routeMethods is the union of the table's methods, in table order.

@@ -12,7 +12,6 @@ package compat
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net/http"
 	"time"
@@ -43,8 +42,8 @@ type Deps struct {
 	// Caller returns the authenticated caller of a request.
 	Caller func(*http.Request) auth.Caller
 	// DecodeJSON reads a request's JSON body into v with the host's strict
-	// decoder, or answers the error and returns false.
-	DecodeJSON func(w http.ResponseWriter, r *http.Request, v any) bool
+	// decoder, or returns the error to answer.
+	DecodeJSON func(w http.ResponseWriter, r *http.Request, v any) error
 	// RequestID returns the request's id, for logs.
 	RequestID func(context.Context) string
 	// OpenStream commits a streamed response whose life is bounded by the
@@ -76,40 +75,10 @@ func New(d Deps) *Adapter {
 // the response.
 const graphTimeout = 3 * time.Second
 
-func writeError(w http.ResponseWriter, status int, code, message string) {
-	reply.Error(w, status, code, message)
-}
-
 func writeJSON(w http.ResponseWriter, status int, v any) { reply.JSON(w, status, v) }
 
 // NotSupported answers the reference app's branching, merging and pinning
 // routes: this backend keeps one line of turns per conversation.
-func (a *Adapter) NotSupported(w http.ResponseWriter, _ *http.Request) {
-	writeError(w, http.StatusNotImplemented, "not_supported",
-		"branches, merges and pinned messages are not supported: a conversation is one main path")
-}
-
-// failed maps store errors to responses; unexpected ones are logged by
-// request id and their text never reaches the client.
-func (a *Adapter) failed(w http.ResponseWriter, r *http.Request, op string, err error) {
-	switch {
-	case errors.Is(err, conversation.ErrNotFound):
-		writeError(w, http.StatusNotFound, "conversation_not_found", "no such conversation")
-	case errors.Is(err, conversation.ErrInvalidUpdate), errors.Is(err, conversation.ErrInvalidSharing):
-		writeError(w, http.StatusBadRequest, "invalid_request", lastReason(err))
-	default:
-		a.d.Log.Error(op+" failed", "request_id", a.d.RequestID(r.Context()), "err", err)
-		writeError(w, http.StatusInternalServerError, "internal", "the request could not be completed")
-	}
-}
-
-// lastReason is the part of a joined validation error after its sentinel.
-func lastReason(err error) string {
-	var joined interface{ Unwrap() []error }
-	if errors.As(err, &joined) {
-		if errs := joined.Unwrap(); len(errs) > 1 {
-			return errs[len(errs)-1].Error()
-		}
-	}
-	return err.Error()
+func (a *Adapter) NotSupported(_ http.ResponseWriter, _ *http.Request) error {
+	return reply.NotSupported.With("branches, merges and pinned messages are not supported: a conversation is one main path")
 }

@@ -8,6 +8,7 @@ import (
 
 	"regintel/shared/auth"
 	"regintel/shared/conversation"
+	"regintel/shared/httpapi/reply"
 )
 
 // statusFilters maps the list's status parameter onto the archived flag.
@@ -34,18 +35,17 @@ func queryStatus(r *http.Request) (status string, filter *bool, ok bool) {
 // ListConversations serves GET /api/conversations?status=active|archived|all
 // (default active): the caller's conversations, newest activity first, one
 // page of at most conversation.MaxPageSize.
-func (a *Adapter) ListConversations(w http.ResponseWriter, r *http.Request) {
+func (a *Adapter) ListConversations(w http.ResponseWriter, r *http.Request) error {
 	_, archived, ok := queryStatus(r)
 	if !ok {
-		writeError(w, http.StatusBadRequest, "invalid_request", "status must be active, archived or all")
-		return
+		return reply.InvalidRequest.With("status must be active, archived or all")
 	}
 	list, err := a.list(r.Context(), a.d.Caller(r), archived)
 	if err != nil {
-		a.failed(w, r, "list conversations", err)
-		return
+		return fmt.Errorf("list conversations: %w", err)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"conversations": list})
+	return nil
 }
 
 // list reads one page of the caller's conversations with their sharing.
@@ -90,11 +90,10 @@ func (a *Adapter) owned(ctx context.Context, c auth.Caller, id string) (conversa
 
 // GetConversation serves GET /api/conversations/{id}: the conversation and
 // its messages, two per turn.
-func (a *Adapter) GetConversation(w http.ResponseWriter, r *http.Request) {
+func (a *Adapter) GetConversation(w http.ResponseWriter, r *http.Request) error {
 	d, sh, err := a.owned(r.Context(), a.d.Caller(r), r.PathValue("id"))
 	if err != nil {
-		a.failed(w, r, "get conversation", err)
-		return
+		return fmt.Errorf("get conversation: %w", err)
 	}
 	detail := ConversationDetail{Conversation: conversationView(d.Conversation, sh), ActivePathID: mainPathID(d.Conversation)}
 	if p := d.Conversation.Profile; p != nil {
@@ -104,6 +103,7 @@ func (a *Adapter) GetConversation(w http.ResponseWriter, r *http.Request) {
 		"conversation": detail,
 		"messages":     buildMessages(d, a.labelNodes(r.Context(), d.Turns)),
 	})
+	return nil
 }
 
 // patch is the body of PATCH /api/conversations/{id}; every field is
@@ -154,22 +154,20 @@ func parsePatch(fields patchFields) (patch, string) {
 // UpdateConversation serves PATCH /api/conversations/{id}: title, archived,
 // shareAudience and tenantAccess. Sharing is stored as asked and grants
 // nothing.
-func (a *Adapter) UpdateConversation(w http.ResponseWriter, r *http.Request) {
+func (a *Adapter) UpdateConversation(w http.ResponseWriter, r *http.Request) error {
 	var fields patchFields
-	if !a.d.DecodeJSON(w, r, &fields) {
-		return
+	if err := a.d.DecodeJSON(w, r, &fields); err != nil {
+		return err
 	}
 	body, problem := parsePatch(fields)
 	if problem != "" {
-		writeError(w, http.StatusBadRequest, "invalid_request", problem)
-		return
+		return reply.InvalidRequest.With(problem)
 	}
 	var u conversation.Update
 	if body.Title != nil {
 		var title *string
 		if err := json.Unmarshal(*body.Title, &title); err != nil {
-			writeError(w, http.StatusBadRequest, "invalid_request", "title must be a string or null")
-			return
+			return reply.InvalidRequest.With("title must be a string or null")
 		}
 		u.Title = ptr("")
 		if title != nil {
@@ -181,8 +179,7 @@ func (a *Adapter) UpdateConversation(w http.ResponseWriter, r *http.Request) {
 	// Reading the sharing checks the caller owns the conversation.
 	sh, err := a.d.Sharing.GetSharing(r.Context(), c.TenantID, id)
 	if err != nil {
-		a.failed(w, r, "update conversation", err)
-		return
+		return fmt.Errorf("update conversation: %w", err)
 	}
 	wantSharing := body.ShareAudience != nil || body.TenantAccess != nil
 	if body.ShareAudience != nil {
@@ -192,19 +189,17 @@ func (a *Adapter) UpdateConversation(w http.ResponseWriter, r *http.Request) {
 		sh.TenantAccess = *body.TenantAccess
 	}
 	if err := sh.Validate(); wantSharing && err != nil {
-		a.failed(w, r, "update conversation", err)
-		return
+		return fmt.Errorf("update conversation: %w", err)
 	}
 	if !wantSharing && u.Title == nil && u.Archived == nil {
-		writeError(w, http.StatusBadRequest, "invalid_request", "nothing to change: send title, archived, shareAudience and/or tenantAccess")
-		return
+		return reply.InvalidRequest.With("nothing to change: send title, archived, shareAudience and/or tenantAccess")
 	}
 	conv, err := a.apply(r.Context(), c, id, u, sh, wantSharing)
 	if err != nil {
-		a.failed(w, r, "update conversation", err)
-		return
+		return fmt.Errorf("update conversation: %w", err)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "conversation": conv})
+	return nil
 }
 
 // apply stores the update and the sharing, then reads the conversation back.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"regintel/shared/graph"
+	"regintel/shared/httpapi/reply"
 )
 
 // MaxLookupIDs caps the ids of one GET /api/graph.
@@ -56,7 +57,7 @@ func graphEdge(e graph.Edge) GraphEdge {
 // GraphNodes serves GET /api/graph?ids=a,b: {"type": "node_lookup",
 // "nodes": [{id, label, type, properties}]} in the order the graph returns
 // them; unknown ids are absent. Ids are ours (DOMAIN:JURISDICTION:KIND).
-func (a *Adapter) GraphNodes(w http.ResponseWriter, r *http.Request) {
+func (a *Adapter) GraphNodes(w http.ResponseWriter, r *http.Request) error {
 	var ids []string
 	for _, id := range strings.Split(r.URL.Query().Get("ids"), ",") {
 		if id = strings.TrimSpace(id); id != "" {
@@ -64,26 +65,24 @@ func (a *Adapter) GraphNodes(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if len(ids) == 0 {
-		writeError(w, http.StatusBadRequest, "invalid_request", "ids is required: the graph page's snapshot comes from /api/graph/stream")
-		return
+		return reply.InvalidRequest.With("ids is required: the graph page's snapshot comes from /api/graph/stream")
 	}
 	if len(ids) > MaxLookupIDs {
-		writeError(w, http.StatusBadRequest, "invalid_request", fmt.Sprintf("at most %d ids", MaxLookupIDs))
-		return
+		return reply.InvalidRequest.With(fmt.Sprintf("at most %d ids", MaxLookupIDs))
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), graphTimeout)
 	defer cancel()
 	nodes, err := a.d.Graph.GetNodesByIDs(ctx, ids)
 	if err != nil {
 		a.d.Log.Error("graph node lookup failed", "request_id", a.d.RequestID(r.Context()), "ids", len(ids), "err", err)
-		writeError(w, http.StatusServiceUnavailable, "graph_unavailable", "the graph could not be read")
-		return
+		return reply.GraphUnavailable
 	}
 	out := make([]GraphNode, 0, len(nodes))
 	for _, n := range nodes {
 		out = append(out, graphNode(n))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"type": "node_lookup", "nodes": out})
+	return nil
 }
 
 // GraphChanges is one patch of our graph feed, in our own types.

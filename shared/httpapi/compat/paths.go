@@ -6,27 +6,28 @@ import (
 	"net/http"
 
 	"regintel/shared/conversation"
+	"regintel/shared/httpapi/reply"
 )
 
 // ListPaths serves GET /api/conversations/{id}/paths: the one main path.
-func (a *Adapter) ListPaths(w http.ResponseWriter, r *http.Request) {
+func (a *Adapter) ListPaths(w http.ResponseWriter, r *http.Request) error {
 	d, _, err := a.owned(r.Context(), a.d.Caller(r), r.PathValue("id"))
 	if err != nil {
-		a.failed(w, r, "list paths", err)
-		return
+		return fmt.Errorf("list paths: %w", err)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"paths": []Path{mainPath(d.Conversation, messageCount(d))}})
+	return nil
 }
 
 // GetActivePath serves GET /api/conversations/{id}/active-path: the main
 // path, always active.
-func (a *Adapter) GetActivePath(w http.ResponseWriter, r *http.Request) {
-	a.servePath(w, r, "")
+func (a *Adapter) GetActivePath(w http.ResponseWriter, r *http.Request) error {
+	return a.servePath(w, r, "")
 }
 
 // GetPath serves GET /api/conversations/{id}/paths/{pathId}.
-func (a *Adapter) GetPath(w http.ResponseWriter, r *http.Request) {
-	a.servePath(w, r, r.PathValue("pathId"))
+func (a *Adapter) GetPath(w http.ResponseWriter, r *http.Request) error {
+	return a.servePath(w, r, r.PathValue("pathId"))
 }
 
 // activePathBody is the body of PUT /api/conversations/{id}/active-path.
@@ -43,57 +44,52 @@ func (activePathFields) JSONShape() any { return activePathBody{} }
 
 // SetActivePath serves PUT /api/conversations/{id}/active-path: only the
 // main path can be made active, and it always is.
-func (a *Adapter) SetActivePath(w http.ResponseWriter, r *http.Request) {
+func (a *Adapter) SetActivePath(w http.ResponseWriter, r *http.Request) error {
 	var fields activePathFields
-	if !a.d.DecodeJSON(w, r, &fields) {
-		return
+	if err := a.d.DecodeJSON(w, r, &fields); err != nil {
+		return err
 	}
 	var pathID string
 	for name, raw := range fields {
 		if name != "pathId" {
-			writeError(w, http.StatusBadRequest, "invalid_request", fmt.Sprintf("unknown field %q: send pathId only", name))
-			return
+			return reply.InvalidRequest.With(fmt.Sprintf("unknown field %q: send pathId only", name))
 		}
 		if err := json.Unmarshal(raw, &pathID); err != nil {
-			writeError(w, http.StatusBadRequest, "invalid_request", "pathId must be a string")
-			return
+			return reply.InvalidRequest.With("pathId must be a string")
 		}
 	}
 	if pathID == "" {
-		writeError(w, http.StatusBadRequest, "invalid_request", "pathId is required")
-		return
+		return reply.InvalidRequest.With("pathId is required")
 	}
-	a.servePath(w, r, pathID)
+	return a.servePath(w, r, pathID)
 }
 
 // servePath answers {"path": main path}; a pathId other than the main
 // path's is 404 (empty: any).
-func (a *Adapter) servePath(w http.ResponseWriter, r *http.Request, pathID string) {
+func (a *Adapter) servePath(w http.ResponseWriter, r *http.Request, pathID string) error {
 	d, _, err := a.owned(r.Context(), a.d.Caller(r), r.PathValue("id"))
 	if err != nil {
-		a.failed(w, r, "read path", err)
-		return
+		return fmt.Errorf("read path: %w", err)
 	}
 	if pathID != "" && pathID != mainPathID(d.Conversation) {
-		writeError(w, http.StatusNotFound, "path_not_found", "no such path: a conversation has one main path")
-		return
+		return reply.PathNotFound
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"path": mainPath(d.Conversation, messageCount(d))})
+	return nil
 }
 
 // PathMessages serves GET /api/conversations/{id}/paths/{pathId}/messages:
 // the messages of the main path, as GET /api/conversations/{id} has them.
-func (a *Adapter) PathMessages(w http.ResponseWriter, r *http.Request) {
+func (a *Adapter) PathMessages(w http.ResponseWriter, r *http.Request) error {
 	d, _, err := a.owned(r.Context(), a.d.Caller(r), r.PathValue("id"))
 	if err != nil {
-		a.failed(w, r, "read path messages", err)
-		return
+		return fmt.Errorf("read path messages: %w", err)
 	}
 	if r.PathValue("pathId") != mainPathID(d.Conversation) {
-		writeError(w, http.StatusNotFound, "path_not_found", "no such path: a conversation has one main path")
-		return
+		return reply.PathNotFound
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"messages": buildMessages(d, a.labelNodes(r.Context(), d.Turns))})
+	return nil
 }
 
 // messageCount counts the messages buildMessages makes.

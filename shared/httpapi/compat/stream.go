@@ -2,9 +2,12 @@ package compat
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"reflect"
 	"time"
+
+	"regintel/shared/httpapi/reply"
 )
 
 // StreamConversations serves GET /api/conversations/stream?status=: a
@@ -12,18 +15,16 @@ import (
 // for each conversation created or changed (the client files it by its
 // archivedAt) and deleted for each one erased. It polls the store; the
 // host ends the stream before its time is up and the client reconnects.
-func (a *Adapter) StreamConversations(w http.ResponseWriter, r *http.Request) {
+func (a *Adapter) StreamConversations(w http.ResponseWriter, r *http.Request) error {
 	status, filter, ok := queryStatus(r)
 	if !ok {
-		writeError(w, http.StatusBadRequest, "invalid_request", "status must be active, archived or all")
-		return
+		return reply.InvalidRequest.With("status must be active, archived or all")
 	}
 	c := a.d.Caller(r)
 	// Read once before the 200, so a failing store is an error response.
 	seen, err := a.list(r.Context(), c, nil)
 	if err != nil {
-		a.failed(w, r, "stream conversations", err)
-		return
+		return fmt.Errorf("stream conversations: %w", err)
 	}
 	stream, closeStream := a.d.OpenStream(w, r)
 	defer closeStream()
@@ -34,7 +35,7 @@ func (a *Adapter) StreamConversations(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if send(stream, "snapshot", map[string]any{"status": status, "conversations": snapshot}) != nil {
-		return
+		return nil
 	}
 	ctx := stream.Context()
 	tick := time.NewTicker(a.d.PollInterval)
@@ -42,7 +43,7 @@ func (a *Adapter) StreamConversations(w http.ResponseWriter, r *http.Request) {
 	for {
 		select {
 		case <-ctx.Done():
-			return
+			return nil
 		case <-tick.C:
 		}
 		now, err := a.list(ctx, c, nil)
@@ -53,7 +54,7 @@ func (a *Adapter) StreamConversations(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		if sendChanges(stream, seen, now) != nil {
-			return
+			return nil
 		}
 		seen = now
 	}
