@@ -55,7 +55,7 @@ func Build(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Opt
 	if err := cfg.CheckAuth(); err != nil {
 		return nil, err
 	}
-	store, err := a.conversationStore(ctx, cfg, o.migrate, log)
+	store, sharing, err := a.conversationStore(ctx, cfg, o.migrate, log)
 	if err != nil {
 		return fail(err)
 	}
@@ -91,38 +91,26 @@ func Build(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Opt
 			TokenBudget: cfg.Chat.TokenBudget, ContextRequestTTL: cfg.Chat.ContextRequestTTL, PIIRedaction: cfg.Chat.PIIRedaction,
 			Tools: cfg.LLM.Tools, MaxModelCalls: cfg.LLM.MaxCalls, DailyTokenLimit: cfg.Chat.DailyTokenLimit,
 			DailyCostLimitUSD: cfg.Chat.DailyCostLimitUSD, CapOnError: cfg.Chat.CapOnError, Prices: table})
-	routes := httpapi.Routes()
-	if cfg.CompatAPI {
-		routes = append(routes, httpapi.CompatRoutes()...)
-	}
-	a.Handler = httpapi.CORS(cfg.Chat.CORSOrigins, routes)(httpapi.New(httpapi.Options{
+	a.Handler = httpapi.New(httpapi.Options{
 		Auth: authenticator, Engine: a.Engine, Conversations: store,
 		Graph: graphStore, GraphChanges: graphStore, DemoPage: cfg.DemoPage, Readiness: a.readiness,
-		CompatAPI: cfg.CompatAPI, Sharing: sharingOf(store), Log: log,
-	}))
+		CompatAPI: cfg.CompatAPI, Sharing: sharing, CORSOrigins: cfg.Chat.CORSOrigins, Log: log,
+	})
 	return a, nil
 }
 
-// sharingOf returns the sharing settings kept beside store.
-func sharingOf(store conversation.Store) conversation.SharingStore {
-	switch s := store.(type) {
-	case *convmem.Store:
-		return convmem.NewSharing(s)
-	case *convpg.Store:
-		return convpg.NewSharing(s)
-	}
-	return nil
-}
-
-func (a *App) conversationStore(ctx context.Context, cfg config.Config, migrate Migrate, log *slog.Logger) (conversation.Store, error) {
+// conversationStore opens the conversation store with the sharing settings
+// kept beside it.
+func (a *App) conversationStore(ctx context.Context, cfg config.Config, migrate Migrate, log *slog.Logger) (conversation.Store, conversation.SharingStore, error) {
 	if cfg.Postgres.URL == "" {
 		log.Info("conversation store: embedded in-memory (set DATABASE_URL for Postgres)")
-		return convmem.New(), nil
+		s := convmem.New()
+		return s, convmem.NewSharing(s), nil
 	}
 	pgCfg := PostgresConfig(cfg.Postgres)
 	pool, err := pgpool.NewPool(ctx, pgCfg)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: %w", err)
+		return nil, nil, fmt.Errorf("postgres: %w", err)
 	}
 	a.closers = append(a.closers, pool.Close)
 	a.readiness = append(a.readiness, httpapi.ReadinessCheck{Name: "database", Check: databaseReady(pool)})
@@ -132,13 +120,14 @@ func (a *App) conversationStore(ctx context.Context, cfg config.Config, migrate 
 	case cfg.OnLambda:
 	case migrate != nil:
 		if err := migrate(ctx, pool); err != nil {
-			return nil, fmt.Errorf("postgres migrations: %w", err)
+			return nil, nil, fmt.Errorf("postgres migrations: %w", err)
 		}
 	default:
 		warnIfNotMigrated(ctx, pool, log)
 	}
 	log.Info("conversation store: postgres", "iam_auth", pgCfg.IAMAuth)
-	return convpg.New(pool), nil
+	s := convpg.New(pool)
+	return s, convpg.NewSharing(s), nil
 }
 
 func (a *App) conceptQueue(ctx context.Context, cfg config.Config, graphStore graph.ConceptStore, provider llm.Provider, enrichWith InProcessEnrichment, log *slog.Logger) (queue.Publisher, error) {

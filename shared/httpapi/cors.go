@@ -55,11 +55,11 @@ func addHeaders(list []string, headers ...string) []string {
 // Function URL's CORS settings say the same in infra).
 const corsMaxAge = "86400"
 
-// CORS answers browser preflights and marks responses readable for the
+// cors answers browser preflights and marks responses readable for the
 // configured origins ("*" allows any), with the policy of routes. A
 // preflight from any other origin is a JSON 403 that names CORS. On AWS
 // the Function URL's CORS settings do this instead.
-func CORS(origins []string, routes []Route) func(http.Handler) http.Handler {
+func cors(origins []string, routes []Route) func(http.Handler) http.Handler {
 	policy := NewCORSPolicy(routes)
 	methods := strings.Join(append(slices.Clone(policy.AllowMethods), http.MethodOptions), ", ")
 	headers := strings.Join(policy.AllowHeaders, ", ")

@@ -64,7 +64,7 @@ var browserCalls = []browserCall{
 
 func TestBrowserPreflightAllowsWhatEachRouteNeeds(t *testing.T) {
 	routes := httpapi.Routes()
-	handler := httpapi.CORS([]string{appOrigin}, routes)(httpapi.New(httpapi.Options{Auth: auth.Dev{}, Log: quietLog()}))
+	handler := httpapi.New(httpapi.Options{Auth: auth.Dev{}, CORSOrigins: []string{appOrigin}, Log: quietLog()})
 	srv := httptest.NewServer(checkedByContract(t, handler))
 	defer srv.Close()
 
@@ -124,7 +124,7 @@ func TestBrowserPreflightAllowsWhatEachRouteNeeds(t *testing.T) {
 
 func TestCORSRefusesOtherOriginsWithA403ThatSaysCORS(t *testing.T) {
 	for name, origins := range map[string][]string{"other origin": {appOrigin}, "no origin configured": nil} {
-		srv := httptest.NewServer(checkedByContract(t, httpapi.CORS(origins, httpapi.Routes())(httpapi.New(httpapi.Options{Auth: auth.Dev{}, Log: quietLog()}))))
+		srv := httptest.NewServer(checkedByContract(t, httpapi.New(httpapi.Options{Auth: auth.Dev{}, CORSOrigins: origins, Log: quietLog()})))
 		req, _ := http.NewRequest(http.MethodOptions, srv.URL+"/chat", nil)
 		req.Header.Set("Origin", "https://evil.example.com")
 		req.Header.Set("Access-Control-Request-Method", "POST")

@@ -58,6 +58,10 @@ type Options struct {
 	RouteTimeout time.Duration
 	// Readiness lists what GET /readyz checks (the database); none: ready.
 	Readiness []ReadinessCheck
+	// CORSOrigins are the browser origins that may call the API ("*": any),
+	// answered from the same routes table (see cors); a preflight from any
+	// other origin is refused.
+	CORSOrigins []string
 	Log       *slog.Logger
 }
 
@@ -79,7 +83,8 @@ type API struct {
 	compat        *compat.Adapter
 }
 
-// New returns the API handler, its mux built from Routes().
+// New returns the API handler: one routes table, from which the mux and
+// the CORS policy are both built.
 func New(o Options) http.Handler {
 	a := &API{
 		auth: o.Auth, engine: o.Engine, conversations: o.Conversations,
@@ -110,7 +115,7 @@ func New(o Options) http.Handler {
 		a.compat = a.newCompat()
 		routes = append(routes, CompatRoutes()...)
 	}
-	return a.withRequestID(a.mux(routes))
+	return cors(o.CORSOrigins, routes)(a.withRequestID(a.mux(routes)))
 }
 
 type requestIDKey struct{}
