@@ -13,14 +13,24 @@ import (
 // its streams get the feed's bounds and keepalives.
 func (a *API) newCompat() *compat.Adapter {
 	return compat.New(compat.Deps{
-		Conversations: a.conversations, Sharing: a.sharing, Graph: a.graph,
-		Caller:       func(r *http.Request) auth.Caller { return caller(r) },
-		RequestID:    RequestID,
-		DecodeJSON:   a.decodeJSON,
-		OpenStream:   a.openCompatStream,
-		PollInterval: a.feed.PollInterval,
-		Log:          a.log,
+		Host: compatHost{a}, Conversations: a.conversations, Sharing: a.sharing, Graph: a.graph,
+		PollInterval: a.feed.PollInterval, Log: a.log,
 	})
+}
+
+// compatHost is the API as the compat adapter's host.
+type compatHost struct{ a *API }
+
+func (h compatHost) Caller(r *http.Request) auth.Caller { return caller(r) }
+
+func (h compatHost) DecodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
+	return h.a.decodeJSON(w, r, v)
+}
+
+func (h compatHost) RequestID(ctx context.Context) string { return RequestID(ctx) }
+
+func (h compatHost) OpenStream(w http.ResponseWriter, r *http.Request) (compat.Stream, func()) {
+	return h.a.openCompatStream(w, r)
 }
 
 // compatStream is an SSE response bounded as the graph feed is.

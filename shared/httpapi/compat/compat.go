@@ -33,22 +33,27 @@ type Stream interface {
 	Send(id, event string, data []byte) error
 }
 
-// Deps is what the adapter reads and how it reaches the host's plumbing.
+// Host is what the adapter needs from the server that mounts it.
+type Host interface {
+	// Caller returns the authenticated caller of a request.
+	Caller(r *http.Request) auth.Caller
+	// DecodeJSON reads a request's JSON body into v with the host's strict
+	// decoder, or returns the error to answer.
+	DecodeJSON(w http.ResponseWriter, r *http.Request, v any) error
+	// RequestID returns the request's id, for logs.
+	RequestID(ctx context.Context) string
+	// OpenStream commits a streamed response whose life is bounded by the
+	// host (client gone, maximum duration, Lambda deadline); close releases it.
+	OpenStream(w http.ResponseWriter, r *http.Request) (s Stream, close func())
+}
+
+// Deps is what the adapter reads and the host it is mounted on.
 type Deps struct {
+	Host          Host
 	Conversations conversation.Admin
 	Sharing       conversation.SharingStore
 	// Graph labels nodes; nil leaves them labelled by the turn's capture.
 	Graph graph.Reader
-	// Caller returns the authenticated caller of a request.
-	Caller func(*http.Request) auth.Caller
-	// DecodeJSON reads a request's JSON body into v with the host's strict
-	// decoder, or returns the error to answer.
-	DecodeJSON func(w http.ResponseWriter, r *http.Request, v any) error
-	// RequestID returns the request's id, for logs.
-	RequestID func(context.Context) string
-	// OpenStream commits a streamed response whose life is bounded by the
-	// host (client gone, maximum duration, Lambda deadline); close releases it.
-	OpenStream func(w http.ResponseWriter, r *http.Request) (s Stream, close func())
 	// PollInterval is how often the conversation list stream reads the
 	// store (default 2s).
 	PollInterval time.Duration

@@ -40,7 +40,7 @@ func (a *Adapter) ListConversations(w http.ResponseWriter, r *http.Request) erro
 	if !ok {
 		return reply.InvalidRequest.With("status must be active, archived or all")
 	}
-	list, err := a.list(r.Context(), a.d.Caller(r), archived)
+	list, err := a.list(r.Context(), a.d.Host.Caller(r), archived)
 	if err != nil {
 		return fmt.Errorf("list conversations: %w", err)
 	}
@@ -91,7 +91,7 @@ func (a *Adapter) owned(ctx context.Context, c auth.Caller, id string) (conversa
 // GetConversation serves GET /api/conversations/{id}: the conversation and
 // its messages, two per turn.
 func (a *Adapter) GetConversation(w http.ResponseWriter, r *http.Request) error {
-	d, sh, err := a.owned(r.Context(), a.d.Caller(r), r.PathValue("id"))
+	d, sh, err := a.owned(r.Context(), a.d.Host.Caller(r), r.PathValue("id"))
 	if err != nil {
 		return fmt.Errorf("get conversation: %w", err)
 	}
@@ -156,7 +156,7 @@ func parsePatch(fields patchFields) (patch, string) {
 // nothing.
 func (a *Adapter) UpdateConversation(w http.ResponseWriter, r *http.Request) error {
 	var fields patchFields
-	if err := a.d.DecodeJSON(w, r, &fields); err != nil {
+	if err := a.d.Host.DecodeJSON(w, r, &fields); err != nil {
 		return err
 	}
 	body, problem := parsePatch(fields)
@@ -175,7 +175,7 @@ func (a *Adapter) UpdateConversation(w http.ResponseWriter, r *http.Request) err
 		}
 	}
 	u.Archived = body.Archived
-	c, id := a.d.Caller(r), r.PathValue("id")
+	c, id := a.d.Host.Caller(r), r.PathValue("id")
 	// Reading the sharing checks the caller owns the conversation.
 	sh, err := a.d.Sharing.GetSharing(r.Context(), c.TenantID, id)
 	if err != nil {

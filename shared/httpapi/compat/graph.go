@@ -74,7 +74,7 @@ func (a *Adapter) GraphNodes(w http.ResponseWriter, r *http.Request) error {
 	defer cancel()
 	nodes, err := a.d.Graph.GetNodesByIDs(ctx, ids)
 	if err != nil {
-		a.d.Log.Error("graph node lookup failed", "request_id", a.d.RequestID(r.Context()), "ids", len(ids), "err", err)
+		a.d.Log.Error("graph node lookup failed", "request_id", a.d.Host.RequestID(r.Context()), "ids", len(ids), "err", err)
 		return reply.GraphUnavailable
 	}
 	out := make([]GraphNode, 0, len(nodes))

@@ -123,7 +123,7 @@ func (a *Adapter) labelNodes(ctx context.Context, turns []conversation.Turn) map
 	defer cancel()
 	nodes, err := a.d.Graph.GetNodesByIDs(ctx, ids)
 	if err != nil {
-		a.d.Log.Warn("label referenced nodes failed", "request_id", a.d.RequestID(ctx), "err", err)
+		a.d.Log.Warn("label referenced nodes failed", "request_id", a.d.Host.RequestID(ctx), "err", err)
 		return labels
 	}
 	for _, n := range nodes {

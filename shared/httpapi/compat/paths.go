@@ -11,7 +11,7 @@ import (
 
 // ListPaths serves GET /api/conversations/{id}/paths: the one main path.
 func (a *Adapter) ListPaths(w http.ResponseWriter, r *http.Request) error {
-	d, _, err := a.owned(r.Context(), a.d.Caller(r), r.PathValue("id"))
+	d, _, err := a.owned(r.Context(), a.d.Host.Caller(r), r.PathValue("id"))
 	if err != nil {
 		return fmt.Errorf("list paths: %w", err)
 	}
@@ -46,7 +46,7 @@ func (activePathFields) JSONShape() any { return activePathBody{} }
 // main path can be made active, and it always is.
 func (a *Adapter) SetActivePath(w http.ResponseWriter, r *http.Request) error {
 	var fields activePathFields
-	if err := a.d.DecodeJSON(w, r, &fields); err != nil {
+	if err := a.d.Host.DecodeJSON(w, r, &fields); err != nil {
 		return err
 	}
 	var pathID string
@@ -67,7 +67,7 @@ func (a *Adapter) SetActivePath(w http.ResponseWriter, r *http.Request) error {
 // servePath answers {"path": main path}; a pathId other than the main
 // path's is 404 (empty: any).
 func (a *Adapter) servePath(w http.ResponseWriter, r *http.Request, pathID string) error {
-	d, _, err := a.owned(r.Context(), a.d.Caller(r), r.PathValue("id"))
+	d, _, err := a.owned(r.Context(), a.d.Host.Caller(r), r.PathValue("id"))
 	if err != nil {
 		return fmt.Errorf("read path: %w", err)
 	}
@@ -81,7 +81,7 @@ func (a *Adapter) servePath(w http.ResponseWriter, r *http.Request, pathID strin
 // PathMessages serves GET /api/conversations/{id}/paths/{pathId}/messages:
 // the messages of the main path, as GET /api/conversations/{id} has them.
 func (a *Adapter) PathMessages(w http.ResponseWriter, r *http.Request) error {
-	d, _, err := a.owned(r.Context(), a.d.Caller(r), r.PathValue("id"))
+	d, _, err := a.owned(r.Context(), a.d.Host.Caller(r), r.PathValue("id"))
 	if err != nil {
 		return fmt.Errorf("read path messages: %w", err)
 	}

@@ -20,13 +20,13 @@ func (a *Adapter) StreamConversations(w http.ResponseWriter, r *http.Request) er
 	if !ok {
 		return reply.InvalidRequest.With("status must be active, archived or all")
 	}
-	c := a.d.Caller(r)
+	c := a.d.Host.Caller(r)
 	// Read once before the 200, so a failing store is an error response.
 	seen, err := a.list(r.Context(), c, nil)
 	if err != nil {
 		return fmt.Errorf("stream conversations: %w", err)
 	}
-	stream, closeStream := a.d.OpenStream(w, r)
+	stream, closeStream := a.d.Host.OpenStream(w, r)
 	defer closeStream()
 	snapshot := []Conversation{}
 	for _, conv := range seen {
@@ -49,7 +49,7 @@ func (a *Adapter) StreamConversations(w http.ResponseWriter, r *http.Request) er
 		now, err := a.list(ctx, c, nil)
 		if err != nil {
 			if ctx.Err() == nil {
-				a.d.Log.Warn("conversation list stream: read failed; retrying", "request_id", a.d.RequestID(ctx), "err", err)
+				a.d.Log.Warn("conversation list stream: read failed; retrying", "request_id", a.d.Host.RequestID(ctx), "err", err)
 			}
 			continue
 		}
