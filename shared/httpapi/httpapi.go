@@ -26,13 +26,23 @@ import (
 	"regintel/shared/tracing"
 )
 
+// Conversations is what the conversation routes need of the store: the
+// caller's conversations, each read, changed, erased or exported whole.
+type Conversations interface {
+	ListConversations(ctx context.Context, tenantID string, q conversation.ListQuery) (conversation.Page, error)
+	GetConversation(ctx context.Context, tenantID, conversationID string) (conversation.Detail, error)
+	UpdateConversation(ctx context.Context, tenantID, conversationID string, u conversation.Update) (conversation.Conversation, error)
+	DeleteConversation(ctx context.Context, tenantID, conversationID string) (conversation.Erased, error)
+	ExportConversation(ctx context.Context, tenantID, conversationID string) (conversation.Export, error)
+}
+
 // Options wires the handler. A route whose dependency is nil answers 501,
 // so a missing part shows instead of the route vanishing.
 type Options struct {
 	Auth   auth.Authenticator
 	Engine *chat.Engine
 	// Conversations serves the conversation routes.
-	Conversations conversation.Admin
+	Conversations Conversations
 	// Graph labels a conversation's active concepts and answers
 	// GET /graph/nodes; nil leaves concepts unlabelled.
 	Graph graph.Reader
@@ -69,7 +79,7 @@ type Options struct {
 type API struct {
 	auth          auth.Authenticator
 	engine        *chat.Engine
-	conversations conversation.Admin
+	conversations Conversations
 	graph         graph.Reader
 	changes       graph.ChangeReader
 	feed          FeedConfig

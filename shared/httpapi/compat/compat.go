@@ -47,10 +47,18 @@ type Host interface {
 	OpenStream(w http.ResponseWriter, r *http.Request) (s Stream, close func())
 }
 
+// Conversations is what the adapter reads and changes of the caller's
+// conversations.
+type Conversations interface {
+	ListConversations(ctx context.Context, tenantID string, q conversation.ListQuery) (conversation.Page, error)
+	GetConversation(ctx context.Context, tenantID, conversationID string) (conversation.Detail, error)
+	UpdateConversation(ctx context.Context, tenantID, conversationID string, u conversation.Update) (conversation.Conversation, error)
+}
+
 // Deps is what the adapter reads and the host it is mounted on.
 type Deps struct {
 	Host          Host
-	Conversations conversation.Admin
+	Conversations Conversations
 	Sharing       conversation.SharingStore
 	// Graph labels nodes; nil leaves them labelled by the turn's capture.
 	Graph graph.Reader
