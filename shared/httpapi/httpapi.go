@@ -72,7 +72,7 @@ type Options struct {
 	// answered from the same routes table (see cors); a preflight from any
 	// other origin is refused.
 	CORSOrigins []string
-	Log       *slog.Logger
+	Log         *slog.Logger
 }
 
 // API holds what route handlers share.
