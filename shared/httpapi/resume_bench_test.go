@@ -5,7 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -43,15 +42,10 @@ func BenchmarkRecordedTurn(b *testing.B) {
 		without = append(without, timeToFirstByte(b, plain, bodies[plain]))
 	}
 	b.StopTimer()
-	p := func(d []time.Duration, q float64) float64 {
-		s := slices.Clone(d)
-		slices.Sort(s)
-		return float64(s[int(q*float64(len(s)-1))].Microseconds())
-	}
-	b.ReportMetric(p(withRec, 0.5), "ttfb_recorded_p50_us")
-	b.ReportMetric(p(without, 0.5), "ttfb_unrecorded_p50_us")
-	b.ReportMetric(p(withRec, 0.5)/p(without, 0.5), "ttfb_ratio_p50")
-	b.ReportMetric(p(withRec, 0.99)/p(without, 0.99), "ttfb_ratio_p99")
+	b.ReportMetric(quantileMicros(withRec, 0.5), "ttfb_recorded_p50_us")
+	b.ReportMetric(quantileMicros(without, 0.5), "ttfb_unrecorded_p50_us")
+	b.ReportMetric(quantileMicros(withRec, 0.5)/quantileMicros(without, 0.5), "ttfb_ratio_p50")
+	b.ReportMetric(quantileMicros(withRec, 0.99)/quantileMicros(without, 0.99), "ttfb_ratio_p99")
 
 	paced := llmtest.Script{Steps: llmtest.Words(strings.Repeat("The rate is 23 percent. ", 10)), DeltaDelay: 20 * time.Millisecond}
 	trips := map[*env]int{}
