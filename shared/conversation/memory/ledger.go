@@ -66,14 +66,24 @@ func (s *Store) SettleTokens(ctx context.Context, tenantID string, c conversatio
 
 // TenantChargedToday is the tenant's charged tokens on the current UTC day.
 func (s *Store) TenantChargedToday(ctx context.Context, tenantID string) (int64, error) {
-	if err := ctx.Err(); err != nil {
+	k, err := todayKey(ctx, tenantID)
+	if err != nil {
 		return 0, err
-	}
-	tenant, ok := canonical(tenantID)
-	if !ok {
-		return 0, conversation.ErrInvalidTenant
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.charged[usageKey{tenant, conversation.UsageDay(time.Now())}].tokens, nil
+	return s.charged[k].tokens, nil
+}
+
+// todayKey names the tenant's current UTC day, once ctx is live and the
+// tenant id well formed.
+func todayKey(ctx context.Context, tenantID string) (usageKey, error) {
+	if err := ctx.Err(); err != nil {
+		return usageKey{}, err
+	}
+	tenant, ok := canonical(tenantID)
+	if !ok {
+		return usageKey{}, conversation.ErrInvalidTenant
+	}
+	return usageKey{tenant, conversation.UsageDay(time.Now())}, nil
 }

@@ -272,16 +272,13 @@ func (r *record) endLease(leaseID string) {
 
 // TenantTokensToday returns the tenant's usage on the current UTC day.
 func (s *Store) TenantTokensToday(ctx context.Context, tenantID string) (int64, error) {
-	if err := ctx.Err(); err != nil {
+	k, err := todayKey(ctx, tenantID)
+	if err != nil {
 		return 0, err
-	}
-	tenant, ok := canonical(tenantID)
-	if !ok {
-		return 0, conversation.ErrInvalidTenant
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.usage[usageKey{tenant, conversation.UsageDay(time.Now())}], nil
+	return s.usage[k], nil
 }
 
 // turnState copies what a turn needs; the caller holds s.mu.
