@@ -7,9 +7,11 @@ package seeddata
 
 import (
 	"bytes"
-	_ "embed"
+	"embed"
 	"encoding/json"
 	"fmt"
+	"io/fs"
+	"path"
 	"time"
 
 	"regintel/shared/concept"
@@ -18,6 +20,13 @@ import (
 
 //go:embed seed.json
 var seedJSON []byte
+
+// families holds one document per family of rules (families/<name>.json),
+// in the same format as seed.json; Load merges them all before completing
+// and validating, so a family can be reviewed and extended on its own.
+//
+//go:embed families
+var families embed.FS
 
 // DetailNode is a non-concept node such as a Rate or Threshold. A fact node
 // (one of graph.FactKinds) is one dated value of a series: a change point is
@@ -67,7 +76,24 @@ type Dataset struct {
 
 // Load decodes the embedded dataset, completes it (ids, closing dates,
 // statuses, the edges from each concept to its values) and validates it.
-func Load() (Dataset, error) { return Parse(seedJSON) }
+func Load() (Dataset, error) {
+	docs := [][]byte{seedJSON}
+	entries, err := fs.ReadDir(families, "families")
+	if err != nil {
+		return Dataset{}, fmt.Errorf("seeddata: %w", err)
+	}
+	for _, e := range entries {
+		if e.IsDir() || path.Ext(e.Name()) != ".json" {
+			continue
+		}
+		data, err := fs.ReadFile(families, "families/"+e.Name())
+		if err != nil {
+			return Dataset{}, fmt.Errorf("seeddata: %w", err)
+		}
+		docs = append(docs, data)
+	}
+	return ParseAll(docs...)
+}
 
 // Validate reports whether data is a valid dataset document.
 func Validate(data []byte) error {
@@ -77,15 +103,25 @@ func Validate(data []byte) error {
 
 // Parse checks data against the JSON schema, decodes it, completes it as
 // Load does and checks the rules the schema cannot express.
-func Parse(data []byte) (Dataset, error) {
-	if err := checkSchema(data); err != nil {
-		return Dataset{}, fmt.Errorf("seeddata: %w", err)
-	}
+func Parse(data []byte) (Dataset, error) { return ParseAll(data) }
+
+// ParseAll checks each document against the JSON schema, merges them into
+// one dataset and completes and validates it as Parse does.
+func ParseAll(docs ...[]byte) (Dataset, error) {
 	var ds Dataset
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&ds); err != nil {
-		return Dataset{}, fmt.Errorf("seeddata: decode: %w", err)
+	for i, data := range docs {
+		if err := checkSchema(data); err != nil {
+			return Dataset{}, fmt.Errorf("seeddata: document %d: %w", i, err)
+		}
+		var part Dataset
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&part); err != nil {
+			return Dataset{}, fmt.Errorf("seeddata: document %d: decode: %w", i, err)
+		}
+		ds.Concepts = append(ds.Concepts, part.Concepts...)
+		ds.Nodes = append(ds.Nodes, part.Nodes...)
+		ds.Edges = append(ds.Edges, part.Edges...)
 	}
 	ds.complete()
 	if err := ds.validate(); err != nil {
