@@ -58,6 +58,12 @@ type DetailNode struct {
 	OfficialID     string         `json:"officialId,omitempty"`
 	LastVerifiedAt string         `json:"lastVerifiedAt,omitempty"`
 	Properties     map[string]any `json:"properties"`
+	// Confidence is "official" (the default: SourceURL is an official page
+	// stating the value) or "corroborated": no official page stating it was
+	// found, and CorroboratingURLs names two independent secondary sources
+	// that agree on it (SourceURL is then the first of them).
+	Confidence        string   `json:"confidence,omitempty"`
+	CorroboratingURLs []string `json:"corroboratingUrls,omitempty"`
 }
 
 // Edge links two nodes of the dataset by id.
@@ -72,6 +78,22 @@ type Dataset struct {
 	Concepts []concept.Concept `json:"concepts"`
 	Nodes    []DetailNode      `json:"nodes"`
 	Edges    []Edge            `json:"edges"`
+	// AliasSources says, per concept id, where each alt label comes from:
+	// an https page that uses the name, or "usage: <why people say it>".
+	AliasSources map[string]map[string]string `json:"-"`
+}
+
+// document is one file of the dataset as written: a concept record also
+// names where each of its aliases comes from.
+type document struct {
+	Concepts []datasetConcept `json:"concepts"`
+	Nodes    []DetailNode     `json:"nodes"`
+	Edges    []Edge           `json:"edges"`
+}
+
+type datasetConcept struct {
+	concept.Concept
+	AliasSources map[string]string `json:"aliasSources,omitempty"`
 }
 
 // Load decodes the embedded dataset, completes it (ids, closing dates,
@@ -108,18 +130,23 @@ func Parse(data []byte) (Dataset, error) { return ParseAll(data) }
 // ParseAll checks each document against the JSON schema, merges them into
 // one dataset and completes and validates it as Parse does.
 func ParseAll(docs ...[]byte) (Dataset, error) {
-	var ds Dataset
+	ds := Dataset{AliasSources: map[string]map[string]string{}}
 	for i, data := range docs {
 		if err := checkSchema(data); err != nil {
 			return Dataset{}, fmt.Errorf("seeddata: document %d: %w", i, err)
 		}
-		var part Dataset
+		var part document
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&part); err != nil {
 			return Dataset{}, fmt.Errorf("seeddata: document %d: decode: %w", i, err)
 		}
-		ds.Concepts = append(ds.Concepts, part.Concepts...)
+		for _, c := range part.Concepts {
+			ds.Concepts = append(ds.Concepts, c.Concept)
+			if len(c.AliasSources) > 0 {
+				ds.AliasSources[c.ID] = c.AliasSources
+			}
+		}
 		ds.Nodes = append(ds.Nodes, part.Nodes...)
 		ds.Edges = append(ds.Edges, part.Edges...)
 	}
@@ -157,7 +184,7 @@ func (n DetailNode) props() map[string]any {
 	}
 	optional := map[string]string{
 		"series": n.Series, "valid_from": n.ValidFrom, "valid_to": n.ValidTo, "status": n.Status,
-		"source_url": n.SourceURL, "official_id": n.OfficialID,
+		"source_url": n.SourceURL, "official_id": n.OfficialID, "confidence": n.Confidence,
 	}
 	for k, v := range optional {
 		if v != "" {

@@ -151,14 +151,51 @@ func checkNode(n DetailNode, concepts map[string]concept.Concept) error {
 	if want := n.Series + ":" + cmp.Or(n.ValidFrom, undatedSuffix); n.ID != want {
 		return fmt.Errorf("id is not canonical (want %q)", want)
 	}
-	if !IsOfficialURL(n.SourceURL) {
-		return fmt.Errorf("source %q is not on an official host", n.SourceURL)
+	switch n.Confidence {
+	case "", ConfidenceOfficial:
+		if !IsOfficialURL(n.SourceURL) {
+			return fmt.Errorf("source %q is not on an official host", n.SourceURL)
+		}
+	case ConfidenceCorroborated:
+		if err := checkCorroborated(n); err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("confidence %q is not %s or %s", n.Confidence, ConfidenceOfficial, ConfidenceCorroborated)
 	}
 	if n.ValidFrom != "" && n.ValidTo != "" && n.ValidTo < n.ValidFrom {
 		return fmt.Errorf("validTo %s is before validFrom %s", n.ValidTo, n.ValidFrom)
 	}
 	if !slices.Contains(graph.FactStatuses, n.Status) || !statusAgrees(n) {
 		return fmt.Errorf("status %q does not fit its dates as verified on %s (want %s)", n.Status, n.LastVerifiedAt, derivedStatus(n))
+	}
+	return nil
+}
+
+// Confidence levels of a value: stated on an official page, or (where no
+// official page could be found) corroborated by two independent secondary
+// sources.
+const (
+	ConfidenceOfficial     = "official"
+	ConfidenceCorroborated = "corroborated"
+)
+
+// checkCorroborated: a corroborated value names two https sources on
+// different hosts, the first of which is its sourceUrl.
+func checkCorroborated(n DetailNode) error {
+	if len(n.CorroboratingURLs) < 2 || n.CorroboratingURLs[0] != n.SourceURL {
+		return fmt.Errorf("a corroborated value needs two corroboratingUrls, the first being its sourceUrl")
+	}
+	hosts := map[string]bool{}
+	for _, raw := range n.CorroboratingURLs {
+		u, err := url.Parse(raw)
+		if err != nil || u.Scheme != "https" || u.Hostname() == "" {
+			return fmt.Errorf("corroborating source %q is not an https address", raw)
+		}
+		hosts[strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")] = true
+	}
+	if len(hosts) < 2 {
+		return fmt.Errorf("the corroborating sources of a value must be on two different hosts")
 	}
 	return nil
 }

@@ -193,3 +193,30 @@ func TestGapWithAReasonIsAccepted(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestCorroboratedValuesNeedTwoIndependentSources(t *testing.T) {
+	const series = "TAX:IE:CGT:RATE:STANDARD"
+	corroborate := func(urls ...any) func(doc map[string]any) {
+		return func(doc map[string]any) {
+			n := node(t, doc, series, "")
+			n["confidence"] = "corroborated"
+			n["sourceUrl"] = "https://example.org/cgt"
+			n["corroboratingUrls"] = urls
+		}
+	}
+	if err := mutate(t, corroborate("https://example.org/cgt", "https://another.example.net/rates")); err != nil {
+		t.Fatalf("two sources on two hosts: %v", err)
+	}
+	refused := map[string]func(doc map[string]any){
+		"one source":              corroborate("https://example.org/cgt"),
+		"same host twice":         corroborate("https://example.org/cgt", "https://www.example.org/other"),
+		"first is not sourceUrl":  corroborate("https://another.example.net/rates", "https://example.org/cgt"),
+		"off host, not corrob.":   func(doc map[string]any) { node(t, doc, series, "")["sourceUrl"] = "https://example.org/cgt" },
+		"unknown confidence word": func(doc map[string]any) { node(t, doc, series, "")["confidence"] = "likely" },
+	}
+	for name, edit := range refused {
+		if err := mutate(t, edit); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
