@@ -59,7 +59,14 @@ func (a *API) chat(w http.ResponseWriter, r *http.Request) error {
 	if wantsUIMessageStream(r) {
 		fromUIMessages(&body)
 	}
-	if body.Message == nil && !body.Retry && (body.ContextSupply == nil || body.ContextSupply.RequestID == "") {
+	answersRequest := body.ContextSupply != nil && body.ContextSupply.RequestID != ""
+	if !body.Stateless && (body.Retry || answersRequest) {
+		// A retry or an answered request continues a stored conversation,
+		// whose history is the server's: a client's copy is ignored, as the
+		// document says, whichever protocol is asked for.
+		body.Messages = nil
+	}
+	if body.Message == nil && !body.Retry && !answersRequest {
 		return reply.InvalidRequest.With("message is required")
 	}
 	c := caller(r)

@@ -74,7 +74,9 @@ func TestRetryReplacesTheFailedTurn(t *testing.T) {
 		id := e.chat(map[string]any{"message": "What VAT applies to restaurant meals?"}, nil).started(t, 1)
 
 		e.llm.Enqueue(llmtest.TextScript("13.5%."))
-		retry := e.chat(map[string]any{"conversationId": id, "retry": true}, nil)
+		// The document lets a retry carry a client's history; the stored one is used.
+		retry := e.chat(map[string]any{"conversationId": id, "retry": true,
+			"messages": []map[string]any{{"role": "user", "content": "something else"}}}, nil)
 		if retry.started(t, 1) != id || retry.doneStatus(t) != "ok" || retry.text() != "13.5%." {
 			t.Fatalf("retry: %s", retry.Body)
 		}
