@@ -48,7 +48,8 @@ func parseStreamEventID(id string) (turn, seq int, ok bool) {
 }
 
 // resumeStream serves GET /chat/{conversationId}/stream: 204 when no turn
-// of the conversation is running, else its stream.
+// of the caller's runs under the id (none of theirs has it yet, or it is
+// another caller's), else its stream.
 func (a *API) resumeStream(w http.ResponseWriter, r *http.Request) error {
 	streams, c, id := a.engine.Streams(), caller(r), r.PathValue("conversationId")
 	startIndex, ok := parseStartIndex(r)
@@ -71,6 +72,12 @@ func (a *API) resumeStream(w http.ResponseWriter, r *http.Request) error {
 	}
 	if err == nil && ts.Running && ts.Format == "" {
 		ts, err = waitRecorded(r.Context(), streams, c.TenantID, id, after)
+	}
+	if errors.Is(err, conversation.ErrNotFound) {
+		// An id the caller has not used yet (useChat asks on mount, before
+		// the first message) or another caller's: nothing of theirs runs.
+		w.WriteHeader(http.StatusNoContent)
+		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("read the turn's stream: %w", err)
@@ -183,6 +190,10 @@ func (a *API) stopStream(w http.ResponseWriter, r *http.Request) error {
 		stopping, err = a.engine.Streams().StopStream(r.Context(), c.TenantID, conv)
 		return err
 	})
+	if errors.Is(err, conversation.ErrNotFound) {
+		w.WriteHeader(http.StatusNoContent) // nothing of the caller's runs under this id
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("stop the turn's stream: %w", err)
 	}

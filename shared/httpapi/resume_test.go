@@ -206,15 +206,16 @@ func TestUIMessageStreamResumes(t *testing.T) {
 }
 
 // DELETE stops the running turn from any instance; it is stored
-// interrupted with its partial answer. Another caller gets a 404.
+// interrupted with its partial answer. Another caller gets a 204: nothing
+// of theirs runs under the id.
 func TestDeleteStopsTheTurn(t *testing.T) {
 	forEachStore(t, func(t *testing.T, postgres bool) {
 		a := newEnv(t, envOptions{postgres: postgres})
 		b := secondInstance(t, a)
 		a.llm.Enqueue(slowScript())
 		id, _ := startAndDrop(t, a, "/chat")
-		if other := b.doWithTenant(http.MethodDelete, "/chat/"+id+"/stream", "tenant-b"); other != http.StatusNotFound {
-			t.Fatalf("DELETE by another tenant: %d, want 404", other)
+		if other := b.doWithTenant(http.MethodDelete, "/chat/"+id+"/stream", "tenant-b"); other != http.StatusNoContent {
+			t.Fatalf("DELETE by another tenant: %d, want 204", other)
 		}
 		stop := b.do(http.MethodDelete, "/chat/"+id+"/stream", nil)
 		if stop.Status != http.StatusAccepted {
@@ -231,17 +232,20 @@ func TestDeleteStopsTheTurn(t *testing.T) {
 	})
 }
 
-// A conversation of another tenant, or none, is a 404 alike.
-func TestResumeOfAnotherCallersConversationIsNotFound(t *testing.T) {
+// useChat with resume asks for a new chat's stream on mount, before its
+// first message: an id never used, like another tenant's running
+// conversation, is a 204 alike (no error to show, nothing to tell apart).
+func TestResumeOfAnUnusedOrAnotherCallersIDIsNoContent(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	e.llm.Enqueue(slowScript())
 	id, _ := startAndDrop(t, e, "/chat")
-	if got := e.doWithTenant(http.MethodGet, "/chat/"+id+"/stream", "tenant-b"); got != http.StatusNotFound {
-		t.Fatalf("another tenant: %d, want 404", got)
+	if got := e.doWithTenant(http.MethodGet, "/chat/"+id+"/stream", "tenant-b"); got != http.StatusNoContent {
+		t.Fatalf("another tenant: %d, want 204", got)
 	}
-	for _, path := range []string{"/chat/6f0e1a4c-1111-4c4c-8888-123456789abc/stream", "/chat/not-a-uuid/stream"} {
-		if got := e.get(path, nil); got.Status != http.StatusNotFound {
-			t.Fatalf("GET %s: %d, want 404", path, got.Status)
+	for _, path := range []string{"/chat/6f0e1a4c-1111-4c4c-8888-123456789abc/stream", "/chat/not-a-uuid/stream",
+		"/chat/6f0e1a4c-1111-4c4c-8888-123456789abc/stream?protocol=ui-message-stream"} {
+		if got := e.get(path, nil); got.Status != http.StatusNoContent || got.Body != "" {
+			t.Fatalf("GET %s: %d %q, want 204 with no body", path, got.Status, got.Body)
 		}
 	}
 	waitStored(t, e, id)
