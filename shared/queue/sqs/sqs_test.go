@@ -44,13 +44,16 @@ func motoQueues(client *awssqs.Client) queuetest.NewQueue {
 	}
 }
 
-// consume delivers until the queue has stayed empty for a few receives.
+// consume delivers until the queue has stayed empty for a few receives. It
+// fails when many receives in a row settle nothing (a message that never
+// leaves), not after a fixed number of rounds: a benchmark may publish
+// thousands of messages, ten a receive.
 func consume(t testing.TB, client *awssqs.Client, queueURL string, handler queue.Handler) {
 	t.Helper()
 	ctx := context.Background()
-	for round, empty := 0, 0; empty < 3; round++ {
-		if round > 200 {
-			t.Fatal("the queue does not drain")
+	for stalled, empty := 0, 0; empty < 3; {
+		if stalled > 200 {
+			t.Fatalf("the queue does not drain: %d receives in a row deleted nothing", stalled)
 		}
 		out, err := client.ReceiveMessage(ctx, &awssqs.ReceiveMessageInput{QueueUrl: aws.String(queueURL), MaxNumberOfMessages: 10})
 		if err != nil {
@@ -61,6 +64,7 @@ func consume(t testing.TB, client *awssqs.Client, queueURL string, handler queue
 			continue
 		}
 		empty = 0
+		stalled++
 		for _, m := range out.Messages {
 			env, err := queue.Decode([]byte(aws.ToString(m.Body)))
 			if err == nil {
@@ -72,6 +76,7 @@ func consume(t testing.TB, client *awssqs.Client, queueURL string, handler queue
 			if _, err := client.DeleteMessage(ctx, &awssqs.DeleteMessageInput{QueueUrl: aws.String(queueURL), ReceiptHandle: m.ReceiptHandle}); err != nil {
 				t.Fatal(err)
 			}
+			stalled = 0
 		}
 	}
 }
