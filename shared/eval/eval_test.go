@@ -97,7 +97,9 @@ func modelHandler(g *graphmem.Store, provider llm.Provider) http.Handler {
 }
 
 func handler(g chat.Graph, nodes graph.Reader, provider llm.Provider, model string, tune ...func(*chat.Config)) http.Handler {
-	cfg := chat.Config{Model: model}
+	// A loaded machine can take seconds over a cold Neo4j's first queries;
+	// the verdict must not depend on its speed.
+	cfg := chat.Config{Model: model, GraphTimeout: time.Minute}
 	for _, f := range tune {
 		f(&cfg)
 	}

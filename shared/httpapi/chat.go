@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"fmt"
+	"mime"
 	"net/http"
 	"strings"
 
@@ -43,14 +44,23 @@ const triggerRegenerate = "regenerate-message"
 func (a *API) chat(w http.ResponseWriter, r *http.Request) error {
 	var body chatBody
 	limit := int64(MaxBodyBytes)
-	if wantsUIMessageStream(r) {
+	plain := acceptPlainJSON(r)
+	if wantsUIMessageStream(r) || plain {
 		limit = MaxUIMessagesBodyBytes
 	}
 	if err := a.decodeJSONUpTo(w, r, &body, limit); err != nil {
 		return err
 	}
-	if body.Trigger != "" && !protocolAsked(r) {
+	if !protocolAsked(r) && (body.Trigger != "" || (body.Message == nil && body.Messages.list != nil)) {
+		// The AI SDK's transports: a trigger, or a body of messages and no
+		// message (the question is the last message), asks for the UI
+		// message stream.
 		chooseUIMessageStream(r)
+	}
+	if body.ID == "" && body.ConversationID == "" && !body.Stateless && wantsUIMessageStream(r) {
+		// No chat id (WorkflowChatTransport with only its URL): the chat's
+		// first message, which the client resends every turn, names it.
+		body.ID = body.Messages.firstID
 	}
 	regenerate := body.Trigger == triggerRegenerate
 	if regenerate {
@@ -64,7 +74,7 @@ func (a *API) chat(w http.ResponseWriter, r *http.Request) error {
 		// A retry or an answered request continues a stored conversation,
 		// whose history is the server's: a client's copy is ignored, as the
 		// document says, whichever protocol is asked for.
-		body.Messages = nil
+		body.Messages.list = nil
 	}
 	if body.Message == nil && !body.Retry && !answersRequest {
 		return reply.InvalidRequest.With("message is required")
@@ -72,7 +82,7 @@ func (a *API) chat(w http.ResponseWriter, r *http.Request) error {
 	c := caller(r)
 	req := chat.Request{
 		TenantID: c.TenantID, UserID: c.UserID, ConversationID: strings.TrimSpace(body.ConversationID),
-		Stateless: body.Stateless, Messages: body.Messages,
+		Stateless: body.Stateless, Messages: body.Messages.list,
 		RequestID: RequestID(r.Context()), Supply: body.ContextSupply, ForceRun: body.ForceRun, Retry: body.Retry,
 		Regenerate: regenerate,
 	}
@@ -164,3 +174,21 @@ func (s chatSink) Event(name string, data any) error {
 
 // Flush implements chat.HoldingSink.
 func (s chatSink) Flush() error { return s.sse.flush() }
+
+// acceptPlainJSON lets POST /chat read a body sent as text/plain, or with
+// no media type, as JSON: fetch labels a string body text/plain, and the
+// AI SDK's WorkflowChatTransport sends its JSON that way unless told
+// otherwise. Identity never comes from cookies, so this opens no
+// cross-site form post. It reports whether the request was such a body.
+func acceptPlainJSON(r *http.Request) bool {
+	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if r.Header.Get("Content-Type") != "" && (err != nil || mediaType != "text/plain") {
+		return false
+	}
+	value := "application/json"
+	if charset, ok := params["charset"]; ok {
+		value += "; charset=" + charset
+	}
+	r.Header.Set("Content-Type", value)
+	return true
+}

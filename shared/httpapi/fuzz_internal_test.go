@@ -47,7 +47,7 @@ func textOf(b chatBody) []string {
 		out = append(out, b.Profile.PersonaType)
 		out = append(out, b.Profile.Jurisdictions...)
 	}
-	for _, m := range b.Messages {
+	for _, m := range b.Messages.list {
 		out = append(out, string(m.Role), m.Content)
 	}
 	if b.ContextSupply != nil {

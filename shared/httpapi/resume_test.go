@@ -320,3 +320,34 @@ func TestRecordedStreamIsRedactedForStorage(t *testing.T) {
 		}
 	})
 }
+
+// WorkflowChatTransport given only its URL sends {messages} as text/plain
+// (fetch's label for a string body), with no chat id and no protocol: the
+// answer is the UI message stream, and the chat's first message, resent
+// every turn, keeps the turns in one conversation.
+func TestWorkflowTransportWithOnlyItsURL(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	first := `{"id":"wf-first","role":"user","parts":[{"type":"text","text":"What is VAT?"}]}`
+	e.llm.Enqueue(llmtest.TextScript("A tax on supplies."))
+	one := e.post("/chat", "text/plain;charset=UTF-8", `{"messages":[`+first+`]}`, nil)
+	runID := one.Header.Get("X-Workflow-Run-Id")
+	if one.Status != http.StatusOK || runID == "" || one.Header.Get("X-Vercel-Ai-Ui-Message-Stream") != "v1" {
+		t.Fatalf("first POST: %d %v %s", one.Status, one.Header, one.Body)
+	}
+	if chunks := uiStream(t, one.Body); chunks[len(chunks)-1].FinishReason != "stop" {
+		t.Fatalf("first answer: %+v", chunks)
+	}
+	e.llm.Enqueue(llmtest.TextScript("Mostly 23%."))
+	body := `{"messages":[` + first + `,{"id":"a1","role":"assistant","parts":[{"type":"text","text":"A tax on supplies."}]},` +
+		`{"id":"wf-second","role":"user","parts":[{"type":"text","text":"And its rate?"}]}]}`
+	two := e.post("/chat", "", body, nil)
+	if two.Status != http.StatusOK || two.Header.Get("X-Workflow-Run-Id") != runID {
+		t.Fatalf("second POST: %d, run %q want %q: %s", two.Status, two.Header.Get("X-Workflow-Run-Id"), runID, two.Body)
+	}
+	if turns := e.export(runID).Turns; len(turns) != 2 || turns[1].UserText != "And its rate?" {
+		t.Fatalf("stored turns: %+v", turns)
+	}
+	if r := e.post("/chat", "text/html", `{"messages":[`+first+`]}`, nil); r.Status != http.StatusUnsupportedMediaType {
+		t.Fatalf("text/html: %d, want 415", r.Status)
+	}
+}

@@ -223,11 +223,17 @@ func (s *uiStreamSink) finish(status string) error {
 }
 
 // chatMessages accepts history messages as {role, content} or as AI SDK
-// UIMessages {role, parts: [{type: "text", text}]}.
-type chatMessages []llm.Message
+// UIMessages {id, role, parts: [{type: "text", text}]}. It keeps the first
+// message's id: a client that sends no chat id (WorkflowChatTransport with
+// only its URL) still sends the same first message with every turn.
+type chatMessages struct {
+	list    []llm.Message
+	firstID string
+}
 
 // historyMessage is the JSON form of one history message.
 type historyMessage struct {
+	ID      string   `json:"id"`
 	Role    llm.Role `json:"role"`
 	Content *string  `json:"content"`
 	Parts   []struct {
@@ -260,7 +266,10 @@ func (m *chatMessages) UnmarshalJSON(b []byte) error {
 		}
 		out = append(out, msg)
 	}
-	*m = out
+	m.list = out
+	if len(raw) > 0 {
+		m.firstID = raw[0].ID
+	}
 	return nil
 }
 
@@ -269,15 +278,16 @@ func (m *chatMessages) UnmarshalJSON(b []byte) error {
 // server owns the history of a stored conversation).
 func fromUIMessages(body *chatBody) {
 	// A retry asks the stored question again; the client's copy is ignored.
-	if body.Message == nil && !body.Retry && len(body.Messages) > 0 {
-		last := body.Messages[len(body.Messages)-1]
+	msgs := body.Messages.list
+	if body.Message == nil && !body.Retry && len(msgs) > 0 {
+		last := msgs[len(msgs)-1]
 		if last.Role == llm.RoleUser {
 			text := last.Content
 			body.Message = &text
-			body.Messages = body.Messages[:len(body.Messages)-1]
+			body.Messages.list = msgs[:len(msgs)-1]
 		}
 	}
 	if !body.Stateless || body.Retry {
-		body.Messages = nil
+		body.Messages.list = nil
 	}
 }
