@@ -57,6 +57,10 @@ func TestOpenAPIDocumentAndDemoPageAreServed(t *testing.T) {
 	if err := json.Unmarshal([]byte(resp.Body), &doc); resp.Status != http.StatusOK || err != nil || doc.OpenAPI != "3.2.0" || doc.Paths["/chat"] == nil {
 		t.Fatalf("GET /openapi.json: %d %.200s", resp.Status, resp.Body)
 	}
+	rendition := e.do(http.MethodGet, "/openapi-3.1.json", nil)
+	if err := json.Unmarshal([]byte(rendition.Body), &doc); rendition.Status != http.StatusOK || err != nil || doc.OpenAPI != "3.1.1" || doc.Paths["/chat"] == nil {
+		t.Fatalf("GET /openapi-3.1.json: %d %.200s", rendition.Status, rendition.Body)
+	}
 	page := e.do(http.MethodGet, "/", nil)
 	if page.Status != http.StatusOK || !strings.HasPrefix(page.Header.Get("Content-Type"), "text/html") || !strings.Contains(page.Body, "assets/app.js") {
 		t.Fatalf("GET /: %d %s %.200s", page.Status, page.Header.Get("Content-Type"), page.Body)

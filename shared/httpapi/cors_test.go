@@ -48,6 +48,7 @@ var browserCalls = []browserCall{
 	{"GET", "/healthz", nil, nil},
 	{"GET", "/readyz", nil, nil},
 	{"GET", "/openapi.json", nil, nil},
+	{"GET", "/openapi-3.1.json", nil, nil},
 	{"POST", "/chat", []string{"Authorization", "Content-Type", "X-Stream-Protocol"}, []string{"X-Request-Id", "X-Vercel-AI-UI-Message-Stream", "X-Conversation-Id"}},
 	{"GET", "/chat/{conversationId}/stream", []string{"Authorization", "X-Stream-Protocol", "Last-Event-ID"}, []string{"X-Request-Id", "X-Vercel-AI-UI-Message-Stream", "X-Conversation-Id"}},
 	{"DELETE", "/chat/{conversationId}/stream", []string{"Authorization"}, []string{"X-Request-Id"}},

@@ -79,6 +79,7 @@ func Routes() []Route {
 		{Method: http.MethodGet, Pattern: "/healthz", Name: "health", Handler: (*API).health},
 		{Method: http.MethodGet, Pattern: "/readyz", Name: "ready", Handler: (*API).ready},
 		{Method: http.MethodGet, Pattern: "/openapi.json", Name: "openapi", Handler: (*API).openAPI},
+		{Method: http.MethodGet, Pattern: "/openapi-3.1.json", Name: "openapi31", Handler: (*API).openAPI31},
 		{Method: http.MethodPost, Pattern: "/chat", Auth: true, Name: "chat", Handler: (*API).chat, Streams: true,
 			RequestHeaders: streamed, ExposeHeaders: uiStream, needs: needsEngine},
 		{Method: http.MethodGet, Pattern: "/chat/{conversationId}/stream", Auth: true, Name: "resumeChatStream", Handler: (*API).resumeStream,
