@@ -3,10 +3,10 @@ package api_test
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"regintel/api"
