@@ -109,6 +109,7 @@ func (t *Turn) citations(facts []prompt.FactLine) []conversation.Citation {
 		if f, ok := t.groundedFacts[line.NodeID]; ok {
 			c.Value, c.Unit = factValue(f.Properties)
 			c.ValidFrom, c.ValidTo, c.Status = optional(f.ValidFrom), optional(f.ValidTo), f.Status
+			c.Confidence = f.Confidence
 		}
 		out = append(out, c)
 	}

@@ -59,6 +59,9 @@ type Citation struct {
 	// was last checked at its source more than 12 months before it (or
 	// before today, for today or a later date): the prompt said so.
 	MayBeOutdated bool `json:"mayBeOutdated"`
+	// Confidence is "corroborated" for a value no official page states,
+	// which two independent secondary sources agree on; absent otherwise.
+	Confidence string `json:"confidence,omitempty"`
 }
 
 // ContextUsage records how a prompt was fitted into the token budget.

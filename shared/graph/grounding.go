@@ -39,6 +39,10 @@ type Fact struct {
 	// Neighbour is true for a value of the series valid near the as-of
 	// date but not on it (the one before or after a change within a year).
 	Neighbour bool `json:"neighbour,omitempty"`
+	// Confidence is "corroborated" for a value no official page states
+	// (SourceURLs are then the two secondary pages that agree on it);
+	// empty for an official value.
+	Confidence string `json:"confidence,omitempty"`
 }
 
 // FactStatuses are the life stages of a dated fact.
@@ -147,6 +151,7 @@ var bookkeepingProps = []string{
 	"id", "pref_label", "created_at", "updated_at", "last_verified_at",
 	"enrichment_requested_at", "source_urls", "source_url", "source_content_hashes",
 	"valid_from", "valid_to", "status", "series", "official_id", ProvenanceKey,
+	"confidence", "corroborating_urls",
 }
 
 // NewFact builds a fact from a detail node's stored properties (timestamps
@@ -182,7 +187,31 @@ func NewFact(id, kind, relationship string, props map[string]any, conceptProps m
 	f.Status, _ = props["status"].(string)
 	f.Series, _ = props["series"].(string)
 	f.OfficialID, _ = props["official_id"].(string)
+	if confidence, _ := props["confidence"].(string); confidence == ConfidenceCorroborated {
+		f.Confidence = confidence
+		f.SourceURLs = stringList(props["corroborating_urls"])
+	}
 	return f
+}
+
+// ConfidenceCorroborated marks a value no official page states, which two
+// independent secondary sources agree on.
+const ConfidenceCorroborated = "corroborated"
+
+func stringList(v any) []string {
+	switch list := v.(type) {
+	case []string:
+		return list
+	case []any:
+		out := make([]string, 0, len(list))
+		for _, item := range list {
+			if s, ok := item.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
 }
 
 func sourceURLs(props map[string]any) []string {

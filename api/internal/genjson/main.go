@@ -51,15 +51,24 @@ func convert(from, to, to31 string) error {
 	return os.WriteFile(to31, append(b31, '\n'), 0o644)
 }
 
-// downgrade renders the document as OpenAPI 3.1. The one 3.2 feature it
-// uses is a stream's itemSchema (each event's schema); 3.1 can say only
-// that the body is text, so the item schema moves to the x-itemSchema
-// extension, which generators ignore and readers can still find.
+// downgrade renders the document as OpenAPI 3.1 for client generators.
+// The one 3.2 feature it uses is a stream's itemSchema (each event's
+// schema); 3.1 can say only that the body is text, so the item schema
+// moves to the x-itemSchema extension, which generators ignore and readers
+// can still find. An object's "any other field may hold any JSON"
+// (additionalProperties: AnyJSON, propertyNames: Text) is left unsaid, as
+// JSON Schema allows other fields anyway: generators then type only the
+// fields the API reads, so a misspelt field fails to compile.
 func downgrade(doc any) any {
 	switch v := doc.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, val := range v {
+			if isRef(val, "AnyJSON") && k == "additionalProperties" || isRef(val, "Text") && k == "propertyNames" {
+				if _, isObject := v["properties"]; isObject {
+					continue
+				}
+			}
 			out[k] = downgrade(val)
 		}
 		if version, ok := out["openapi"].(string); ok && version >= "3.2" {
@@ -82,4 +91,10 @@ func downgrade(doc any) any {
 	default:
 		return v
 	}
+}
+
+// isRef reports whether v is {"$ref": "#/components/schemas/<name>"}.
+func isRef(v any, name string) bool {
+	m, ok := v.(map[string]any)
+	return ok && len(m) == 1 && m["$ref"] == "#/components/schemas/"+name
 }

@@ -194,6 +194,12 @@ func (n DetailNode) props() map[string]any {
 	if verified, err := parseDate(n.LastVerifiedAt); err == nil {
 		props["last_verified_at"] = graph.Timestamp(verified)
 	}
+	if n.Confidence == ConfidenceCorroborated {
+		// No official page states it: its sources are the secondary pages,
+		// kept apart from source_url, which names official pages only.
+		delete(props, "source_url")
+		props["corroborating_urls"] = n.CorroboratingURLs
+	}
 	return props
 }
 

@@ -28,6 +28,8 @@ var OfficialHosts = []string{
 	"gov.ie",
 	"citizensinformation.ie",
 	"irishstatutebook.ie",
+	"oireachtas.ie",
+	"revisedacts.lawreform.ie",
 	"gov.uk",
 	"legislation.gov.uk",
 	"hmrc.gov.uk",

@@ -84,6 +84,9 @@ var commonNodeProperties = []string{
 	// Valid time of a dated fact and where it came from: the series its
 	// values share, ISO dates, status, the source's own identifier.
 	"provenance", "series", "valid_from", "valid_to", "status", "official_id",
+	// A curated value no official page states: "corroborated", with the two
+	// independent secondary pages that agree on it.
+	"confidence", "corroborating_urls",
 }
 
 // NodeProperties is the per-label property whitelist (in addition to
@@ -404,6 +407,14 @@ func (g *Guard) checkString(key, s string) *Rejection {
 		if stored, ok := g.sources.SourceURL(s); !ok || stored != s {
 			return &Rejection{Field: key, Reason: ReasonInvalidSourceURL}
 		}
+	}
+	// Secondary sources are off the official list by definition, but must
+	// still be plain web addresses.
+	if key == "corroborating_urls" && (!isHTTPURL(s) || !strings.HasPrefix(s, "https://")) {
+		return &Rejection{Field: key, Reason: ReasonInvalidSourceURL}
+	}
+	if key == "confidence" && s != "official" && s != "corroborated" {
+		return &Rejection{Field: key, Reason: ReasonUnsupportedValue}
 	}
 	if kind, found := findPII(s); found {
 		return &Rejection{Field: key, Reason: ReasonPIIValue, PIIKind: kind}
