@@ -91,6 +91,24 @@ func TestAddedFamiliesOnChangeDates(t *testing.T) {
 		{"EMPLOYMENT:IE:NATIONAL_MINIMUM_WAGE:THRESHOLD:HOURLY_ADULT", "2024-01-01", 12.7},
 		{"TAX:IE:VRT:RATE:CO2_115_TO_120G", "2022-01-01", 16},
 		{"TAX:IE:VRT:RATE:CO2_170_TO_190G", "2024-07-01", 35},
+		// Social Welfare Act 2021, s. 19: the 2018 Act's rates until its commencement days.
+		{"PENSIONS:IE:STATE_PENSION_CONTRIBUTORY:BENEFIT:MAX_PERSONAL_RATE", "2022-01-06", 248.3},
+		{"PENSIONS:IE:STATE_PENSION_CONTRIBUTORY:BENEFIT:MAX_PERSONAL_RATE", "2022-01-07", 253.3},
+		{"SOCIAL_WELFARE:IE:JOBSEEKERS_BENEFIT:BENEFIT:MAX_PERSONAL_RATE", "2020-01-01", 203},
+		// Social Welfare (Miscellaneous Provisions) Act 2023, s. 17(2)(d).
+		{"PENSIONS:IE:STATE_PENSION_CONTRIBUTORY:BENEFIT:MAX_PERSONAL_RATE", "2024-01-05", 277.3},
+		// Social Welfare Act 2021, s. 19(2)(a) and Schedule 1.
+		{"SOCIAL_WELFARE:IE:JOBSEEKERS_BENEFIT:BENEFIT:MAX_PERSONAL_RATE", "2021-12-30", 208},
+		{"EMPLOYMENT:UK:NATIONAL_LIVING_WAGE:THRESHOLD:HOURLY_YOUNGER_ADULT", "2021-04-01", 8.36},
+		{"EMPLOYMENT:UK:NATIONAL_LIVING_WAGE:THRESHOLD:HOURLY_AGED_EIGHTEEN_TO_TWENTY", "2026-04-01", 10.85},
+		{"EMPLOYMENT:UK:NATIONAL_LIVING_WAGE:THRESHOLD:HOURLY", "2020-04-01", 8.72},
+		// Social Welfare (Miscellaneous Provisions) Act 2023, s. 17(2)(a).
+		{"SOCIAL_WELFARE:IE:JOBSEEKERS_BENEFIT:BENEFIT:MAX_PERSONAL_RATE", "2023-12-28", 232},
+		// Social Security Benefits Up-rating Order 2021, art. 1(3)(c) and 4(3).
+		{"PENSIONS:UK:STATE_PENSION:BENEFIT:BASIC_FULL_RATE", "2021-04-12", 137.6},
+		{"PENSIONS:UK:STATE_PENSION:BENEFIT:BASIC_FULL_RATE", "2021-04-11", 134.25},
+		// Finance Act 2021, s. 93.
+		{"TAX:UK:VAT:RATE:HOSPITALITY_TEMPORARY", "2021-10-01", 12.5},
 	}
 	for _, c := range cases {
 		got, n := valueOn(ds, c.series, c.date)
@@ -112,6 +130,14 @@ func TestStaleValuesAreClosed(t *testing.T) {
 		"TAX:IE:CARBON_TAX:RATE:OTHER_FUELS":                         "2025-05-01",
 		"EMPLOYMENT:IE:NATIONAL_MINIMUM_WAGE:THRESHOLD:HOURLY_ADULT": "2026-01-01",
 		"TAX:IE:VAT:RATE:HOSPITALITY":                                "2026-07-01",
+		// 2023's rate is stated on no official page in reach: a gap, not 2022's value carried on.
+		"PENSIONS:IE:STATE_PENSION_CONTRIBUTORY:BENEFIT:MAX_PERSONAL_RATE": "2023-07-01",
+		// The 21 to 22 band ended when the National Living Wage reached 21-year-olds.
+		"EMPLOYMENT:UK:NATIONAL_LIVING_WAGE:THRESHOLD:HOURLY_YOUNGER_ADULT": "2024-04-01",
+		// The temporary hospitality rate ended on 31 March 2022.
+		"TAX:UK:VAT:RATE:HOSPITALITY_TEMPORARY": "2022-04-01",
+		// The 2026 rate is stated on no official page in reach.
+		"PENSIONS:IE:STATE_PENSION_NON_CONTRIBUTORY:BENEFIT:MAX_PERSONAL_RATE": "2026-01-02",
 	} {
 		if got, n := valueOn(ds, series, date); n != 0 {
 			t.Errorf("%s on %s: %v, want no value", series, date, got)
