@@ -3,6 +3,7 @@ package eval
 import (
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 
 	"regintel/shared/graph/seeddata"
@@ -28,6 +29,9 @@ type Result struct {
 	// unit, as in force on the expected date (of the hinted series, when
 	// the item names one).
 	Recalled *bool `json:"recalled,omitempty"`
+	// Matched names the series whose citation gave the key's value on the
+	// date, to audit a match by value alone.
+	Matched []string `json:"matched,omitempty"`
 	// AsOfAccurate: the turn cited the question's fact, and the value it
 	// shows as in force on the expected date is the key's.
 	AsOfAccurate *bool `json:"asOfAccurate,omitempty"`
@@ -121,6 +125,10 @@ func scoreFacts(r *Result, it Item, t Turn, date string, nodes map[string]Node) 
 	}
 	recalled := len(onDate) > 0
 	r.Recalled = &recalled
+	for s := range onDate {
+		r.Matched = append(r.Matched, s)
+	}
+	slices.Sort(r.Matched)
 	facts := onDate
 	switch {
 	case it.Series != "" && hinted:

@@ -112,6 +112,9 @@ func TestAsOfAccuracyByValueKeepsToTheSeriesInForce(t *testing.T) {
 	if r.Recalled == nil || !*r.Recalled || r.AsOfAccurate == nil || !*r.AsOfAccurate {
 		t.Fatalf("recalled %v accurate %v: want both", deref(r.Recalled), deref(r.AsOfAccurate))
 	}
+	if len(r.Matched) != 1 || r.Matched[0] != "AUTO" {
+		t.Errorf("matched %v, want the auto fuels series", r.Matched)
+	}
 }
 
 func TestStaleValueShownAsCurrent(t *testing.T) {

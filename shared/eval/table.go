@@ -36,10 +36,10 @@ func (rep Report) WriteTable(w io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%.3f\t%d/%d\n", r.name, r.m.Rate, r.m.Hits, r.m.Of)
 	}
 	fmt.Fprintf(tw, "\nquestions %d (errors %d), disagreements %d, gaps %d, today %s\n\n", s.Questions, s.Errors, s.Disagreements, s.Gaps, rep.Today)
-	fmt.Fprintf(tw, "question\trecall\tas-of\tstale\tdate read\twant date\tgot date\tvalue key / shown\tcitations\n")
+	fmt.Fprintf(tw, "question\trecall\tas-of\tstale\tdate read\twant date\tgot date\tvalue key / shown\tcitations\tmatched series\n")
 	for _, r := range rep.Results {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\n", r.ID, mark(r.Recalled), mark(r.AsOfAccurate), mark(r.NoStale),
-			mark(r.Detected), r.ExpectedAsOf, strings.TrimSpace(r.AsOf+" "+r.AsOfSource), shown(r), r.ValidCitations, r.Citations)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t%s\n", r.ID, mark(r.Recalled), mark(r.AsOfAccurate), mark(r.NoStale),
+			mark(r.Detected), r.ExpectedAsOf, strings.TrimSpace(r.AsOf+" "+r.AsOfSource), shown(r), r.ValidCitations, r.Citations, strings.Join(r.Matched, " "))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
