@@ -1,5 +1,5 @@
-# Answer quality on the golden set (shared/eval/testdata/golden.json).
+# Answer quality on the source-written answer key (shared/eval/testdata/golden.json = dev, heldout.json).
 .PHONY: eval
 
-eval: ## score the golden set through the chat route (recall@8, as-of accuracy, citation validity, as-of detection; numbers and abstention with OPENAI_API_KEY)
+eval: ## score the answer key (dev and heldout) through the chat route; disagreements with the dataset; coverage per family; fails under the heldout thresholds
 	$(GO) run ./cmd/eval -out .testenv/eval/latest.json

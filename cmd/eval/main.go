@@ -1,14 +1,18 @@
 // Command eval is `make eval`: it wires the backend from the environment
 // as `make dev` does (the seeded graph and the offline model unless
-// configured otherwise), asks the golden set through the chat route, prints
-// the scores and writes them as JSON. With a real model (OPENAI_API_KEY)
-// it also scores the answers' numbers and abstentions.
+// configured otherwise), asks both splits of the answer key through the
+// chat route, prints each split's scores, the key's disagreements with the
+// dataset and the dataset's coverage per family, and writes the reports as
+// JSON. It exits non-zero when the heldout split is below its thresholds or
+// the key and the dataset disagree. With a real model (OPENAI_API_KEY) it
+// also scores the answers' numbers.
 package main
 
 import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"time"
@@ -16,38 +20,76 @@ import (
 	"regintel/shared/app"
 	"regintel/shared/config"
 	"regintel/shared/eval"
+	"regintel/shared/graph/seeddata"
 )
 
 func main() {
 	out := flag.String("out", ".testenv/eval/latest.json", "where to write the JSON report")
 	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	if err := run(*out, log); err != nil {
+	failures, err := run(*out, os.Stdout, log)
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "eval:", err)
+		os.Exit(1)
+	}
+	if len(failures) > 0 {
+		for _, f := range failures {
+			fmt.Fprintln(os.Stderr, "eval: FAIL", f)
+		}
 		os.Exit(1)
 	}
 }
 
-func run(out string, log *slog.Logger) error {
+// run scores both splits and returns what fails the run.
+func run(out string, w io.Writer, log *slog.Logger) ([]string, error) {
 	cfg, err := config.FromEnv()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	cfg.LLM.OfflineWordDelay = 0 // the eval scores grounding, not pacing
 	ctx := context.Background()
 	a, err := app.Build(ctx, cfg, log)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer a.Close()
-	items, err := eval.Golden()
+	ds, err := seeddata.Load()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	rep := eval.Run(ctx, eval.Client{Handler: a.Handler}, items, eval.Options{Today: time.Now(), Model: cfg.LLM.Provider != "offline"})
-	if err := rep.WriteTable(os.Stdout); err != nil {
-		return err
+	pages, err := eval.StoredPages()
+	if err != nil {
+		return nil, err
 	}
-	fmt.Println("report:", out)
-	return rep.WriteJSON(out)
+	today := time.Now()
+	client := eval.Client{Handler: a.Handler}
+	reports := map[string]eval.Report{}
+	var failures []string
+	for _, split := range []struct {
+		name string
+		load func() ([]eval.Item, error)
+	}{{eval.SplitDev, eval.Dev}, {eval.SplitHeldout, eval.Heldout}} {
+		items, err := split.load()
+		if err != nil {
+			return nil, err
+		}
+		rep := eval.Run(ctx, client, items, eval.Options{Split: split.name, Today: today, Model: cfg.LLM.Provider != "offline", Pages: pages, Dataset: &ds})
+		if err := rep.WriteTable(w); err != nil {
+			return nil, err
+		}
+		fmt.Fprintln(w)
+		reports[split.name] = rep
+		if rep.Summary.Disagreements > 0 {
+			failures = append(failures, fmt.Sprintf("%s: %d disagreements between the key and the dataset", split.name, rep.Summary.Disagreements))
+		}
+		if split.name == eval.SplitHeldout {
+			failures = append(failures, rep.Below(eval.HeldoutBars)...)
+		}
+	}
+	fmt.Fprintln(w, "coverage of the dataset per family")
+	if err := eval.WriteCoverage(w, eval.Coverage(ds, today)); err != nil {
+		return nil, err
+	}
+	fmt.Fprintln(w, "report:", out)
+	return failures, eval.WriteJSON(out, reports)
 }

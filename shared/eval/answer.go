@@ -58,21 +58,3 @@ func numbersCited(answer string, cited []Citation) bool {
 	}
 	return true
 }
-
-// declineCues are how an answer says it does not know.
-var declineCues = []string{"don't have", "do not have", "not in the", "no information", "cannot", "can't", "unable",
-	"not able", "no verified", "not available", "couldn't find", "could not find", "not sure"}
-
-// declined reports whether an answer declines: it says so and states no value.
-func declined(answer string) bool {
-	lower := strings.ToLower(strings.ReplaceAll(answer, "’", "'"))
-	if len(answerNumbers(answer)) > 0 {
-		return false
-	}
-	for _, cue := range declineCues {
-		if strings.Contains(lower, cue) {
-			return true
-		}
-	}
-	return false
-}

@@ -3,101 +3,101 @@ package eval_test
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"regintel/shared/eval"
-	"regintel/shared/graph/seeddata"
 )
 
-// valueOn is the dataset's value of series on date, and how many of its
-// values cover the date.
-func valueOn(ds seeddata.Dataset, series, date string) (float64, int) {
-	var value float64
-	found := 0
-	for _, n := range ds.Nodes {
-		if n.Series != series || (n.ValidFrom != "" && n.ValidFrom > date) || (n.ValidTo != "" && n.ValidTo < date) {
-			continue
+// The key is the sources', not the dataset's: every item carries a value,
+// a unit and the official page it was read from, and where a copy of that
+// page is kept, the page states the value. Nothing here compares the key
+// with the dataset; `make eval` reports where they differ.
+func TestEveryKeyValueIsStatedByItsSource(t *testing.T) {
+	pages, err := eval.StoredPages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]string{}
+	for split, load := range map[string]func() ([]eval.Item, error){eval.SplitDev: eval.Dev, eval.SplitHeldout: eval.Heldout} {
+		items, err := load()
+		if err != nil {
+			t.Fatal(err)
 		}
-		found++
-		for _, key := range []string{"percent", "amount"} {
-			if v, ok := n.Properties[key].(float64); ok {
-				value = v
-				break
+		for _, it := range items {
+			if other, dup := ids[it.ID]; dup {
+				t.Errorf("%s is in both %s and %s", it.ID, other, split)
+			}
+			ids[it.ID] = split
+			page, kept := pages.Lookup(it.SourceURL)
+			if kept && !page.States(*it.Value, it.Unit) {
+				t.Errorf("%s %s: %s (read %s) does not state %v %s", split, it.ID, it.SourceURL, page.ReadOn, *it.Value, it.Unit)
 			}
 		}
 	}
-	return value, found
 }
 
-// The golden set and the dataset were written apart; every expected value
-// is the dataset's value of its series on the expected date, so a wrong
-// value in either shows here.
-func TestGoldenSetAgreesWithTheDataset(t *testing.T) {
-	ds, err := seeddata.Load()
+// heldout has at least 40 questions, and questions that name their date in
+// the ways people do.
+func TestHeldoutShape(t *testing.T) {
+	items, err := eval.Heldout()
 	if err != nil {
 		t.Fatal(err)
 	}
-	today := time.Now()
-	for _, it := range golden(t) {
-		if !it.Answerable() {
-			continue
-		}
-		got, n := valueOn(ds, it.Series, it.ExpectedDate(today))
-		if n != 1 || got != *it.Value {
-			t.Errorf("%s: the dataset has %d values of %s on %s (%v), the golden set says %v", it.ID, n, it.Series, it.ExpectedDate(today), got, *it.Value)
-		}
+	if len(items) < 40 {
+		t.Fatalf("heldout has %d questions, want at least 40", len(items))
 	}
-}
-
-// The set covers what it claims: at least 60 questions, 15 whose answer
-// is not today's value, questions to decline, and every family.
-func TestGoldenSetShape(t *testing.T) {
-	ds, err := seeddata.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	items := golden(t)
-	today := time.Now().UTC().Format(time.DateOnly)
-	notToday, decline := 0, 0
-	series := map[string]bool{}
+	jurisdictions := map[string]bool{}
 	for _, it := range items {
-		if !it.Answerable() {
-			decline++
-			continue
+		for _, j := range it.Jurisdictions {
+			jurisdictions[j] = true
 		}
-		series[it.Series] = true
-		if now, n := valueOn(ds, it.Series, today); n == 1 && now != *it.Value {
-			notToday++
+		if it.Series != "" {
+			t.Errorf("%s names a dataset series: heldout is written without the dataset's labels", it.ID)
 		}
 	}
-	if len(items) < 60 || notToday < 15 || decline < 3 {
-		t.Fatalf("%d questions, %d whose answer differs from today's value, %d to decline", len(items), notToday, decline)
-	}
-	for _, family := range []string{"TAX:IE:VAT:RATE:STANDARD", "TAX:IE:VAT:RATE:REDUCED", "TAX:IE:VAT:RATE:SECOND_REDUCED", "TAX:IE:VAT:RATE:HOSPITALITY",
-		"TAX:IE:INCOME_TAX:THRESHOLD:", "TAX:IE:INCOME_TAX:RELIEF:", "TAX:IE:USC:RATE:", "SOCIAL_WELFARE:IE:PRSI:RATE:CLASS_A_EMPLOYEE",
-		"TAX:IE:CARBON_TAX:", "EMPLOYMENT:IE:NATIONAL_MINIMUM_WAGE:", "TAX:IE:CGT:", "PENSIONS:IE:STATE_PENSION_CONTRIBUTORY:",
-		"TAX:UK:INCOME_TAX:THRESHOLD:PERSONAL_ALLOWANCE", "TAX:UK:NATIONAL_INSURANCE:RATE:CLASS1_EMPLOYEE_MAIN", "TAX:UK:VAT:RATE:STANDARD",
-		"EMPLOYMENT:UK:NATIONAL_LIVING_WAGE:", "TAX:IE:VRT:RATE:"} {
-		covered := false
-		for s := range series {
-			covered = covered || strings.HasPrefix(s, family)
-		}
-		if !covered {
-			t.Errorf("no question about %s", family)
+	for _, j := range []string{"IE", "UK", "EU"} {
+		if !jurisdictions[j] {
+			t.Errorf("no heldout question about %s", j)
 		}
 	}
 }
 
-func TestParseGoldenRefusesInconsistentItems(t *testing.T) {
-	for name, doc := range map[string]string{
-		"no value":       `{"items":[{"id":"a","question":"q","expectedAsOf":"today","series":"S"}]}`,
-		"decline+series": `{"items":[{"id":"a","question":"q","expectedAsOf":"today","series":"S","value":1,"abstain":true}]}`,
-		"bad date":       `{"items":[{"id":"a","question":"q","expectedAsOf":"2023-02-30","series":"S","value":1}]}`,
-		"asOf differs":   `{"items":[{"id":"a","question":"q","asOf":"2023-01-01","expectedAsOf":"2023-07-01","series":"S","value":1}]}`,
-		"repeated id":    `{"items":[{"id":"a","question":"q","expectedAsOf":"today","abstain":true},{"id":"a","question":"r","expectedAsOf":"today","abstain":true}]}`,
-		"unknown field":  `{"items":[{"id":"a","question":"q","expectedAsOf":"today","abstain":true,"answer":"x"}]}`,
+func TestParseKeyRefusesInconsistentItems(t *testing.T) {
+	const good = `"id":"a","question":"q","jurisdictions":["IE"],"expectedAsOf":"2023-07-01","value":23,"unit":"%","sourceUrl":"https://www.revenue.ie/en/vat/","readOn":"2026-11-28"`
+	if _, err := eval.ParseKey([]byte(`{"items":[{` + good + `}]}`)); err != nil {
+		t.Fatalf("a good item refused: %v", err)
+	}
+	for name, item := range map[string]string{
+		"no value":           strings.Replace(good, `"value":23,`, ``, 1),
+		"no unit":            strings.Replace(good, `"unit":"%"`, `"unit":""`, 1),
+		"unknown unit":       strings.Replace(good, `"unit":"%"`, `"unit":"euros"`, 1),
+		"unofficial source":  strings.Replace(good, `https://www.revenue.ie/en/vat/`, `https://example.com/vat`, 1),
+		"plain http source":  strings.Replace(good, `https://www.revenue.ie`, `http://www.revenue.ie`, 1),
+		"no read date":       strings.Replace(good, `"readOn":"2026-11-28"`, `"readOn":""`, 1),
+		"bad date":           strings.Replace(good, `2023-07-01`, `2023-02-30`, 1),
+		"bad relative date":  strings.Replace(good, `"2023-07-01"`, `"today-2w"`, 1),
+		"asOf differs":       `"asOf":"2023-01-01",` + good,
+		"unknown field":      good + `,"abstain":true`,
+		"no id and question": strings.Replace(good, `"id":"a","question":"q",`, ``, 1),
 	} {
-		if _, err := eval.ParseGolden([]byte(doc)); err == nil {
+		if _, err := eval.ParseKey([]byte(`{"items":[{` + item + `}]}`)); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	if _, err := eval.ParseKey([]byte(`{"items":[{` + good + `},{` + good + `}]}`)); err == nil {
+		t.Error("a repeated id was accepted")
+	}
+}
+
+func TestParsePagesRefusesBadRecords(t *testing.T) {
+	for name, doc := range map[string]string{
+		"unofficial":   `{"pages":[{"url":"https://example.com/x","readOn":"2026-11-28","values":[{"value":1,"unit":"%"}]}]}`,
+		"no values":    `{"pages":[{"url":"https://www.revenue.ie/x","readOn":"2026-11-28","values":[]}]}`,
+		"bad unit":     `{"pages":[{"url":"https://www.revenue.ie/x","readOn":"2026-11-28","values":[{"value":1,"unit":"pc"}]}]}`,
+		"no read date": `{"pages":[{"url":"https://www.revenue.ie/x","values":[{"value":1,"unit":"%"}]}]}`,
+		"twice":        `{"pages":[{"url":"https://www.revenue.ie/x","readOn":"2026-11-28","values":[{"value":1,"unit":"%"}]},{"url":"https://revenue.ie/x/","readOn":"2026-11-28","values":[{"value":1,"unit":"%"}]}]}`,
+		"sentences":    `{"pages":[{"url":"https://www.revenue.ie/x","readOn":"2026-11-28","text":"The rate is 1%.","values":[{"value":1,"unit":"%"}]}]}`,
+	} {
+		if _, err := eval.ParsePages([]byte(doc)); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}

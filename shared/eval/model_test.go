@@ -12,11 +12,10 @@ import (
 	"regintel/shared/llm/openai"
 )
 
-// With a model, the answer's numbers are checked against the citations and
-// a question the graph cannot answer must be declined: here the OpenAI
-// fake answers one question right, one with a number no fact carries, and
-// declines one and guesses another it cannot know.
-func TestModelScoresNumbersAndAbstention(t *testing.T) {
+// With a model, the answer's numbers are checked against the citations:
+// here the OpenAI fake answers one question with the cited value and one
+// with a number no fact carries.
+func TestModelScoresNumbers(t *testing.T) {
 	mem, err := graphmem.NewSeeded(time.Now())
 	if err != nil {
 		t.Fatal(err)
@@ -25,15 +24,16 @@ func TestModelScoresNumbersAndAbstention(t *testing.T) {
 	provider := openai.NewResponses(openai.Config{APIKey: "test", BaseURL: srv.BaseURL(), Model: "gpt-test", HTTPClient: srv.Client()})
 	var items []eval.Item
 	for _, it := range golden(t) {
-		if slices.Contains([]string{"ie-prsi-2023", "uk-ni-feb-2024", "ie-stamp-duty", "uk-corporation-tax"}, it.ID) {
+		if slices.Contains([]string{"ie-prsi-2023", "uk-ni-feb-2024"}, it.ID) {
 			items = append(items, it)
 		}
 	}
+	if len(items) != 2 {
+		t.Fatalf("found %d of the 2 questions", len(items))
+	}
 	byID := map[string]string{
-		"ie-prsi-2023":       "In 2023 the Class A employee rate was 4% of earnings, as it was until 30 September 2024.",
-		"uk-ni-feb-2024":     "From 6 January 2024 the main rate was 9.5%.",
-		"ie-stamp-duty":      "I don't have a verified figure for residential stamp duty in the rules graph.",
-		"uk-corporation-tax": "The main rate is 25%.",
+		"ie-prsi-2023":   "In 2023 the Class A employee rate was 4% of earnings, as it was until 30 September 2024.",
+		"uk-ni-feb-2024": "From 6 January 2024 the main rate was 9.5%.",
 	}
 	for _, it := range items {
 		srv.Enqueue(llmtest.TextScript(byID[it.ID]))
@@ -43,17 +43,15 @@ func TestModelScoresNumbersAndAbstention(t *testing.T) {
 	for _, r := range rep.Results {
 		got[r.ID] = r
 	}
-	check := func(id string, score *bool, want bool) {
+	check := func(id string, want bool) {
 		t.Helper()
-		if score == nil || *score != want {
-			t.Errorf("%s: score %v, want %v (%+v)", id, score, want, got[id])
+		if score := got[id].NumbersAccurate; score == nil || *score != want {
+			t.Errorf("%s: numbers accurate %v, want %v (%+v)", id, score, want, got[id])
 		}
 	}
-	check("ie-prsi-2023", got["ie-prsi-2023"].NumbersAccurate, true)
-	check("uk-ni-feb-2024", got["uk-ni-feb-2024"].NumbersAccurate, false)
-	check("ie-stamp-duty", got["ie-stamp-duty"].Abstained, true)
-	check("uk-corporation-tax", got["uk-corporation-tax"].Abstained, false)
-	if s := rep.Summary; s.NumberAccuracy != (eval.Metric{Hits: 1, Of: 2, Rate: 0.5}) || s.Abstention != (eval.Metric{Hits: 1, Of: 2, Rate: 0.5}) {
-		t.Errorf("summary numbers %+v, abstention %+v", s.NumberAccuracy, s.Abstention)
+	check("ie-prsi-2023", true)
+	check("uk-ni-feb-2024", false)
+	if s := rep.Summary; s.NumberAccuracy != (eval.Metric{Hits: 1, Of: 2, Rate: 0.5}) {
+		t.Errorf("summary numbers %+v", s.NumberAccuracy)
 	}
 }

@@ -2,7 +2,9 @@ package eval
 
 import (
 	"math"
-	"strings"
+	"regexp"
+	"slices"
+	"strconv"
 
 	"regintel/shared/graph/seeddata"
 )
@@ -12,37 +14,47 @@ import (
 const K = 8
 
 // Result is one question's scores. A score that does not apply is nil: no
-// recall for a question to decline, no as-of accuracy for a fact not
-// recalled, no detection when the request named the date, no number
-// accuracy or abstention without a real model.
+// as-of accuracy when the turn cited nothing of the question's fact, no
+// detection when the request named the date, no number accuracy without a
+// real model.
 type Result struct {
-	ID           string `json:"id"`
-	Series       string `json:"series,omitempty"`
-	ExpectedAsOf string `json:"expectedAsOf"`
-	AsOf         string `json:"asOf"`
-	AsOfSource   string `json:"asOfSource"`
-	Recalled     *bool  `json:"recalled,omitempty"`
-	AsOfAccurate *bool  `json:"asOfAccurate,omitempty"`
-	Detected     *bool  `json:"asOfDetected,omitempty"`
-	// Citations counts the turn's citations, ValidCitations those that
-	// resolve to a graph node with an official URL (and the node's value);
-	// Invalid says why the others do not.
+	ID           string   `json:"id"`
+	Series       string   `json:"series,omitempty"`
+	ExpectedAsOf string   `json:"expectedAsOf"`
+	Want         *float64 `json:"want,omitempty"`
+	Unit         string   `json:"unit,omitempty"`
+	AsOf         string   `json:"asOf"`
+	AsOfSource   string   `json:"asOfSource"`
+	// Recalled: one of the first K citations gives the key's value, in its
+	// unit, as in force on the expected date (of the hinted series, when
+	// the item names one).
+	Recalled *bool `json:"recalled,omitempty"`
+	// Matched names the series whose citation gave the key's value on the
+	// date, to audit a match by value alone.
+	Matched []string `json:"matched,omitempty"`
+	// AsOfAccurate: the turn cited the question's fact, and the value it
+	// shows as in force on the expected date is the key's.
+	AsOfAccurate *bool `json:"asOfAccurate,omitempty"`
+	Detected     *bool `json:"asOfDetected,omitempty"`
+	// NoStale: no citation shows as in force on the expected date a value
+	// whose own valid time ended before it; Stale lists those that do.
+	NoStale *bool    `json:"noStaleAsCurrent,omitempty"`
+	Stale   []string `json:"staleAsCurrent,omitempty"`
+	// Citations counts the turn's citations, ValidCitations those that pass
+	// every check of scoreCitations; Invalid says why the others do not.
 	Citations       int      `json:"citations"`
 	ValidCitations  int      `json:"validCitations"`
 	Invalid         []string `json:"invalid,omitempty"`
 	NumbersAccurate *bool    `json:"numbersAccurate,omitempty"`
-	Abstained       *bool    `json:"abstained,omitempty"`
-	// Given is the value of the expected series' fact valid on the
-	// expected date, as cited (nil when none was).
-	Given  *float64 `json:"given,omitempty"`
-	Answer string   `json:"answer,omitempty"`
-	Error  string   `json:"error,omitempty"`
-}
-
-// inSeries reports whether a node is a value of series: its id is the
-// series' (an undated fact of a graph without valid time) or starts with it.
-func inSeries(nodeID, series string) bool {
-	return nodeID == series || strings.HasPrefix(nodeID, series+":")
+	// Given is the value the turn shows for the question's fact on the
+	// expected date (nil when none).
+	Given *float64 `json:"given,omitempty"`
+	// Disagreements are where the dataset's value on the expected date
+	// differs from the key's; Gaps where the dataset has none.
+	Disagreements []Disagreement `json:"disagreements,omitempty"`
+	Gaps          []Disagreement `json:"gaps,omitempty"`
+	Answer        string         `json:"answer,omitempty"`
+	Error         string         `json:"error,omitempty"`
 }
 
 // validOn reports whether a citation's valid time covers date; an undated
@@ -53,79 +65,183 @@ func validOn(c Citation, date string) bool {
 
 func sameNumber(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 
-// scoreFacts sets recall and as-of accuracy: the expected series among the
-// first K citations, and the value of that series' fact valid on the
-// expected date equal to the expected value (a neighbour, or no value
-// covering the date, is wrong). A citation without a value is read by its
-// node's.
+// citedValue is a citation's number and unit, read from its node when the
+// citation carries none.
+func citedValue(c Citation, nodes map[string]Node) (*float64, string) {
+	if c.Value != nil {
+		return c.Value, c.Unit
+	}
+	if n, ok := nodes[c.NodeID]; ok {
+		return factValue(n.Properties)
+	}
+	return nil, ""
+}
+
+var dateSuffix = regexp.MustCompile(`:(\d{4}-\d{2}-\d{2}|UNDATED)$`)
+
+// seriesOf is the series of the fact a citation names: the node's own,
+// else its id without the trailing date.
+func seriesOf(c Citation, nodes map[string]Node) string {
+	if n, ok := nodes[c.NodeID]; ok {
+		if s, _ := n.Properties["series"].(string); s != "" {
+			return s
+		}
+	}
+	return dateSuffix.ReplaceAllString(c.NodeID, "")
+}
+
+// keyValueAt reports whether c gives the key's value in the key's unit.
+func keyValueAt(c Citation, it Item, nodes map[string]Node) bool {
+	v, u := citedValue(c, nodes)
+	return v != nil && sameNumber(*v, *it.Value) && unitsMatch(it.Unit, u)
+}
+
+// scoreFacts sets recall and as-of accuracy. Recall asks for the key's
+// value, in its unit, as in force on the date among the first K citations
+// (of the hinted series, when the item names one). The question's fact is
+// the hinted series, else the series that gave the key's value on the
+// date, else those of the first K that give it on another date; as-of
+// accuracy, when the turn cited the fact at all, asks that every citation
+// of it in force on the date gives the key's value.
 func scoreFacts(r *Result, it Item, t Turn, date string, nodes map[string]Node) {
-	recalled := false
+	ofFact := func(c Citation) bool { return it.Series == "" || seriesOf(c, nodes) == it.Series }
+	onDate, otherDates := map[string]bool{}, map[string]bool{}
+	hinted := false
 	for i, c := range t.Citations {
-		if i < K && inSeries(c.NodeID, it.Series) {
-			recalled = true
-		}
-	}
-	r.Recalled = &recalled
-	if !recalled {
-		return
-	}
-	accurate := false
-	for _, c := range t.Citations {
-		if !inSeries(c.NodeID, it.Series) || !validOn(c, date) {
-			continue
-		}
-		v := c.Value
-		if v == nil {
-			v = nodeValue(nodes[c.NodeID])
-		}
-		r.Given = v
-		accurate = v != nil && sameNumber(*v, *it.Value)
-		if !accurate {
+		if i >= K {
 			break
 		}
+		if !ofFact(c) {
+			continue
+		}
+		hinted = true
+		if keyValueAt(c, it, nodes) {
+			if validOn(c, date) {
+				onDate[seriesOf(c, nodes)] = true
+			} else {
+				otherDates[seriesOf(c, nodes)] = true
+			}
+		}
+	}
+	recalled := len(onDate) > 0
+	r.Recalled = &recalled
+	for s := range onDate {
+		r.Matched = append(r.Matched, s)
+	}
+	slices.Sort(r.Matched)
+	facts := onDate
+	switch {
+	case it.Series != "" && hinted:
+		facts = map[string]bool{it.Series: true}
+	case !recalled:
+		facts = otherDates
+	}
+	if len(facts) == 0 {
+		return
+	}
+	accurate, shown := false, false
+	for _, c := range t.Citations {
+		if !facts[seriesOf(c, nodes)] || !validOn(c, date) {
+			continue
+		}
+		v, u := citedValue(c, nodes)
+		if v == nil || !unitsMatch(it.Unit, u) {
+			continue
+		}
+		if !shown {
+			r.Given, shown = v, true
+		}
+		if !sameNumber(*v, *it.Value) {
+			accurate = false
+			r.Given = v
+			break
+		}
+		accurate = true
 	}
 	r.AsOfAccurate = &accurate
 }
 
-// scoreCitations checks every citation against the graph: the node exists,
-// the URL is on an official host, and a cited value is the node's.
-func scoreCitations(r *Result, t Turn, nodes map[string]Node) {
-	r.Citations = len(t.Citations)
+// scoreStale finds citations shown as in force on date — their own valid
+// time covers it, or they are marked in force — whose graph node's valid
+// time ended before it: an expired value presented as current.
+func scoreStale(r *Result, t Turn, date string, nodes map[string]Node) {
 	for _, c := range t.Citations {
+		shownInForce := validOn(c, date) || (c.Status == "in_force" && c.ValidTo != nil && *c.ValidTo < date)
+		if !shownInForce {
+			continue
+		}
 		n, ok := nodes[c.NodeID]
-		switch {
-		case !ok:
-			r.Invalid = append(r.Invalid, c.NodeID+": no such graph node")
-		case !seeddata.IsOfficialURL(c.URL):
-			r.Invalid = append(r.Invalid, c.NodeID+": url "+quote(c.URL)+" is not an official source")
-		case c.Value != nil && !nodeHasValue(n, *c.Value):
-			r.Invalid = append(r.Invalid, c.NodeID+": cited value is not the node's")
-		default:
-			r.ValidCitations++
+		if !ok {
+			continue
+		}
+		if ended, _ := n.Properties["valid_to"].(string); ended != "" && ended < date {
+			r.Stale = append(r.Stale, c.NodeID+": ended "+ended+", shown as in force on "+date)
 		}
 	}
+	ok := len(r.Stale) == 0
+	r.NoStale = &ok
+}
+
+// scoreCitations checks every citation: the node exists, the URL is an
+// official page and the fact's own source (not its concept's), a cited
+// value is the node's, and where a copy of the page is kept, the page
+// states the value.
+func scoreCitations(r *Result, t Turn, nodes map[string]Node, pages Pages) {
+	r.Citations = len(t.Citations)
+	for _, c := range t.Citations {
+		if why := invalidCitation(c, nodes, pages); why != "" {
+			r.Invalid = append(r.Invalid, c.NodeID+": "+why)
+			continue
+		}
+		r.ValidCitations++
+	}
+}
+
+func invalidCitation(c Citation, nodes map[string]Node, pages Pages) string {
+	n, ok := nodes[c.NodeID]
+	if !ok {
+		return "no such graph node"
+	}
+	if !seeddata.IsOfficialURL(c.URL) {
+		return "url " + quote(c.URL) + " is not an official source"
+	}
+	if c.Value != nil && !nodeHasValue(n, *c.Value) {
+		return "cited value is not the node's"
+	}
+	own, _ := n.Properties["source_url"].(string)
+	if own == "" {
+		return "the fact has no source of its own; " + quote(c.URL) + " is another node's"
+	}
+	if pageKey(own) != pageKey(c.URL) {
+		return "cites " + quote(c.URL) + ", the fact's own source is " + quote(own)
+	}
+	if page, kept := pages.Lookup(c.URL); kept && page.Complete {
+		if v, u := citedValue(c, nodes); v != nil && !page.States(*v, u) {
+			return "the page " + quote(c.URL) + " (read " + page.ReadOn + ") does not state " + formatValue(*v, u)
+		}
+	}
+	return ""
 }
 
 func quote(s string) string { return "\"" + s + "\"" }
 
-// valueKeys are the properties that hold a fact's number, in the order
-// citations read them.
-var valueKeys = []string{"percent", "amount", "value"}
-
-func nodeValue(n Node) *float64 {
-	for _, key := range valueKeys {
-		if v, ok := n.Properties[key].(float64); ok {
-			return &v
-		}
-	}
-	return nil
-}
-
 func nodeHasValue(n Node, v float64) bool {
-	for _, key := range valueKeys {
-		if got, ok := n.Properties[key].(float64); ok && sameNumber(got, v) {
+	for _, key := range []string{"percent", "amount", "value"} {
+		if got, ok := number(n.Properties[key]); ok && sameNumber(got, v) {
 			return true
 		}
 	}
 	return false
+}
+
+// formatValue writes a value with its unit: 13.5%, 232 EUR/week.
+func formatValue(v float64, unit string) string {
+	s := strconv.FormatFloat(v, 'f', -1, 64)
+	if u, ok := parseUnit(unit); ok && u.percent {
+		return s + "%"
+	}
+	if unit == "" {
+		return s
+	}
+	return s + " " + unit
 }
