@@ -28,12 +28,13 @@ var weeksPerMonth = Int(52).Div(Int(12))
 
 func init() { Register(iePRSI{}) }
 
-// iePRSI follows DSP's and Revenue's practice: PRSI is charged per pay
-// period, not cumulatively, on all reckonable earnings of the period once
-// they pass the threshold. Each amount is rounded to the cent, half up:
-// the credit's taper (its fraction of the earnings above the first cent
-// past the threshold), the credit, the charge. Monthly thresholds are the
-// weekly ones × 52/12, unrounded.
+// iePRSI follows DSP's practice: PRSI is charged per pay period, not
+// cumulatively, on all reckonable earnings of the period once they pass the
+// threshold. The employee charge is the rate on the earnings less the exact
+// tapered credit, rounded once to the cent (half up), as DSP's table of
+// charges between €352.01 and €424 does; the credit line is the charge it
+// removed, so the lines add up. Employer PRSI is the rate on the earnings,
+// to the cent. Monthly thresholds are the weekly ones × 52/12, unrounded.
 type iePRSI struct{}
 
 type iePRSIInputs struct {
@@ -118,6 +119,9 @@ func iePRSITrace(p Params, v prsiInputs, t *trace, prefix string) (Decimal, erro
 		t.add(prefix+"grossPrsi", r.gross, fmt.Sprintf("%s a %s × %s (pay date %s)%s", v.earnings.Money(), unit, pct(r.rate), p.Date, r.exempt), r.rateIDs...)
 		t.add(prefix+"prsiCredit", r.credit, r.creditRule, r.creditIDs...)
 		t.add(prefix+"employeePrsi", r.employee, "PRSI charge − PRSI credit", r.rateIDs...)
+		if len(r.employerMissing) > 0 {
+			t.warn("employer PRSI %s", r.employerRule)
+		}
 		t.add(prefix+"employerPrsi", r.employer, r.employerRule, r.employerIDs...)
 		return r.employee, nil
 	}
@@ -127,6 +131,7 @@ func iePRSITrace(p Params, v prsiInputs, t *trace, prefix string) (Decimal, erro
 type periodPRSI struct {
 	rate, gross, credit, employee, employer Decimal
 	exempt, creditRule, employerRule        string
+	employerMissing                         []string
 	rateIDs, creditIDs, employerIDs         []string
 }
 
@@ -139,10 +144,14 @@ func classAPeriod(p Params, payDate string, earnings, scale Decimal) (periodPRSI
 	threshold, thresholdID := l.amount(prsiAEmployeeThreshold)
 	creditMax, creditID := l.amount(prsiCredit)
 	creditFact, _ := p.FactOn(prsiCredit, payDate)
-	creditTop, hasTop := FactNumber(creditFact, "upperAmount")
-	lower, lowerID := l.percent(prsiAEmployerLower)
-	higher, higherID := l.percent(prsiAEmployerHigher)
-	employerThreshold, employerThresholdID := l.amount(prsiAEmployerThreshold)
+	creditTop, hasTop := FactNumber(creditFact, "upper_amount")
+	// Employer PRSI is reported beside the employee's; without its facts the
+	// employee figure still stands and the gap is a warning.
+	el := &lookup{p: p, date: payDate}
+	lower, lowerID := el.percent(prsiAEmployerLower)
+	higher, higherID := el.percent(prsiAEmployerHigher)
+	employerThreshold, employerThresholdID := el.amount(prsiAEmployerThreshold)
+	r.employerMissing = el.missing
 	if err := l.err(); err != nil {
 		return r, err
 	}
@@ -158,18 +167,26 @@ func classAPeriod(p Params, payDate string, earnings, scale Decimal) (periodPRSI
 		r.exempt = fmt.Sprintf("; nil: earnings not above %s", threshold.Money())
 		r.creditRule = "no PRSI charged, so no credit"
 	} else {
-		r.gross = earnings.Percent(rate).Cents()
+		grossExact := earnings.Percent(rate)
+		r.gross = grossExact.Cents()
+		var creditExact Decimal
 		if earnings.Cmp(creditTop) <= 0 {
 			// The credit falls from its maximum at the first cent past the
 			// threshold to nothing at the top: max/(top − threshold) per euro.
 			taper := creditMax.Div(creditTop.Sub(threshold))
-			reduction := earnings.Sub(threshold.Add(cent)).Mul(taper).Cents()
-			r.credit = creditMax.Sub(reduction).Clamp0().Min(r.gross)
-			r.creditRule = fmt.Sprintf("%s − (%s − %s) × %s/(%s − %s)", creditMax.Money(), earnings.Money(), threshold.Add(cent).Money(), creditMax.Money(), creditTop.Money(), threshold.Money())
+			creditExact = creditMax.Sub(earnings.Sub(threshold.Add(cent)).Mul(taper)).Clamp0().Min(grossExact)
+			r.creditRule = fmt.Sprintf("%s − (%s − %s) × %s/(%s − %s), unrounded; shown as the charge it removes", creditMax.Money(), earnings.Money(), threshold.Add(cent).Money(), creditMax.Money(), creditTop.Money(), threshold.Money())
 		} else {
 			r.creditRule = fmt.Sprintf("no credit: earnings above %s", creditTop.Money())
 		}
-		r.employee = r.gross.Sub(r.credit)
+		// One rounding: the charge less the exact credit, to the cent (DSP's
+		// table of charges between the threshold and the credit's top).
+		r.employee = grossExact.Sub(creditExact).Cents()
+		r.credit = r.gross.Sub(r.employee)
+	}
+	if len(r.employerMissing) > 0 {
+		r.employerRule = "not computed: the graph has no value on " + payDate + " for " + strings.Join(r.employerMissing, ", ")
+		return r, nil
 	}
 	employerRate, employerID := lower, lowerID
 	r.employerRule = fmt.Sprintf("%s × %s (earnings not above %s)", earnings.Money(), pct(lower), employerThreshold.Money())
@@ -205,7 +222,7 @@ func classAYear(p Params, annual Decimal, t *trace, prefix string) (Decimal, err
 	}
 	var groups []group
 	var employee, credit, employer Decimal
-	var ids, creditIDs, employerIDs []string
+	var ids, creditIDs, employerIDs, employerMissing []string
 	for n := 1; n <= 52; n++ {
 		date := weekPayDate(start, n)
 		r, err := classAPeriod(p, date, weekly, Int(1))
@@ -213,6 +230,7 @@ func classAYear(p Params, annual Decimal, t *trace, prefix string) (Decimal, err
 			return Decimal{}, err
 		}
 		employee, credit, employer = employee.Add(r.employee), credit.Add(r.credit), employer.Add(r.employer)
+		employerMissing = appendNew(employerMissing, r.employerMissing...)
 		if k := len(groups) - 1; k >= 0 && slices.Equal(groups[k].r.rateIDs, r.rateIDs) && slices.Equal(groups[k].r.employerIDs, r.employerIDs) && slices.Equal(groups[k].r.creditIDs, r.creditIDs) {
 			groups[k].last, groups[k].to = n, date
 			continue
@@ -227,6 +245,9 @@ func classAYear(p Params, annual Decimal, t *trace, prefix string) (Decimal, err
 			fmt.Sprintf("%s × %s a week (%s at %s; credit %s a week)", weeks, g.r.employee.Money(), span, pct(g.r.rate), g.r.credit.Money()), g.r.rateIDs...)
 		t.add(fmt.Sprintf("%semployerPrsi weeks %d-%d", prefix, g.first, g.last), g.r.employer.Mul(weeks),
 			fmt.Sprintf("%s × %s a week (%s: %s)", weeks, g.r.employer.Money(), span, g.r.employerRule), g.r.employerIDs...)
+	}
+	if len(employerMissing) > 0 {
+		t.warn("employer PRSI is left out for the weeks where the graph has no value for %s", strings.Join(employerMissing, ", "))
 	}
 	t.add(prefix+"prsiCredit", credit, "sum of the weekly PRSI credits", creditIDs...)
 	t.add(prefix+"employerPrsi", employer, "sum of the weekly employer PRSI", employerIDs...)

@@ -84,11 +84,11 @@ func uscBands(p Params) ([]uscBand, error) {
 	var out []uscBand
 	for _, f := range facts {
 		rate, ok1 := FactNumber(f, "percent")
-		lower, ok2 := FactNumber(f, "lowerAmount")
+		lower, ok2 := FactNumber(f, "lower_amount")
 		if !ok1 || !ok2 {
 			return nil, &MissingFactsError{Date: p.Date, Series: []string{f.Series + " (percent, lowerAmount)"}}
 		}
-		upper, hasUpper := FactNumber(f, "upperAmount")
+		upper, hasUpper := FactNumber(f, "upper_amount")
 		name, _ := f.Properties["band"].(string)
 		if name == "" {
 			name = f.Series[len(uscBandPrefix)-len("BAND"):]

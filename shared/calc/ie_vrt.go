@@ -92,11 +92,11 @@ func (c ieVRT) Compute(p Params, raw json.RawMessage) (Result, error) {
 	var co2Charge Decimal
 	found := false
 	for _, f := range p.WithPrefix(vrtCO2Prefix, p.Date) {
-		if applies, _ := f.Properties["appliesTo"].(string); applies != "" && applies != vrtCO2AppliesToA {
+		if applies, _ := f.Properties["applies_to"].(string); applies != "" && applies != vrtCO2AppliesToA {
 			continue
 		}
-		lower, ok1 := FactNumber(f, "lowerAmount")
-		upper, ok2 := FactNumber(f, "upperAmount")
+		lower, ok1 := FactNumber(f, "lower_amount")
+		upper, ok2 := FactNumber(f, "upper_amount")
 		rate, ok3 := FactNumber(f, "percent")
 		if !ok1 || !ok3 {
 			continue
@@ -126,8 +126,8 @@ func (c ieVRT) Compute(p Params, raw json.RawMessage) (Result, error) {
 		missing = append(missing, vrtNOxPrefix+"*")
 	}
 	for _, f := range noxFacts {
-		lower, ok1 := FactNumber(f, "lowerAmount")
-		upper, ok2 := FactNumber(f, "upperAmount")
+		lower, ok1 := FactNumber(f, "lower_amount")
+		upper, ok2 := FactNumber(f, "upper_amount")
 		perUnit, ok3 := FactNumber(f, "amount")
 		if !ok1 || !ok3 {
 			missing = append(missing, f.Series+" (lowerAmount, amount)")
