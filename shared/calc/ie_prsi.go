@@ -26,6 +26,9 @@ const (
 
 var weeksPerMonth = Int(52).Div(Int(12))
 
+// classASeries are the series a Class A pay period reads.
+var classASeries = []string{prsiAEmployee, prsiAEmployeeThreshold, prsiCredit, prsiAEmployerLower, prsiAEmployerHigher, prsiAEmployerThreshold}
+
 func init() { Register(iePRSI{}) }
 
 // iePRSI follows DSP's practice: PRSI is charged per pay period, not
@@ -223,20 +226,37 @@ func classAYear(p Params, annual Decimal, t *trace, prefix string) (Decimal, err
 	var groups []group
 	var employee, credit, employer Decimal
 	var ids, creditIDs, employerIDs, employerMissing []string
+	// Weeks whose pay dates see the same facts have the same PRSI: compute
+	// it once per run of such weeks.
+	factKey := func(date string) string {
+		var b strings.Builder
+		for _, series := range classASeries {
+			f, _ := p.FactOn(series, date)
+			b.WriteString(f.NodeID)
+			b.WriteByte('|')
+		}
+		return b.String()
+	}
+	lastKey := ""
 	for n := 1; n <= 52; n++ {
 		date := weekPayDate(start, n)
+		key := factKey(date)
+		if k := len(groups) - 1; k >= 0 && key == lastKey {
+			groups[k].last, groups[k].to = n, date
+			continue
+		}
 		r, err := classAPeriod(p, date, weekly, Int(1))
 		if err != nil {
 			return Decimal{}, err
 		}
-		employee, credit, employer = employee.Add(r.employee), credit.Add(r.credit), employer.Add(r.employer)
-		employerMissing = appendNew(employerMissing, r.employerMissing...)
-		if k := len(groups) - 1; k >= 0 && slices.Equal(groups[k].r.rateIDs, r.rateIDs) && slices.Equal(groups[k].r.employerIDs, r.employerIDs) && slices.Equal(groups[k].r.creditIDs, r.creditIDs) {
-			groups[k].last, groups[k].to = n, date
-			continue
-		}
+		lastKey = key
 		groups = append(groups, group{first: n, last: n, from: date, to: date, r: r})
 		ids, creditIDs, employerIDs = appendNew(ids, r.rateIDs...), appendNew(creditIDs, r.creditIDs...), appendNew(employerIDs, r.employerIDs...)
+		employerMissing = appendNew(employerMissing, r.employerMissing...)
+	}
+	for _, g := range groups {
+		weeks := Int(int64(g.last - g.first + 1))
+		employee, credit, employer = employee.Add(g.r.employee.Mul(weeks)), credit.Add(g.r.credit.Mul(weeks)), employer.Add(g.r.employer.Mul(weeks))
 	}
 	for _, g := range groups {
 		weeks := Int(int64(g.last - g.first + 1))
