@@ -27,7 +27,7 @@ const (
 var weeksPerMonth = Int(52).Div(Int(12))
 
 // classASeries are the series a Class A pay period reads.
-var classASeries = []string{prsiAEmployee, prsiAEmployeeThreshold, prsiCredit, prsiAEmployerLower, prsiAEmployerHigher, prsiAEmployerThreshold}
+var classASeries = [...]string{prsiAEmployee, prsiAEmployeeThreshold, prsiCredit, prsiAEmployerLower, prsiAEmployerHigher, prsiAEmployerThreshold}
 
 func init() { Register(iePRSI{}) }
 
@@ -228,16 +228,13 @@ func classAYear(p Params, annual Decimal, t *trace, prefix string) (Decimal, err
 	var ids, creditIDs, employerIDs, employerMissing []string
 	// Weeks whose pay dates see the same facts have the same PRSI: compute
 	// it once per run of such weeks.
-	factKey := func(date string) string {
-		var b strings.Builder
-		for _, series := range classASeries {
-			f, _ := p.FactOn(series, date)
-			b.WriteString(f.NodeID)
-			b.WriteByte('|')
+	factKey := func(date string) (key [len(classASeries)]string) {
+		for i, series := range classASeries {
+			key[i] = p.factIDOn(series, date)
 		}
-		return b.String()
+		return key
 	}
-	lastKey := ""
+	var lastKey [len(classASeries)]string
 	for n := 1; n <= 52; n++ {
 		date := weekPayDate(start, n)
 		key := factKey(date)
