@@ -272,9 +272,10 @@ func classAYear(p Params, annual Decimal, t *trace, prefix string) (Decimal, err
 	return employee, nil
 }
 
-// classSTrace is Class S PRSI on a year's income: nothing below the floor,
-// else the rate on all income (weeks of the year at the rate of their pay
-// date) and at least the minimum contribution.
+// classSTrace is Class S PRSI on a year's income, as DSP and Revenue
+// assess it: nothing below the floor; else, in a year with a change, the
+// rate and the minimum contribution blended by the months each applied
+// (4.025% and €537.50 for 2024), the charge rounded once to the cent.
 func classSTrace(p Params, income Decimal, t *trace, prefix string) (Decimal, error) {
 	start, _, err := TaxYearBounds(p.Date, "IE")
 	if err != nil {
@@ -282,52 +283,54 @@ func classSTrace(p Params, income Decimal, t *trace, prefix string) (Decimal, er
 	}
 	l := &lookup{p: p, date: p.Date}
 	floor, floorID := l.amount(prsiSFloor)
-	minimum, minimumID := l.amount(prsiSMinimum)
 	if err := l.err(); err != nil {
 		return Decimal{}, err
 	}
-	if income.Cmp(floor) < 0 {
-		t.add(prefix+"employeePrsi", Decimal{}, fmt.Sprintf("Class S: income %s below %s", income.Money(), floor.Money()), floorID)
-		t.add(prefix+"prsiCredit", Decimal{}, "no PRSI credit in Class S")
-		t.add(prefix+"employerPrsi", Decimal{}, "no employer in Class S")
-		return Decimal{}, nil
-	}
-	// Weeks at each rate: the rate in force on each week's pay date.
-	weeksAt := map[string]int{}
-	var order []string
-	for n := 1; n <= 52; n++ {
-		date := weekPayDate(start, n)
-		f, ok := p.FactOn(prsiS, date)
-		if !ok {
-			return Decimal{}, &MissingFactsError{Date: date, Series: []string{prsiS}}
-		}
-		if weeksAt[f.NodeID] == 0 {
-			order = append(order, f.NodeID)
-		}
-		weeksAt[f.NodeID]++
-	}
-	var charge Decimal
-	var ids []string
-	var parts []string
-	for _, id := range order {
-		rate, _ := FactNumber(p.byID[id], "percent")
-		weeks := Int(int64(weeksAt[id]))
-		part := income.Mul(weeks).Div(Int(52)).Percent(rate).Cents()
-		t.add(fmt.Sprintf("%sclassS %d weeks at %s", prefix, weeksAt[id], pct(rate)), part, fmt.Sprintf("%s × %s/52 × %s", income.Money(), weeks, pct(rate)), id)
-		charge = charge.Add(part)
-		ids = append(ids, id)
-		parts = append(parts, pct(rate))
-	}
-	if len(order) > 1 {
-		t.assume("the year's Class S income is spread evenly over 52 weeks, each at the rate of its pay date (%s)", strings.Join(parts, ", "))
-	}
-	rule := "Class S on all income"
-	if charge.Cmp(minimum) < 0 {
-		charge, rule = minimum, fmt.Sprintf("Class S minimum contribution %s", minimum.Money())
-		ids = append(ids, minimumID)
-	}
 	t.add(prefix+"prsiCredit", Decimal{}, "no PRSI credit in Class S")
 	t.add(prefix+"employerPrsi", Decimal{}, "no employer in Class S")
+	if income.Cmp(floor) < 0 {
+		t.add(prefix+"employeePrsi", Decimal{}, fmt.Sprintf("Class S: income %s below %s", income.Money(), floor.Money()), floorID)
+		return Decimal{}, nil
+	}
+	type span struct {
+		months                int
+		rate, minimum         Decimal
+		rateID, minimumID, on string
+	}
+	var spans []span
+	var rateSum, minimumSum Decimal
+	for m := range 12 {
+		on := fmt.Sprintf("%s-%02d-01", start[:4], m+1)
+		ml := &lookup{p: p, date: on}
+		rate, rateID := ml.percent(prsiS)
+		minimum, minimumID := ml.amount(prsiSMinimum)
+		if err := ml.err(); err != nil {
+			return Decimal{}, err
+		}
+		rateSum, minimumSum = rateSum.Add(rate), minimumSum.Add(minimum)
+		if k := len(spans) - 1; k >= 0 && spans[k].rateID == rateID && spans[k].minimumID == minimumID {
+			spans[k].months++
+			continue
+		}
+		spans = append(spans, span{months: 1, rate: rate, minimum: minimum, rateID: rateID, minimumID: minimumID, on: on})
+	}
+	twelve := Int(12)
+	rate, minimum := rateSum.Div(twelve), minimumSum.Div(twelve)
+	var ids []string
+	for _, sp := range spans {
+		share := Int(int64(sp.months)).Div(twelve)
+		t.add(fmt.Sprintf("%sclassS %d months at %s", prefix, sp.months, pct(sp.rate)), income.Mul(share).Percent(sp.rate),
+			fmt.Sprintf("%s × %d/12 × %s, minimum %s × %d/12 (from %s)", income.Money(), sp.months, pct(sp.rate), sp.minimum.Money(), sp.months, sp.on), sp.rateID, sp.minimumID)
+		ids = appendNew(ids, sp.rateID, sp.minimumID)
+	}
+	charge := income.Percent(rate).Cents()
+	rule := fmt.Sprintf("%s × %s", income.Money(), pct(rate))
+	if len(spans) > 1 {
+		rule = fmt.Sprintf("%s × %s (the rates blended by months)", income.Money(), pct(rate))
+	}
+	if floorMinimum := minimum.Cents(); charge.Cmp(floorMinimum) < 0 {
+		charge, rule = floorMinimum, fmt.Sprintf("the minimum contribution %s, above %s", floorMinimum.Money(), rule)
+	}
 	t.add(prefix+"employeePrsi", charge, rule, append(ids, floorID)...)
 	return charge, nil
 }

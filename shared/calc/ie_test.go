@@ -113,7 +113,7 @@ func TestIEPRSI(t *testing.T) {
 		{"2025: 39 weeks at 4.1%, 13 at 4.2%", "ie_prsi", "2025", "", `{"earnings":"52000"}`, map[string]string{"employeePrsi weeks 1-39": "1599.00", "employeePrsi weeks 40-52": "546.00", "employeePrsi": "2145.00"}},
 		{"Class S below the floor", "ie_prsi", "2023", "", `{"class":"S","earnings":"4999.99"}`, map[string]string{"employeePrsi": "0.00"}},
 		{"Class S minimum", "ie_prsi", "2023", "", `{"class":"S","earnings":"5000"}`, map[string]string{"employeePrsi": "500.00"}},
-		{"Class S split year", "ie_prsi", "2024", "", `{"class":"S","earnings":"20000"}`, map[string]string{"classS 39 weeks at 4%": "600.00", "classS 13 weeks at 4.1%": "205.00", "employeePrsi": "805.00"}},
+		{"Class S split year", "ie_prsi", "2024", "", `{"class":"S","earnings":"20000"}`, map[string]string{"classS 9 months at 4%": "600.00", "classS 3 months at 4.1%": "205.00", "employeePrsi": "805.00"}},
 	})
 }
 
