@@ -1,0 +1,83 @@
+package seeddata
+
+import "testing"
+
+// The Irish income tax, USC and PRSI families: each year from 2019 gets the
+// value its Finance Act, Revenue or DSP page gives, and exactly one; the
+// day before and the day of each change.
+func TestIETaxFamiliesOnChangeDates(t *testing.T) {
+	ds, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const (
+		it   = "TAX:IE:INCOME_TAX:"
+		usc  = "TAX:IE:USC:"
+		prsi = "SOCIAL_WELFARE:IE:PRSI:"
+	)
+	cases := []struct {
+		series, date string
+		want         float64
+	}{
+		{it + "THRESHOLD:STANDARD_RATE_CUT_OFF_SINGLE", "2019-01-01", 35300},
+		{it + "THRESHOLD:STANDARD_RATE_CUT_OFF_SINGLE", "2021-12-31", 35300},
+		{it + "THRESHOLD:STANDARD_RATE_CUT_OFF_SINGLE", "2022-01-01", 36800},
+		{it + "THRESHOLD:STANDARD_RATE_CUT_OFF_SINGLE", "2026-06-30", 44000},
+		{it + "THRESHOLD:STANDARD_RATE_CUT_OFF_SINGLE_PARENT", "2021-06-30", 39300},
+		{it + "THRESHOLD:STANDARD_RATE_CUT_OFF_SINGLE_PARENT", "2025-06-30", 48000},
+		{it + "THRESHOLD:STANDARD_RATE_CUT_OFF_MARRIED_ONE_INCOME", "2019-06-30", 44300},
+		{it + "THRESHOLD:STANDARD_RATE_CUT_OFF_MARRIED_ONE_INCOME", "2024-06-30", 51000},
+		{it + "THRESHOLD:STANDARD_RATE_BAND_INCREASE_MAX", "2022-06-30", 27800},
+		{it + "THRESHOLD:STANDARD_RATE_BAND_INCREASE_MAX", "2026-06-30", 35000},
+		{it + "RATE:STANDARD", "2026-06-30", 20},
+		{it + "RATE:HIGHER", "2019-01-01", 40},
+		{it + "RELIEF:PERSONAL_CREDIT_MARRIED", "2021-12-31", 3300},
+		{it + "RELIEF:PERSONAL_CREDIT_MARRIED", "2025-01-01", 4000},
+		{it + "RELIEF:EARNED_INCOME_CREDIT", "2019-12-31", 1350},
+		{it + "RELIEF:EARNED_INCOME_CREDIT", "2020-01-01", 1500},
+		{it + "RELIEF:EARNED_INCOME_CREDIT", "2021-01-01", 1650},
+		{it + "RELIEF:HOME_CARER_CREDIT", "2022-12-31", 1600},
+		{it + "RELIEF:HOME_CARER_CREDIT", "2023-01-01", 1700},
+		{it + "RELIEF:HOME_CARER_CREDIT", "2026-06-30", 1950},
+		{it + "RELIEF:SINGLE_PERSON_CHILD_CARER_CREDIT", "2023-12-31", 1650},
+		{it + "RELIEF:SINGLE_PERSON_CHILD_CARER_CREDIT", "2025-01-01", 1900},
+		{it + "RELIEF:AGE_CREDIT_MARRIED", "2026-06-30", 490},
+		{it + "RELIEF:RENT_CREDIT_SINGLE", "2023-12-31", 500},
+		{it + "RELIEF:RENT_CREDIT_SINGLE", "2026-06-30", 1000},
+		{usc + "RATE:BAND1", "2019-01-01", 0.5},
+		{usc + "RATE:BAND3", "2019-06-30", 4.5},
+		{usc + "RATE:BAND3", "2024-01-01", 4},
+		{usc + "RATE:BAND4", "2021-06-30", 8},
+		{usc + "RATE:REDUCED", "2026-06-30", 2},
+		{usc + "THRESHOLD:REDUCED_RATE_INCOME_LIMIT", "2019-01-01", 60000},
+		{usc + "THRESHOLD:EXEMPTION", "2026-06-30", 13000},
+		{prsi + "THRESHOLD:CLASS_A_EMPLOYEE_WEEKLY", "2019-01-01", 352},
+		{prsi + "RELIEF:PRSI_CREDIT", "2026-06-30", 12},
+		{prsi + "RATE:CLASS_A_EMPLOYER_HIGHER", "2024-09-30", 11.05},
+		{prsi + "RATE:CLASS_A_EMPLOYER_HIGHER", "2024-10-01", 11.15},
+		{prsi + "RATE:CLASS_A_EMPLOYER_LOWER", "2025-10-01", 9},
+		{prsi + "THRESHOLD:CLASS_A_EMPLOYER_HIGHER_RATE_WEEKLY", "2024-12-31", 496},
+		{prsi + "THRESHOLD:CLASS_A_EMPLOYER_HIGHER_RATE_WEEKLY", "2025-01-01", 527},
+		{prsi + "THRESHOLD:CLASS_A_EMPLOYER_HIGHER_RATE_WEEKLY", "2026-01-01", 552},
+		{prsi + "RATE:CLASS_S", "2024-09-30", 4},
+		{prsi + "RATE:CLASS_S", "2025-10-01", 4.2},
+		{prsi + "THRESHOLD:CLASS_S_MINIMUM_CONTRIBUTION", "2024-09-30", 500},
+		{prsi + "THRESHOLD:CLASS_S_MINIMUM_CONTRIBUTION", "2024-10-01", 650},
+	}
+	for _, c := range cases {
+		got, n := valueOn(ds, c.series, c.date)
+		if n != 1 || got != c.want {
+			t.Errorf("%s on %s: %v (%d values valid), want %v", c.series, c.date, got, n, c.want)
+		}
+	}
+	// The USC second band's top: the band table's upper bound, by year.
+	for date, want := range map[string]float64{"2019-06-30": 19874, "2020-06-30": 20484, "2021-06-30": 20687, "2022-06-30": 21295, "2023-06-30": 22920} {
+		for _, n := range ds.Nodes {
+			if n.Series == usc+"RATE:BAND2" && n.ValidFrom <= date && (n.ValidTo == "" || date <= n.ValidTo) {
+				if got, _ := n.Properties["upperAmount"].(float64); got != want {
+					t.Errorf("USC band 2 top on %s: %v, want %v", date, got, want)
+				}
+			}
+		}
+	}
+}
