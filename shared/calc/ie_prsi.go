@@ -148,20 +148,13 @@ func classAPeriod(p Params, payDate string, earnings, scale Decimal) (periodPRSI
 	creditMax, creditID := l.amount(prsiCredit)
 	creditFact, _ := p.FactOn(prsiCredit, payDate)
 	creditTop, hasTop := FactNumber(creditFact, "upper_amount")
-	// Employer PRSI is reported beside the employee's; without its facts the
-	// employee figure still stands and the gap is a warning.
-	el := &lookup{p: p, date: payDate}
-	lower, lowerID := el.percent(prsiAEmployerLower)
-	higher, higherID := el.percent(prsiAEmployerHigher)
-	employerThreshold, employerThresholdID := el.amount(prsiAEmployerThreshold)
-	r.employerMissing = el.missing
 	if err := l.err(); err != nil {
 		return r, err
 	}
 	if !hasTop {
 		return r, &MissingFactsError{Date: payDate, Series: []string{prsiCredit + " (upperAmount)"}}
 	}
-	threshold, creditMax, creditTop, employerThreshold = threshold.Mul(scale), creditMax.Mul(scale), creditTop.Mul(scale), employerThreshold.Mul(scale)
+	threshold, creditMax, creditTop = threshold.Mul(scale), creditMax.Mul(scale), creditTop.Mul(scale)
 	r.rate = rate
 	r.rateIDs = []string{rateID, thresholdID}
 	r.creditIDs = []string{creditID, thresholdID}
@@ -187,19 +180,33 @@ func classAPeriod(p Params, payDate string, earnings, scale Decimal) (periodPRSI
 		r.employee = grossExact.Sub(creditExact).Cents()
 		r.credit = r.gross.Sub(r.employee)
 	}
+	employerPRSI(p, payDate, earnings, scale, &r)
+	return r, nil
+}
+
+// employerPRSI sets the employer's charge on the period's earnings: the
+// lower rate up to the threshold, the higher rate on all earnings above it.
+// It is reported beside the employee's; without its facts the employee
+// figure still stands and the gap is named.
+func employerPRSI(p Params, payDate string, earnings, scale Decimal, r *periodPRSI) {
+	el := &lookup{p: p, date: payDate}
+	lower, lowerID := el.percent(prsiAEmployerLower)
+	higher, higherID := el.percent(prsiAEmployerHigher)
+	threshold, thresholdID := el.amount(prsiAEmployerThreshold)
+	r.employerMissing = el.missing
 	if len(r.employerMissing) > 0 {
 		r.employerRule = "not computed: the graph has no value on " + payDate + " for " + strings.Join(r.employerMissing, ", ")
-		return r, nil
+		return
 	}
-	employerRate, employerID := lower, lowerID
-	r.employerRule = fmt.Sprintf("%s × %s (earnings not above %s)", earnings.Money(), pct(lower), employerThreshold.Money())
-	if earnings.Cmp(employerThreshold) > 0 {
-		employerRate, employerID = higher, higherID
-		r.employerRule = fmt.Sprintf("%s × %s (earnings above %s)", earnings.Money(), pct(higher), employerThreshold.Money())
+	threshold = threshold.Mul(scale)
+	rate, id := lower, lowerID
+	r.employerRule = fmt.Sprintf("%s × %s (earnings not above %s)", earnings.Money(), pct(lower), threshold.Money())
+	if earnings.Cmp(threshold) > 0 {
+		rate, id = higher, higherID
+		r.employerRule = fmt.Sprintf("%s × %s (earnings above %s)", earnings.Money(), pct(higher), threshold.Money())
 	}
-	r.employer = earnings.Percent(employerRate).Cents()
-	r.employerIDs = []string{employerID, employerThresholdID}
-	return r, nil
+	r.employer = earnings.Percent(rate).Cents()
+	r.employerIDs = []string{id, thresholdID}
 }
 
 // weekPayDate is the last day of tax week n (1..52) of the year starting
@@ -218,12 +225,7 @@ func classAYear(p Params, annual Decimal, t *trace, prefix string) (Decimal, err
 		t.warn("%s a year is not a whole number of cents a week: each weekly payment is %s", annual.Money(), weekly.Money())
 	}
 	t.assume("the year is 52 weekly payments of %s, week n paid on the last day of tax week n of %s", weekly.Money(), start[:4])
-	type group struct {
-		first, last int
-		from, to    string
-		r           periodPRSI
-	}
-	var groups []group
+	var groups []weekRun
 	var employee, credit, employer Decimal
 	var ids, creditIDs, employerIDs, employerMissing []string
 	// Weeks whose pay dates see the same facts have the same PRSI: compute
@@ -247,7 +249,7 @@ func classAYear(p Params, annual Decimal, t *trace, prefix string) (Decimal, err
 			return Decimal{}, err
 		}
 		lastKey = key
-		groups = append(groups, group{first: n, last: n, from: date, to: date, r: r})
+		groups = append(groups, weekRun{first: n, last: n, from: date, to: date, r: r})
 		ids, creditIDs, employerIDs = appendNew(ids, r.rateIDs...), appendNew(creditIDs, r.creditIDs...), appendNew(employerIDs, r.employerIDs...)
 		employerMissing = appendNew(employerMissing, r.employerMissing...)
 	}
@@ -256,12 +258,7 @@ func classAYear(p Params, annual Decimal, t *trace, prefix string) (Decimal, err
 		employee, credit, employer = employee.Add(g.r.employee.Mul(weeks)), credit.Add(g.r.credit.Mul(weeks)), employer.Add(g.r.employer.Mul(weeks))
 	}
 	for _, g := range groups {
-		weeks := Int(int64(g.last - g.first + 1))
-		span := fmt.Sprintf("weeks %d–%d, paid %s to %s", g.first, g.last, g.from, g.to)
-		t.add(fmt.Sprintf("%semployeePrsi weeks %d-%d", prefix, g.first, g.last), g.r.employee.Mul(weeks),
-			fmt.Sprintf("%s × %s a week (%s at %s; credit %s a week)", weeks, g.r.employee.Money(), span, pct(g.r.rate), g.r.credit.Money()), g.r.rateIDs...)
-		t.add(fmt.Sprintf("%semployerPrsi weeks %d-%d", prefix, g.first, g.last), g.r.employer.Mul(weeks),
-			fmt.Sprintf("%s × %s a week (%s: %s)", weeks, g.r.employer.Money(), span, g.r.employerRule), g.r.employerIDs...)
+		g.lines(t, prefix)
 	}
 	if len(employerMissing) > 0 {
 		t.warn("employer PRSI is left out for the weeks where the graph has no value for %s", strings.Join(employerMissing, ", "))
@@ -270,6 +267,25 @@ func classAYear(p Params, annual Decimal, t *trace, prefix string) (Decimal, err
 	t.add(prefix+"employerPrsi", employer, "sum of the weekly employer PRSI", employerIDs...)
 	t.add(prefix+"employeePrsi", employee, "sum of the weekly employee PRSI", ids...)
 	return employee, nil
+}
+
+// weekRun is a run of tax weeks whose pay dates see the same facts, so the
+// same weekly PRSI.
+type weekRun struct {
+	first, last int
+	from, to    string
+	r           periodPRSI
+}
+
+// lines adds the run's employee and employer lines, with its weeks and pay
+// dates.
+func (g weekRun) lines(t *trace, prefix string) {
+	weeks := Int(int64(g.last - g.first + 1))
+	span := fmt.Sprintf("weeks %d–%d, paid %s to %s", g.first, g.last, g.from, g.to)
+	t.add(fmt.Sprintf("%semployeePrsi weeks %d-%d", prefix, g.first, g.last), g.r.employee.Mul(weeks),
+		fmt.Sprintf("%s × %s a week (%s at %s; credit %s a week)", weeks, g.r.employee.Money(), span, pct(g.r.rate), g.r.credit.Money()), g.r.rateIDs...)
+	t.add(fmt.Sprintf("%semployerPrsi weeks %d-%d", prefix, g.first, g.last), g.r.employer.Mul(weeks),
+		fmt.Sprintf("%s × %s a week (%s: %s)", weeks, g.r.employer.Money(), span, g.r.employerRule), g.r.employerIDs...)
 }
 
 // classSTrace is Class S PRSI on a year's income, as DSP and Revenue
