@@ -29,7 +29,7 @@ func TestValuesOnChangeDates(t *testing.T) {
 		t.Fatal(err)
 	}
 	const (
-		hospitality = "TAX:IE:VAT:RATE:HOSPITALITY"
+		hospitality = "TAX:IE:VAT:RATE:HOSPITALITY_RESTAURANTS"
 		prsi        = "SOCIAL_WELFARE:IE:PRSI:RATE:CLASS_A_EMPLOYEE"
 		ni          = "TAX:UK:NATIONAL_INSURANCE:RATE:CLASS1_EMPLOYEE_MAIN"
 		nlw         = "EMPLOYMENT:UK:NATIONAL_LIVING_WAGE:THRESHOLD:HOURLY"
@@ -108,10 +108,9 @@ func TestStaleValuesAreClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	for series, date := range map[string]string{
-		"TAX:IE:CARBON_TAX:RATE:AUTO_FUELS":                          "2023-10-11",
-		"TAX:IE:CARBON_TAX:RATE:OTHER_FUELS":                         "2025-05-01",
 		"EMPLOYMENT:IE:NATIONAL_MINIMUM_WAGE:THRESHOLD:HOURLY_ADULT": "2026-01-01",
-		"TAX:IE:VAT:RATE:HOSPITALITY":                                "2026-07-01",
+		"TAX:IE:VAT:RATE:FLAT_RATE_ADDITION":                         "2024-06-30",
+		"TAX:IE:CARBON_TAX:RATE:NATURAL_GAS_PER_MWH":                 "2022-06-30",
 	} {
 		if got, n := valueOn(ds, series, date); n != 0 {
 			t.Errorf("%s on %s: %v, want no value", series, date, got)

@@ -84,6 +84,9 @@ var commonNodeProperties = []string{
 	// Valid time of a dated fact and where it came from: the series its
 	// values share, ISO dates, status, the source's own identifier.
 	"provenance", "series", "valid_from", "valid_to", "status", "official_id",
+	// How the value is known: "official", or "corroborated" by two
+	// independent secondary sources where no official page states it.
+	"confidence", "corroborating_urls",
 }
 
 // NodeProperties is the per-label property whitelist (in addition to
