@@ -6,13 +6,12 @@ import (
 	"testing"
 )
 
-// The Irish tax families' change points: each date gets the value its
-// source gives for it, and exactly one.
-func TestIrishTaxFamiliesOnChangeDates(t *testing.T) {
-	ds, err := Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+// irishTaxChangePoints are the families' change points, each with the value
+// its source gives for that date.
+func irishTaxChangePoints() []struct {
+	series, date string
+	want         float64
+} {
 	const (
 		standard   = "TAX:IE:VAT:RATE:STANDARD"
 		restaurant = "TAX:IE:VAT:RATE:HOSPITALITY_RESTAURANTS"
@@ -24,7 +23,7 @@ func TestIrishTaxFamiliesOnChangeDates(t *testing.T) {
 		above1500k = "TAX:IE:STAMP_DUTY:RATE:RESIDENTIAL_ABOVE_1500K"
 		bulk       = "TAX:IE:STAMP_DUTY:RATE:BULK_RESIDENTIAL"
 	)
-	cases := []struct {
+	return []struct {
 		series, date string
 		want         float64
 	}{
@@ -64,7 +63,15 @@ func TestIrishTaxFamiliesOnChangeDates(t *testing.T) {
 		{bulk, "2024-10-02", 15},
 		{"TAX:IE:CAT:THRESHOLD:SMALL_GIFT_EXEMPTION", "2026-11-28", 3000},
 	}
-	for _, c := range cases {
+}
+
+// Each change date gets the value its source gives for it, and exactly one.
+func TestIrishTaxFamiliesOnChangeDates(t *testing.T) {
+	ds, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range irishTaxChangePoints() {
 		got, n := valueOn(ds, c.series, c.date)
 		if n != 1 || got != c.want {
 			t.Errorf("%s on %s: %v (%d values valid), want %v", c.series, c.date, got, n, c.want)
