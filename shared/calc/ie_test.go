@@ -160,16 +160,16 @@ func TestIEVRT(t *testing.T) {
 		{"co2 just above", "ie_vrt", "", "2025-03-01", `{"omsp":"30000","co2":"50.1","nox":"0"}`, map[string]string{"co2Charge": "2700.00"}},
 		{"nox in the top band", "ie_vrt", "", "", `{"omsp":"20000","co2":"0","nox":"100","date":"2023-06-01"}`, map[string]string{"co2Charge": "1400.00", "noxCharge": "1300.00", "vrt": "2700.00"}},
 	})
-	// Without NOx bands in the graph the calculation names them.
-	_, err := run(t, seededGraph(t), "ie_vrt", "", "2025-03-01", `{"omsp":"30000","co2":"120","nox":"50"}`)
+	// Before the NOx charge (2020) the graph has no NOx bands: the calculation names them.
+	_, err := run(t, seededGraph(t), "ie_vrt", "", "2019-06-01", `{"omsp":"30000","co2":"120","nox":"50"}`)
 	var missing *calc.MissingFactsError
 	if !errors.As(err, &missing) || !slices.Contains(missing.Series, "TAX:IE:VRT:RATE:NOX_*") {
 		t.Errorf("without NOx bands: %v, want a MissingFactsError naming TAX:IE:VRT:RATE:NOX_*", err)
 	}
-	// Above the graph's CO2 table.
-	_, err = run(t, g, "ie_vrt", "", "2025-03-01", `{"omsp":"30000","co2":"250","nox":"10"}`)
+	// Before the graph's first CO2 table (2013).
+	_, err = run(t, g, "ie_vrt", "", "2012-06-01", `{"omsp":"30000","co2":"250","nox":"10"}`)
 	if !errors.As(err, &missing) || !strings.Contains(strings.Join(missing.Series, " "), "CO2_") {
-		t.Errorf("co2 above the table: %v, want a MissingFactsError naming the CO2 bands", err)
+		t.Errorf("co2 before the table: %v, want a MissingFactsError naming the CO2 bands", err)
 	}
 }
 

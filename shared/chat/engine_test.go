@@ -290,7 +290,7 @@ func TestAnswerIsGroundedInGraphFactsWithCitations(t *testing.T) {
 	}
 	var standard *conversation.Citation
 	for i, c := range res.Metadata.Citations {
-		if c.NodeID == "TAX:IE:VAT:RATE:STANDARD:UNDATED" {
+		if c.NodeID == "TAX:IE:VAT:RATE:STANDARD:2021-03-01" {
 			standard = &res.Metadata.Citations[i]
 		}
 	}

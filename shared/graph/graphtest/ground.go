@@ -32,30 +32,43 @@ func groundIrishVATQuestionGroundsItsRates(t *testing.T, newStore NewStore) {
 	if !vat.Mentioned || vat.Node.PrefLabel != "Value-Added Tax" {
 		t.Errorf("TAX:IE:VAT grounded as %+v", vat)
 	}
-	percents := map[float64]graph.Fact{}
+	// The four main rates, each in force today with the official page that
+	// states it; the scoped rates (hospitality, energy) share percents with
+	// them, so each is found by its series.
+	const historical = "https://www.revenue.ie/en/vat/vat-rates/historical-vat-rates/index.aspx"
+	bySeries := map[string]graph.Fact{}
 	for _, f := range vat.Facts {
-		// A value that ended within the year (a neighbour) may share a
-		// percent with one in force; the rates in force are asked for.
 		if f.Kind == "Rate" && f.Relationship == "HAS_RATE" && !f.Neighbour {
-			p, _ := f.Properties["percent"].(float64)
-			percents[p] = f
+			bySeries[f.Series] = f
 		}
 	}
-	for _, want := range []float64{23, 13.5, 9, 0} {
-		f, ok := percents[want]
+	for _, want := range []struct {
+		series  string
+		percent float64
+		source  string
+	}{
+		{"TAX:IE:VAT:RATE:STANDARD", 23, historical},
+		{"TAX:IE:VAT:RATE:REDUCED", 13.5, historical},
+		{"TAX:IE:VAT:RATE:SECOND_REDUCED", 9, historical},
+		{"TAX:IE:VAT:RATE:ZERO", 0, "https://www.revenue.ie/en/vat/vat-rates/index.aspx"},
+	} {
+		f, ok := bySeries[want.series]
 		if !ok {
-			t.Errorf("no %v%% rate among %+v", want, vat.Facts)
+			t.Errorf("no %s rate among %+v", want.series, vat.Facts)
 			continue
 		}
-		if !slices.Contains(f.SourceURLs, "https://www.revenue.ie/en/vat/vat-rates/index.aspx") {
-			t.Errorf("rate %v%%: source urls %v", want, f.SourceURLs)
+		if p, _ := f.Properties["percent"].(float64); p != want.percent {
+			t.Errorf("%s: %v%%, want %v%%", want.series, p, want.percent)
+		}
+		if !slices.Contains(f.SourceURLs, want.source) {
+			t.Errorf("%s: source urls %v", want.series, f.SourceURLs)
 		}
 		if f.Label == "" || f.Properties["band"] == nil || f.UpdatedAt.IsZero() {
-			t.Errorf("rate %v%% = %+v", want, f)
+			t.Errorf("%s = %+v", want.series, f)
 		}
 		for _, k := range []string{"id", "created_at", "updated_at", "pref_label"} {
 			if _, ok := f.Properties[k]; ok {
-				t.Errorf("rate %v%% carries bookkeeping property %s", want, k)
+				t.Errorf("%s carries bookkeeping property %s", want.series, k)
 			}
 		}
 	}

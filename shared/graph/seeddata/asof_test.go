@@ -29,7 +29,7 @@ func TestValuesOnChangeDates(t *testing.T) {
 		t.Fatal(err)
 	}
 	const (
-		hospitality = "TAX:IE:VAT:RATE:HOSPITALITY"
+		hospitality = "TAX:IE:VAT:RATE:HOSPITALITY_RESTAURANTS"
 		prsi        = "SOCIAL_WELFARE:IE:PRSI:RATE:CLASS_A_EMPLOYEE"
 		ni          = "TAX:UK:NATIONAL_INSURANCE:RATE:CLASS1_EMPLOYEE_MAIN"
 		nlw         = "EMPLOYMENT:UK:NATIONAL_LIVING_WAGE:THRESHOLD:HOURLY"
@@ -128,13 +128,12 @@ func TestStaleValuesAreClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	for series, date := range map[string]string{
-		"TAX:IE:CARBON_TAX:RATE:AUTO_FUELS":  "2023-10-11",
-		"TAX:IE:CARBON_TAX:RATE:OTHER_FUELS": "2025-05-01",
-		"TAX:IE:VAT:RATE:HOSPITALITY":        "2026-07-01",
 		// The 21 to 22 band ended when the National Living Wage reached 21-year-olds.
 		"EMPLOYMENT:UK:NATIONAL_LIVING_WAGE:THRESHOLD:HOURLY_YOUNGER_ADULT": "2024-04-01",
 		// The temporary hospitality rate ended on 31 March 2022.
-		"TAX:UK:VAT:RATE:HOSPITALITY_TEMPORARY": "2022-04-01",
+		"TAX:UK:VAT:RATE:HOSPITALITY_TEMPORARY":      "2022-04-01",
+		"TAX:IE:VAT:RATE:FLAT_RATE_ADDITION":         "2024-06-30",
+		"TAX:IE:CARBON_TAX:RATE:NATURAL_GAS_PER_MWH": "2022-06-30",
 	} {
 		if got, n := valueOn(ds, series, date); n != 0 {
 			t.Errorf("%s on %s: %v, want no value", series, date, got)

@@ -186,6 +186,12 @@ func (n DetailNode) props() map[string]any {
 		"series": n.Series, "valid_from": n.ValidFrom, "valid_to": n.ValidTo, "status": n.Status,
 		"source_url": n.SourceURL, "official_id": n.OfficialID, "confidence": n.Confidence,
 	}
+	if n.Confidence == ConfidenceCorroborated {
+		// The graph stores only official pages as source_url; a corroborated
+		// value names its secondary sources under their own key instead.
+		delete(optional, "source_url")
+		props["corroborating_urls"] = n.CorroboratingURLs
+	}
 	for k, v := range optional {
 		if v != "" {
 			props[k] = v

@@ -221,8 +221,32 @@ func TestGapWithAReasonIsAccepted(t *testing.T) {
 	}
 }
 
+// mutateFamily edits one family document and validates it merged with
+// seed.json, which holds the concepts its series belong to.
+func mutateFamily(t *testing.T, name string, edit func(doc map[string]any)) error {
+	t.Helper()
+	raw, err := families.ReadFile("families/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	edit(doc)
+	data, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ParseAll(seedJSON, data)
+	return err
+}
+
 func TestCorroboratedValuesNeedTwoIndependentSources(t *testing.T) {
 	const series = "TAX:IE:CGT:RATE:STANDARD"
+	mutate := func(t *testing.T, edit func(doc map[string]any)) error {
+		return mutateFamily(t, "ie_cgt.json", edit)
+	}
 	corroborate := func(urls ...any) func(doc map[string]any) {
 		return func(doc map[string]any) {
 			n := node(t, doc, series, "")
