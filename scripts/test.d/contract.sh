@@ -2,7 +2,8 @@
 # Contract tests with the real clients, for `make test`: the Vercel AI SDK
 # (contract/sdk.mjs), headless Chromium loading the demo page from another
 # origin (contract/browser.mjs), and the AI SDK in Chromium reloading
-# mid-answer (contract/resume.mjs), all against the built chat binary
+# mid-answer (contract/resume.mjs), the README's recipes extracted and run
+# in Chromium (contract/recipes.mjs), all against the built chat binary
 # with the scripted fake model (contract/fakellm). Installs what is missing:
 # Debian's chromium, and the pinned npm packages under .testenv/contract.
 set -euo pipefail
@@ -16,8 +17,8 @@ if ! command -v chromium >/dev/null 2>&1; then
   echo "contract: installing chromium" >&2
   apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >&2
 fi
-if [ ! -d "$STATE/node_modules" ] || ! cmp -s contract/package-lock.json "$STATE/package-lock.json"; then
-  cp contract/package.json contract/package-lock.json "$STATE/"
+if [ ! -d "$STATE/node_modules" ] || ! cmp -s contract/package-lock.json "$STATE/package-lock.json" || ! cmp -s contract/.npmrc "$STATE/.npmrc"; then
+  cp contract/package.json contract/package-lock.json contract/.npmrc "$STATE/"
   (cd "$STATE" && PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error)
 fi
 cp contract/*.mjs "$STATE/"
@@ -55,6 +56,7 @@ node "$STATE/sdk.mjs" "$api" || true
 CHROMIUM="$(command -v chromium)" SCREENSHOT="$STATE/demo-page.png" \
   node "$STATE/browser.mjs" "$api" "$page_port" || true
 CHROMIUM="$(command -v chromium)" node "$STATE/resume.mjs" "$api" "$page_port" || true
+CHROMIUM="$(command -v chromium)" node "$STATE/recipes.mjs" "$api" "$page_port" "$ROOT/README.md" || true
 
 read -r passed failed < <(awk '{p+=$1; f+=$2} END {print p+0, f+0}' "$results")
 [ -s "$results" ] || failed=1
