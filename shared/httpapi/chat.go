@@ -51,7 +51,8 @@ func (a *API) chat(w http.ResponseWriter, r *http.Request) error {
 	if err := a.decodeJSONUpTo(w, r, &body, limit); err != nil {
 		return err
 	}
-	if !protocolAsked(r) && (body.Trigger != "" || (body.Message == nil && body.Messages.list != nil)) {
+	messagesOnly := body.Message == nil && body.Messages.list != nil && !body.Retry && body.ContextSupply == nil
+	if !protocolAsked(r) && (body.Trigger != "" || messagesOnly) {
 		// The AI SDK's transports: a trigger, or a body of messages and no
 		// message (the question is the last message), asks for the UI
 		// message stream.
