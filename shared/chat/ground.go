@@ -32,9 +32,13 @@ type grounding struct {
 func (t *Turn) ground(ctx context.Context) grounding {
 	e := t.e
 	active := t.state.Context.ActiveNodeIDs
+	var candidates []string
+	if e.words != nil {
+		candidates = e.words.Match(t.questionForLLM(), t.profileJurisdictions())
+	}
 	gctx, cancel := context.WithTimeout(ctx, e.cfg.GraphTimeout)
 	found, err := e.graph.Ground(gctx, graph.GroundingQuery{
-		ActiveIDs: active, Text: t.questionForLLM(),
+		ActiveIDs: active, Text: t.questionForLLM(), Candidates: candidates,
 		Jurisdictions: t.profileJurisdictions(), MaxFactsPerConcept: readFactsPerConcept, AsOf: t.asOf().Date,
 	})
 	cancel()

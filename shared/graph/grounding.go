@@ -51,7 +51,8 @@ type GroundedConcept struct {
 	// then the neighbouring values of series that changed within a year of
 	// it (Neighbour); at most GroundingQuery.MaxFactsPerConcept.
 	Facts []Fact
-	// Mentioned is true when the concept was found by its label/alias in Text (not only active).
+	// Mentioned is true when the concept was found by its label/alias in
+	// Text, or is one of the query's Candidates (not only active).
 	Mentioned bool
 }
 
@@ -62,6 +63,11 @@ type GroundingQuery struct {
 	// official alias appears in it as a whole word (case-insensitive) are in
 	// scope too.
 	Text string
+	// Candidates are official concepts a text index (graph/textindex)
+	// found for Text by its words, best first, picked before the read:
+	// they are in scope as mentioned concepts after those Text names by
+	// label or alias, within Jurisdictions like them.
+	Candidates []string
 	// Jurisdictions, when non-empty, limits mentioned concepts to these +
 	// GLOBAL (+ EU for EU member states); active ones are always included.
 	Jurisdictions      []string
@@ -78,7 +84,8 @@ const DefaultMaxFactsPerConcept = 8
 // trip (one Cypher query on Bolt; one lock on memory).
 type GroundingReader interface {
 	// Ground returns the active concepts first (in ActiveIDs order), then
-	// the mentioned ones (in order of first mention).
+	// the mentioned ones (in order of first mention), then the candidates
+	// not otherwise found (in the query's order).
 	Ground(ctx context.Context, q GroundingQuery) ([]GroundedConcept, error)
 }
 
@@ -362,3 +369,8 @@ func ChooseResolution(c concept.Concept, sameTriple []string, byName []NameMatch
 	})
 	return best.ID
 }
+
+// CandidatePosition ranks a concept found only as the query's candidate at
+// rank: after every concept the text names by label or alias (whose
+// position is a word index in the text).
+func CandidatePosition(rank int) int { return 1<<30 + rank }

@@ -48,6 +48,8 @@ func (s *Store) Ground(ctx context.Context, q graph.GroundingQuery) ([]graph.Gro
 		}
 		if pos, ok := s.firstMention(id, candidates); ok {
 			mentions = append(mentions, mention{n, pos})
+		} else if rank := slices.Index(q.Candidates, id); rank >= 0 {
+			mentions = append(mentions, mention{n, graph.CandidatePosition(rank)})
 		}
 	}
 	slices.SortFunc(mentions, func(a, b mention) int {
