@@ -26,7 +26,7 @@ const (
 // offered, so a question that names one rule does not drag in every rule
 // that shares a common word.
 const (
-	minScore      = 2.0
+	minScore      = 1.5
 	maxCandidates = 4
 )
 
@@ -208,7 +208,7 @@ func (x *Index) Match(text string, jurisdictions []string) []string {
 		score := 0.0
 		for _, s := range stems {
 			if weight, ok := w[s]; ok {
-				score += weight * math.Log(1+float64(total)/float64(df[s]))
+				score += weight * math.Log(float64(total)/float64(df[s]))
 			}
 		}
 		if score >= minScore {
