@@ -1,0 +1,74 @@
+package chat_test
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"regintel/shared/chat"
+	"regintel/shared/graph"
+	graphmem "regintel/shared/graph/memory"
+	"regintel/shared/graph/textindex"
+	"regintel/shared/llm/llmtest"
+)
+
+// countingGraph counts grounding reads.
+type countingGraph struct {
+	*graphmem.Store
+	reads *atomic.Int32
+}
+
+func (g countingGraph) Ground(ctx context.Context, q graph.GroundingQuery) ([]graph.GroundedConcept, error) {
+	g.reads.Add(1)
+	return g.Store.Ground(ctx, q)
+}
+
+// wordsHarness is the seeded harness with grounding counted and, when
+// indexed, the text index fed from the graph's change feed.
+func wordsHarness(t *testing.T, indexed bool) (*harness, *atomic.Int32) {
+	t.Helper()
+	mem, err := graphmem.NewSeeded(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reads := &atomic.Int32{}
+	opts := []option{withGraph(countingGraph{Store: mem, reads: reads})}
+	if indexed {
+		words := textindex.New()
+		if err := words.Refresh(context.Background(), mem); err != nil {
+			t.Fatal(err)
+		}
+		opts = append(opts, func(d *chat.Deps, _ *chat.Config) { d.Words = words })
+	}
+	return newHarness(t, "responses", opts...), reads
+}
+
+// A question that names a rule in its own words (a plural of the label,
+// words of a definition) grounds that rule's facts, in the same one graph
+// read; without the index the same question grounds nothing.
+func TestPeoplesWordsGroundTheRuleInOneRead(t *testing.T) {
+	for _, tc := range []struct {
+		question, concept string
+	}{
+		{"How much are the universal social charges on a salary?", "TAX:IE:USC"},
+		{"What does a car's first registration in the State cost in tax?", "TAX:IE:VRT"},
+	} {
+		for _, indexed := range []bool{true, false} {
+			h, reads := wordsHarness(t, indexed)
+			h.srv.Enqueue(llmtest.TextScript("An answer."))
+			_, res := h.turn(chat.Request{Message: tc.question, Profile: chat.Profile{Jurisdictions: []string{"IE"}}})
+			if got := reads.Load(); got != 1 {
+				t.Errorf("%q: %d grounding reads, want 1", tc.question, got)
+			}
+			cited := false
+			for _, c := range res.Metadata.Citations {
+				cited = cited || strings.HasPrefix(c.NodeID, tc.concept+":")
+			}
+			if cited != indexed {
+				t.Errorf("%q (index %v): %s cited %v, want %v; citations %+v", tc.question, indexed, tc.concept, cited, indexed, res.Metadata.Citations)
+			}
+		}
+	}
+}
