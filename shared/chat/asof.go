@@ -13,7 +13,7 @@ import (
 // question's, else today's.
 func (t *Turn) asOf() asof.AsOf {
 	if t.chosenAsOf == nil {
-		a := asof.Choose(t.req.AsOf, t.questionForLLM(), t.e.now())
+		a := asof.ChooseIn(t.req.AsOf, t.questionForLLM(), t.e.now(), t.profileJurisdictions())
 		t.chosenAsOf = &a
 	}
 	return *t.chosenAsOf
@@ -22,7 +22,11 @@ func (t *Turn) asOf() asof.AsOf {
 // asOfMetadata is the as-of date as the metadata carries it.
 func (t *Turn) asOfMetadata() *conversation.AsOf {
 	a := t.asOf()
-	return &conversation.AsOf{Date: a.String(), Source: a.Source, Phrase: a.Phrase}
+	out := &conversation.AsOf{Date: a.String(), Source: a.Source, Phrase: a.Phrase}
+	if !a.End.IsZero() {
+		out.End = a.End.Format(asof.DateLayout)
+	}
+	return out
 }
 
 // asOfLine is the as-of date as the turn's graph_facts message names it.

@@ -39,7 +39,7 @@ func (t *Turn) ground(ctx context.Context) grounding {
 	gctx, cancel := context.WithTimeout(ctx, e.cfg.GraphTimeout)
 	found, err := e.graph.Ground(gctx, graph.GroundingQuery{
 		ActiveIDs: active, Text: t.questionForLLM(), Candidates: candidates,
-		Jurisdictions: t.profileJurisdictions(), MaxFactsPerConcept: readFactsPerConcept, AsOf: t.asOf().Date,
+		Jurisdictions: t.profileJurisdictions(), MaxFactsPerConcept: readFactsPerConcept, AsOf: t.asOf().Date, AsOfEnd: t.asOf().End,
 	})
 	cancel()
 	if err != nil {

@@ -72,3 +72,30 @@ func TestPeoplesWordsGroundTheRuleInOneRead(t *testing.T) {
 		}
 	}
 }
+
+// A question naming a range is grounded on both its ends: the values in
+// force at its start and at its end are cited, and the metadata says both.
+func TestARangeCitesTheValuesOfBothEnds(t *testing.T) {
+	h, reads := wordsHarness(t, false)
+	h.srv.Enqueue(llmtest.TextScript("An answer."))
+	_, res := h.turn(chat.Request{Message: "How did the USC rates change between 2023 and 2025?", Profile: chat.Profile{Jurisdictions: []string{"IE"}}})
+	if a := res.Metadata.AsOf; a == nil || a.Date != "2023-07-01" || a.End != "2025-07-01" || a.Phrase != "between 2023 and 2025" {
+		t.Fatalf("asOf %+v, want 2023-07-01 to 2025-07-01", res.Metadata.AsOf)
+	}
+	if reads.Load() != 1 {
+		t.Errorf("%d grounding reads, want 1", reads.Load())
+	}
+	validOn := func(day string) bool {
+		for _, c := range res.Metadata.Citations {
+			if strings.HasPrefix(c.NodeID, "TAX:IE:USC:RATE:BAND2:") && (c.ValidFrom == nil || *c.ValidFrom <= day) && (c.ValidTo == nil || day <= *c.ValidTo) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, day := range []string{"2023-07-01", "2025-07-01"} {
+		if !validOn(day) {
+			t.Errorf("no USC value valid on %s cited: %+v", day, res.Metadata.Citations)
+		}
+	}
+}

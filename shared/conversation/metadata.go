@@ -31,6 +31,9 @@ type AsOf struct {
 	Date   string `json:"date"`
 	Source string `json:"source"`
 	Phrase string `json:"phrase,omitempty"`
+	// End is the last date of a range the question names ("between 2023
+	// and 2025"); the turn grounds the facts of both Date and End.
+	End string `json:"end,omitempty"`
 }
 
 // ConceptRef is a concept of a turn.

@@ -75,6 +75,10 @@ type GroundingQuery struct {
 	// AsOf is the date the question is about: facts valid on it are
 	// returned, with neighbours changed within a year. Zero means today.
 	AsOf time.Time
+	// AsOfEnd, when set, is a second date the question is about (the far
+	// end of a range it names): facts valid on it are returned too, after
+	// those valid on AsOf.
+	AsOfEnd time.Time
 }
 
 // DefaultMaxFactsPerConcept applies when GroundingQuery.MaxFactsPerConcept is 0.

@@ -64,8 +64,8 @@ func (s *Store) Ground(ctx context.Context, q graph.GroundingQuery) ([]graph.Gro
 	for id := range candidates {
 		labelIDs = append(labelIDs, id)
 	}
-	asOf := q.AsOfDate()
-	windowFrom, windowTo := graph.FactWindow(asOf)
+	asOf := q.AsOfDates()
+	windowFrom, windowTo := graph.FactWindowFor(asOf)
 	records, err := s.read(ctx, groundQuery, map[string]any{
 		"active_ids": active, "label_ids": labelIDs, "candidate_ids": orEmpty(q.Candidates), "scope": orEmpty(graph.ScopeJurisdictions(q.Jurisdictions)),
 		"fact_kinds": graph.FactKinds, "fetch": factsFetched * q.MaxFacts(),
@@ -113,7 +113,7 @@ func (s *Store) Ground(ctx context.Context, q graph.GroundingQuery) ([]graph.Gro
 }
 
 // groundedConcept decodes one row of groundQuery.
-func groundedConcept(rec *neo4j.Record, candidates map[string]int, asOf string, maxFacts int) (graph.GroundedConcept, int, error) {
+func groundedConcept(rec *neo4j.Record, candidates map[string]int, asOf []string, maxFacts int) (graph.GroundedConcept, int, error) {
 	c, _, err := neo4j.GetRecordValue[neo4j.Node](rec, "c")
 	if err != nil {
 		return graph.GroundedConcept{}, 0, err
@@ -142,7 +142,7 @@ func groundedConcept(rec *neo4j.Record, candidates map[string]int, asOf string, 
 		node.Properties["id"] = node.ID
 		facts = append(facts, graph.NewFact(node.ID, graph.FactKind(node.Labels), asString(fields["rel"]), node.Properties, gc.Node.Properties))
 	}
-	gc.Facts = graph.SelectFacts(facts, asOf, maxFacts)
+	gc.Facts = graph.SelectFactsOn(facts, asOf, maxFacts)
 	return gc, position, nil
 }
 

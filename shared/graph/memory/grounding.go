@@ -91,7 +91,7 @@ func (s *Store) grounded(n *node, mentioned bool, q graph.GroundingQuery) graph.
 		}
 		facts = append(facts, graph.NewFact(target.id, kind, e.typ, target.toGraphNode().Properties, n.properties))
 	}
-	return graph.GroundedConcept{Node: n.toGraphNode(), Facts: graph.SelectFacts(facts, q.AsOfDate(), q.MaxFacts()), Mentioned: mentioned}
+	return graph.GroundedConcept{Node: n.toGraphNode(), Facts: graph.SelectFactsOn(facts, q.AsOfDates(), q.MaxFacts()), Mentioned: mentioned}
 }
 
 // ResolveConcepts implements graph.ConceptResolver under one read lock.
