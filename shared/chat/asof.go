@@ -7,6 +7,7 @@ import (
 	"regintel/shared/conversation"
 	"regintel/shared/graph"
 	"regintel/shared/prompt"
+	"regintel/shared/review"
 )
 
 // asOf is the turn's as-of date, chosen once: the request's, else the
@@ -60,24 +61,23 @@ func (t *Turn) keepFacts(found []graph.GroundedConcept) {
 
 // withValidity adds the fact's valid time to its prompt line; a value that
 // starts after today is marked as announced, not yet in force, and one
-// long unchecked as possibly out of date.
-func withValidity(line prompt.FactLine, f graph.Fact, asOfDate, today time.Time) prompt.FactLine {
+// whose family has passed a review point since it was checked as possibly
+// out of date.
+func withValidity(line prompt.FactLine, f graph.Fact, conceptID string, asOfDate, today time.Time) prompt.FactLine {
 	line.ValidFrom, line.ValidTo, line.Status = f.ValidFrom, f.ValidTo, f.Status
 	line.NotYetInForce = f.Status == "announced" || f.ValidFrom > today.UTC().Format(asof.DateLayout)
-	line.MayBeOutdated = mayBeOutdated(f, asOfDate, today)
+	line.MayBeOutdated = mayBeOutdated(f, conceptID, asOfDate, today)
 	return line
 }
 
-// staleAfterMonths is how long a value in force may go unchecked at its
-// source before the answer should say it may have changed.
-const staleAfterMonths = 12
-
-// mayBeOutdated reports whether f is in force on asOfDate and was last
-// checked at its source more than staleAfterMonths before that date, or
-// before today when the date is today or later (a check cannot be later
-// than today). An announced or superseded value, or a neighbour, is not in
-// force on the date; a fact never checked has no date to give.
-func mayBeOutdated(f graph.Fact, asOfDate, today time.Time) bool {
+// mayBeOutdated reports whether f is in force on asOfDate and a review
+// point of its concept's family (the Irish Budget, 1 January and 1 April
+// for wage floors, the UK tax year's 6 April: package review) has passed
+// between its last check at the source and that date, or today when the
+// date is today or later (a check cannot be later than today). An
+// announced or superseded value, or a neighbour, is not in force on the
+// date; a fact never checked has no date to give.
+func mayBeOutdated(f graph.Fact, conceptID string, asOfDate, today time.Time) bool {
 	if f.LastVerifiedAt.IsZero() || f.Neighbour || f.Status == "announced" || f.Status == "superseded" {
 		return false
 	}
@@ -88,7 +88,7 @@ func mayBeOutdated(f graph.Fact, asOfDate, today time.Time) bool {
 	if t := calendarDay(today); t.Before(ref) {
 		ref = t
 	}
-	return calendarDay(f.LastVerifiedAt).Before(ref.AddDate(0, -staleAfterMonths, 0))
+	return review.Passed(review.ScheduleOf(conceptID), f.LastVerifiedAt, ref)
 }
 
 // calendarDay is t's day in UTC, at midnight.

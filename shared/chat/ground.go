@@ -115,7 +115,7 @@ func factGroups(found []graph.GroundedConcept, asOfDate, today time.Time) []prom
 		}
 		group := prompt.FactGroup{ConceptID: g.Node.ID, Concept: cmp(g.Node.PrefLabel, g.Node.ID)}
 		for _, f := range g.Facts {
-			group.Facts = append(group.Facts, withValidity(factLine(f), f, asOfDate, today))
+			group.Facts = append(group.Facts, withValidity(factLine(f), f, g.Node.ID, asOfDate, today))
 		}
 		out = append(out, group)
 	}
