@@ -99,3 +99,47 @@ func TestARangeCitesTheValuesOfBothEnds(t *testing.T) {
 		}
 	}
 }
+
+// The model may fetch what grounding missed: lookup_facts reads the graph
+// once per call (after the turn's one read before the model), its facts go
+// back as the call's output and join the citations, the extra model call is
+// counted, and the room its output may take is in the tool budget.
+func TestLookupFactsFetchesWhatGroundingMissed(t *testing.T) {
+	for _, args := range []string{`{"concept":"TAX:IE:CGT","date":"2023-06-01"}`, `{"concept":"capital gains","date":"2023-06-01"}`} {
+		h, reads := wordsHarness(t, true)
+		h.srv.Enqueue(llmtest.Script{Steps: llmtest.Steps(llmtest.ToolCall(chat.LookupFactsToolName, args, 1))}, llmtest.TextScript("The rate was 33%."))
+		_, res := h.turn(chat.Request{Message: "Could you help me with something?", Profile: chat.Profile{Jurisdictions: []string{"IE"}}})
+		if res.Metadata.ModelCalls != 2 {
+			t.Fatalf("%s: %d model calls, want 2", args, res.Metadata.ModelCalls)
+		}
+		if got := reads.Load(); got != 2 {
+			t.Errorf("%s: %d graph reads, want the turn's one and the lookup's one", args, got)
+		}
+		reqs := h.srv.Requests()
+		if len(reqs) != 2 {
+			t.Fatalf("%d model requests", len(reqs))
+		}
+		if !strings.Contains(string(reqs[0].Body), chat.LookupFactsToolName) {
+			t.Errorf("lookup_facts not offered")
+		}
+		output := ""
+		for _, m := range reqs[1].Messages {
+			if m.Role == "tool" {
+				output = m.Content
+			}
+		}
+		if !strings.Contains(output, `"nodeId":"TAX:IE:CGT:`) || !strings.Contains(output, `"date":"2023-06-01"`) {
+			t.Errorf("%s: lookup output %q, want CGT facts for 2023-06-01", args, output)
+		}
+		cited := false
+		for _, c := range res.Metadata.Citations {
+			cited = cited || strings.HasPrefix(c.NodeID, "TAX:IE:CGT:")
+		}
+		if !cited {
+			t.Errorf("%s: the looked-up facts are not cited: %+v", args, res.Metadata.Citations)
+		}
+		if ctx := res.Metadata.Context; ctx == nil || ctx.ToolTokens < chat.DefaultTokenBudget/8 {
+			t.Errorf("%s: tool tokens %+v do not hold the lookup's room", args, res.Metadata.Context)
+		}
+	}
+}
