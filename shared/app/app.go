@@ -66,7 +66,7 @@ func Build(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Opt
 		return fail(err)
 	}
 	a.closers = append(a.closers, closeGraph)
-	words := a.followTextIndex(ctx, graphStore, log)
+	words := a.followTextIndex(ctx, graphStore, cfg.Graph.URI == "", log)
 	provider, err := NewProvider(ctx, cfg.LLM, log)
 	if err != nil {
 		return fail(err)
@@ -109,15 +109,20 @@ const textIndexRefresh = time.Minute
 
 // followTextIndex builds the index of the graph's official text that
 // grounding matches a question's words against, and keeps it fresh from
-// the change feed in the background, never on a turn's path. A failed
-// first read leaves it empty until a later refresh succeeds.
-func (a *App) followTextIndex(ctx context.Context, feed graph.ChangeReader, log *slog.Logger) *textindex.Index {
+// the change feed in the background, never on a turn's path. An
+// in-process graph is read at once; a remote one in the background, so a
+// graph that is down does not hold up start-up (questions match by label
+// and alias until the index has read it).
+func (a *App) followTextIndex(ctx context.Context, feed graph.ChangeReader, inProcess bool, log *slog.Logger) *textindex.Index {
 	words := textindex.New()
-	if err := words.Refresh(ctx, feed); err != nil {
-		log.Warn("text index: first read of the graph failed; questions match by label and alias only until it refreshes", "err", err)
+	report := func(err error) { log.Warn("text index: reading the graph's changes failed", "err", err) }
+	if inProcess {
+		if err := words.Refresh(ctx, feed); err != nil {
+			report(err)
+		}
 	}
 	follow, stop := context.WithCancel(context.WithoutCancel(ctx))
-	go words.Follow(follow, feed, textIndexRefresh, func(err error) { log.Warn("text index: refresh failed", "err", err) })
+	go words.Follow(follow, feed, textIndexRefresh, !inProcess, report)
 	a.closers = append(a.closers, stop)
 	return words
 }

@@ -73,11 +73,17 @@ func (x *Index) Refresh(ctx context.Context, feed graph.ChangeReader) error {
 	}
 }
 
-// Follow refreshes the index every interval until ctx ends; a failed
-// refresh is retried at the next tick. report, if set, hears of failures.
-func (x *Index) Follow(ctx context.Context, feed graph.ChangeReader, every time.Duration, report func(error)) {
+// Follow refreshes the index every interval until ctx ends, and once at
+// the start when now is set; a failed refresh is retried at the next
+// tick. report, if set, hears of failures.
+func (x *Index) Follow(ctx context.Context, feed graph.ChangeReader, every time.Duration, now bool, report func(error)) {
 	t := time.NewTicker(every)
 	defer t.Stop()
+	if now {
+		if err := x.Refresh(ctx, feed); err != nil && report != nil && ctx.Err() == nil {
+			report(err)
+		}
+	}
 	for {
 		select {
 		case <-ctx.Done():
