@@ -43,7 +43,7 @@ func asOfLineOf(a *conversation.AsOf) prompt.AsOfLine {
 	}
 	line := prompt.AsOfLine{Date: a.Date, Requested: a.Source == asof.SourceRequest}
 	if a.Source == asof.SourceQuestion {
-		line.Phrase = a.Phrase
+		line.Phrase, line.End = a.Phrase, a.End
 	}
 	return line
 }

@@ -85,6 +85,9 @@ func TestARangeCitesTheValuesOfBothEnds(t *testing.T) {
 	if reads.Load() != 1 {
 		t.Errorf("%d grounding reads, want 1", reads.Load())
 	}
+	if facts := messageWith(h.srv.Requests()[0], "<graph_facts>"); !strings.Contains(facts, `These facts are for 2023-07-01 and 2025-07-01, the two ends of the range the question names ("between 2023 and 2025").`) {
+		t.Errorf("the facts message does not name both ends:\n%s", facts)
+	}
 	validOn := func(day string) bool {
 		for _, c := range res.Metadata.Citations {
 			if strings.HasPrefix(c.NodeID, "TAX:IE:USC:RATE:BAND2:") && (c.ValidFrom == nil || *c.ValidFrom <= day) && (c.ValidTo == nil || day <= *c.ValidTo) {
