@@ -38,6 +38,10 @@ type Index struct {
 	concepts map[string]*conceptDoc
 	facts    map[string][]string        // fact node id -> words of its label and scope
 	links    map[string]map[string]bool // concept id -> fact node ids one hop away
+	// Derived on each Apply, so Match only reads: each complete concept's
+	// words with their best field weight, and how many concepts hold each.
+	fields map[string]map[string]float64
+	df     map[string]int
 }
 
 type conceptDoc struct {
@@ -49,7 +53,8 @@ type conceptDoc struct {
 
 // New returns an empty index.
 func New() *Index {
-	return &Index{concepts: map[string]*conceptDoc{}, facts: map[string][]string{}, links: map[string]map[string]bool{}}
+	return &Index{concepts: map[string]*conceptDoc{}, facts: map[string][]string{}, links: map[string]map[string]bool{},
+		fields: map[string]map[string]float64{}, df: map[string]int{}}
 }
 
 // refreshPage bounds one change-feed read.
@@ -111,6 +116,23 @@ func (x *Index) Apply(changes []graph.Change) {
 			x.applyNode(*c.Node)
 		case c.Edge != nil:
 			x.applyEdge(*c.Edge)
+		}
+	}
+	x.derive()
+}
+
+// derive recomputes the field weights and word counts (caller holds the
+// write lock).
+func (x *Index) derive() {
+	x.fields, x.df = map[string]map[string]float64{}, map[string]int{}
+	for id, doc := range x.concepts {
+		if doc.label == nil && doc.definition == nil {
+			continue // aliases seen before the concept itself
+		}
+		w := x.weights(id, doc)
+		x.fields[id] = w
+		for s := range w {
+			x.df[s]++
 		}
 	}
 }
@@ -192,29 +214,16 @@ func (x *Index) Match(text string, jurisdictions []string) []string {
 		id    string
 		score float64
 	}
-	fields := map[string]map[string]float64{} // concept id -> stem -> best field weight
-	df := map[string]int{}
-	total := 0
-	for id, doc := range x.concepts {
-		if doc.label == nil && doc.definition == nil {
-			continue // aliases seen before the concept itself
-		}
-		total++
-		w := x.weights(id, doc)
-		for s := range w {
-			df[s]++
-		}
-		if len(scope) > 0 && !slices.Contains(scope, doc.jurisdiction) {
+	total := len(x.fields)
+	var found []scored
+	for id, w := range x.fields {
+		if len(scope) > 0 && !slices.Contains(scope, x.concepts[id].jurisdiction) {
 			continue
 		}
-		fields[id] = w
-	}
-	var found []scored
-	for id, w := range fields {
 		score := 0.0
 		for _, s := range stems {
 			if weight, ok := w[s]; ok {
-				score += weight * math.Log(float64(total)/float64(df[s]))
+				score += weight * math.Log(float64(total)/float64(x.df[s]))
 			}
 		}
 		if score >= minScore {
