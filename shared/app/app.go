@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"regintel/shared/auth"
 	"regintel/shared/chat"
@@ -17,6 +18,7 @@ import (
 	convmem "regintel/shared/conversation/memory"
 	convpg "regintel/shared/conversation/postgres"
 	"regintel/shared/graph"
+	"regintel/shared/graph/textindex"
 	"regintel/shared/httpapi"
 	"regintel/shared/llm"
 	"regintel/shared/metrics"
@@ -64,6 +66,7 @@ func Build(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Opt
 		return fail(err)
 	}
 	a.closers = append(a.closers, closeGraph)
+	words := a.followTextIndex(ctx, graphStore, cfg.Graph.URI == "", log)
 	provider, err := NewProvider(ctx, cfg.LLM, log)
 	if err != nil {
 		return fail(err)
@@ -85,7 +88,7 @@ func Build(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Opt
 	if err != nil {
 		return fail(err)
 	}
-	a.Engine = chat.New(chat.Deps{Store: store, Graph: graphStore, Provider: provider, Concepts: concepts, Log: log, Sheet: sheet,
+	a.Engine = chat.New(chat.Deps{Store: store, Graph: graphStore, Provider: provider, Concepts: concepts, Log: log, Sheet: sheet, Words: words,
 		Observe: turnObserver(metrics.ForFunction(cfg.Log.Format, "chat", log))},
 		chat.Config{Model: cfg.LLM.Model, HistoryTurns: cfg.Chat.HistoryTurns, MaxActiveNodes: cfg.Chat.MaxActiveNodes,
 			TokenBudget: cfg.Chat.TokenBudget, ContextRequestTTL: cfg.Chat.ContextRequestTTL, PIIRedaction: cfg.Chat.PIIRedaction,
@@ -97,6 +100,31 @@ func Build(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Opt
 		CompatAPI: cfg.CompatAPI, Sharing: sharing, CORSOrigins: cfg.Chat.CORSOrigins, Log: log,
 	})
 	return a, nil
+}
+
+// textIndexRefresh is how often the text index reads the graph's change
+// feed; a concept added to the graph is matched by its words from then on
+// (by its label and aliases at once).
+const textIndexRefresh = time.Minute
+
+// followTextIndex builds the index of the graph's official text that
+// grounding matches a question's words against, and keeps it fresh from
+// the change feed in the background, never on a turn's path. An
+// in-process graph is read at once; a remote one in the background, so a
+// graph that is down does not hold up start-up (questions match by label
+// and alias until the index has read it).
+func (a *App) followTextIndex(ctx context.Context, feed graph.ChangeReader, inProcess bool, log *slog.Logger) *textindex.Index {
+	words := textindex.New()
+	report := func(err error) { log.Warn("text index: reading the graph's changes failed", "err", err) }
+	if inProcess {
+		if err := words.Refresh(ctx, feed); err != nil {
+			report(err)
+		}
+	}
+	follow, stop := context.WithCancel(context.WithoutCancel(ctx))
+	go words.Follow(follow, feed, textIndexRefresh, !inProcess, report)
+	a.closers = append(a.closers, stop)
+	return words
 }
 
 // conversationStore opens the conversation store with the sharing settings

@@ -32,6 +32,9 @@ type AsOf struct {
 	Date   time.Time
 	Source string
 	Phrase string
+	// End is the last date of a range the question names ("between 2023
+	// and 2025"), zero otherwise; the turn grounds both Date and End.
+	End time.Time
 }
 
 // String is the date as an ISO date.
@@ -54,10 +57,16 @@ func ParseDate(s string) (time.Time, error) {
 // zero), else the first date the question names, else today. today is
 // the clock's time; its calendar day in UTC is used.
 func Choose(requested time.Time, question string, today time.Time) AsOf {
+	return ChooseIn(requested, question, today, nil)
+}
+
+// ChooseIn is Choose for a conversation in jurisdictions, which say whose
+// tax year the question's "last tax year" is (FromQuestionIn).
+func ChooseIn(requested time.Time, question string, today time.Time, jurisdictions []string) AsOf {
 	if !requested.IsZero() {
 		return AsOf{Date: day(requested), Source: SourceRequest}
 	}
-	if found, ok := FromQuestion(question, today); ok {
+	if found, ok := FromQuestionIn(question, today, jurisdictions); ok {
 		return found
 	}
 	return AsOf{Date: day(today), Source: SourceToday}

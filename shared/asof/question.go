@@ -35,39 +35,46 @@ type match struct {
 // rule finds one shape of period.
 type rule struct {
 	re    *regexp.Regexp
-	build func(text string, loc []int, today time.Time) (period, bool)
+	build func(text string, loc []int, e env) (period, bool)
+}
+
+// env is what reading a period may depend on beyond the text: the day it
+// is asked, and whose tax year "last tax year" means.
+type env struct {
+	today     time.Time
+	ukTaxYear bool
 }
 
 const monthNames = `january|february|march|april|may|june|july|august|september|october|november|december|` +
 	`jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec`
 
 var rules = []rule{
-	{regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})\b`), func(s string, l []int, _ time.Time) (period, bool) {
+	{regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})\b`), func(s string, l []int, _ env) (period, bool) {
 		return dayPeriod(atoi(s, l, 1), atoi(s, l, 2), atoi(s, l, 3))
 	}},
-	{regexp.MustCompile(`\b(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})\b`), func(s string, l []int, _ time.Time) (period, bool) {
+	{regexp.MustCompile(`\b(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})\b`), func(s string, l []int, _ env) (period, bool) {
 		return dayPeriod(atoi(s, l, 3), atoi(s, l, 2), atoi(s, l, 1)) // day first, as written in Ireland and the UK
 	}},
-	{regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(` + monthNames + `)\.?,?\s+(\d{4})\b`), func(s string, l []int, _ time.Time) (period, bool) {
+	{regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(` + monthNames + `)\.?,?\s+(\d{4})\b`), func(s string, l []int, _ env) (period, bool) {
 		return dayPeriod(atoi(s, l, 3), monthNumber(group(s, l, 2)), atoi(s, l, 1))
 	}},
-	{regexp.MustCompile(`(?i)\b(` + monthNames + `)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b`), func(s string, l []int, _ time.Time) (period, bool) {
+	{regexp.MustCompile(`(?i)\b(` + monthNames + `)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b`), func(s string, l []int, _ env) (period, bool) {
 		return dayPeriod(atoi(s, l, 3), monthNumber(group(s, l, 1)), atoi(s, l, 2))
 	}},
-	{regexp.MustCompile(`(?i)\b(` + monthNames + `)\.?,?\s+(\d{4})\b`), func(s string, l []int, _ time.Time) (period, bool) {
+	{regexp.MustCompile(`(?i)\b(` + monthNames + `)\.?,?\s+(\d{4})\b`), func(s string, l []int, _ env) (period, bool) {
 		return monthPeriod(atoi(s, l, 2), monthNumber(group(s, l, 1)))
 	}},
-	{regexp.MustCompile(`\b(\d{4})\s?[/-]\s?(\d{2}|\d{4})\b`), func(s string, l []int, _ time.Time) (period, bool) {
+	{regexp.MustCompile(`\b(\d{4})\s?[/-]\s?(\d{2}|\d{4})\b`), func(s string, l []int, _ env) (period, bool) {
 		return taxYearPeriod(atoi(s, l, 1), group(s, l, 2))
 	}},
-	{regexp.MustCompile(`(?i)\bbudget\s+(\d{4})\b`), func(s string, l []int, _ time.Time) (period, bool) {
+	{regexp.MustCompile(`(?i)\bbudget\s+(\d{4})\b`), func(s string, l []int, _ env) (period, bool) {
 		return budgetPeriod(atoi(s, l, 1))
 	}},
-	{regexp.MustCompile(`(?i)\b(last|previous|this|next|coming)\s+year\b`), func(s string, l []int, today time.Time) (period, bool) {
+	{regexp.MustCompile(`(?i)\b(last|previous|this|next|coming)\s+year\b`), func(s string, l []int, e env) (period, bool) {
 		offsets := map[string]int{"last": -1, "previous": -1, "this": 0, "next": 1, "coming": 1}
-		return yearPeriod(today.UTC().Year() + offsets[strings.ToLower(group(s, l, 1))])
+		return yearPeriod(e.today.UTC().Year() + offsets[strings.ToLower(group(s, l, 1))])
 	}},
-	{regexp.MustCompile(`\b(\d{4})\b`), func(s string, l []int, _ time.Time) (period, bool) {
+	{regexp.MustCompile(`\b(\d{4})\b`), func(s string, l []int, _ env) (period, bool) {
 		if !standsAlone(s, l[0], l[1]) {
 			return period{}, false
 		}
@@ -75,14 +82,23 @@ var rules = []rule{
 	}},
 }
 
-// FromQuestion returns the first date the question names, if any. Where
-// two shapes start at the same word, the longer wins ("15 March 2024"
-// over "March 2024").
+// FromQuestion returns the first date the question names, if any, reading
+// "last tax year" as the Irish (calendar) one. Where two shapes start at
+// the same word, the longer wins ("15 March 2024" over "March 2024").
 func FromQuestion(question string, today time.Time) (AsOf, bool) {
+	return FromQuestionIn(question, today, nil)
+}
+
+// FromQuestionIn is FromQuestion for a conversation in jurisdictions: with
+// the UK among them and Ireland not, a tax year is the UK's (6 April to
+// 5 April). A range ("between 2023 and 2025", "from March to June 2024")
+// gives its first end as the date and its last as End.
+func FromQuestionIn(question string, today time.Time, jurisdictions []string) (AsOf, bool) {
+	e := env{today: day(today), ukTaxYear: ukTaxYear(jurisdictions)}
 	var found []match
 	for _, r := range rules {
 		for _, loc := range r.re.FindAllStringSubmatchIndex(question, -1) {
-			if p, ok := r.build(question, loc, today); ok {
+			if p, ok := r.build(question, loc, e); ok {
 				found = append(found, match{start: loc[0], end: loc[1], period: p})
 			}
 		}
@@ -90,13 +106,18 @@ func FromQuestion(question string, today time.Time) (AsOf, bool) {
 	if len(found) == 0 {
 		return AsOf{}, false
 	}
-	first := slices.MinFunc(found, func(a, b match) int {
+	longestFirst := func(a, b match) int {
 		if a.start != b.start {
 			return a.start - b.start
 		}
 		return b.end - a.end
-	})
-	start, date := applyModifier(question, first, day(today))
+	}
+	slices.SortFunc(found, longestFirst)
+	first := found[0]
+	if r, ok := rangeFrom(question, found, e.today); ok {
+		return r, true
+	}
+	start, date := applyModifier(question, first, e.today)
 	return AsOf{Date: date, Source: SourceQuestion, Phrase: question[start:first.end]}, true
 }
 

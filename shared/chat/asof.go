@@ -7,13 +7,14 @@ import (
 	"regintel/shared/conversation"
 	"regintel/shared/graph"
 	"regintel/shared/prompt"
+	"regintel/shared/review"
 )
 
 // asOf is the turn's as-of date, chosen once: the request's, else the
 // question's, else today's.
 func (t *Turn) asOf() asof.AsOf {
 	if t.chosenAsOf == nil {
-		a := asof.Choose(t.req.AsOf, t.questionForLLM(), t.e.now())
+		a := asof.ChooseIn(t.req.AsOf, t.questionForLLM(), t.e.now(), t.profileJurisdictions())
 		t.chosenAsOf = &a
 	}
 	return *t.chosenAsOf
@@ -22,7 +23,11 @@ func (t *Turn) asOf() asof.AsOf {
 // asOfMetadata is the as-of date as the metadata carries it.
 func (t *Turn) asOfMetadata() *conversation.AsOf {
 	a := t.asOf()
-	return &conversation.AsOf{Date: a.String(), Source: a.Source, Phrase: a.Phrase}
+	out := &conversation.AsOf{Date: a.String(), Source: a.Source, Phrase: a.Phrase}
+	if !a.End.IsZero() {
+		out.End = a.End.Format(asof.DateLayout)
+	}
+	return out
 }
 
 // asOfLine is the as-of date as the turn's graph_facts message names it.
@@ -38,7 +43,7 @@ func asOfLineOf(a *conversation.AsOf) prompt.AsOfLine {
 	}
 	line := prompt.AsOfLine{Date: a.Date, Requested: a.Source == asof.SourceRequest}
 	if a.Source == asof.SourceQuestion {
-		line.Phrase = a.Phrase
+		line.Phrase, line.End = a.Phrase, a.End
 	}
 	return line
 }
@@ -56,24 +61,23 @@ func (t *Turn) keepFacts(found []graph.GroundedConcept) {
 
 // withValidity adds the fact's valid time to its prompt line; a value that
 // starts after today is marked as announced, not yet in force, and one
-// long unchecked as possibly out of date.
-func withValidity(line prompt.FactLine, f graph.Fact, asOfDate, today time.Time) prompt.FactLine {
+// whose family has passed a review point since it was checked as possibly
+// out of date.
+func withValidity(line prompt.FactLine, f graph.Fact, conceptID string, asOfDate, today time.Time) prompt.FactLine {
 	line.ValidFrom, line.ValidTo, line.Status = f.ValidFrom, f.ValidTo, f.Status
 	line.NotYetInForce = f.Status == "announced" || f.ValidFrom > today.UTC().Format(asof.DateLayout)
-	line.MayBeOutdated = mayBeOutdated(f, asOfDate, today)
+	line.MayBeOutdated = mayBeOutdated(f, conceptID, asOfDate, today)
 	return line
 }
 
-// staleAfterMonths is how long a value in force may go unchecked at its
-// source before the answer should say it may have changed.
-const staleAfterMonths = 12
-
-// mayBeOutdated reports whether f is in force on asOfDate and was last
-// checked at its source more than staleAfterMonths before that date, or
-// before today when the date is today or later (a check cannot be later
-// than today). An announced or superseded value, or a neighbour, is not in
-// force on the date; a fact never checked has no date to give.
-func mayBeOutdated(f graph.Fact, asOfDate, today time.Time) bool {
+// mayBeOutdated reports whether f is in force on asOfDate and a review
+// point of its concept's family (the Irish Budget, 1 January and 1 April
+// for wage floors, the UK tax year's 6 April: package review) has passed
+// between its last check at the source and that date, or today when the
+// date is today or later (a check cannot be later than today). An
+// announced or superseded value, or a neighbour, is not in force on the
+// date; a fact never checked has no date to give.
+func mayBeOutdated(f graph.Fact, conceptID string, asOfDate, today time.Time) bool {
 	if f.LastVerifiedAt.IsZero() || f.Neighbour || f.Status == "announced" || f.Status == "superseded" {
 		return false
 	}
@@ -84,7 +88,7 @@ func mayBeOutdated(f graph.Fact, asOfDate, today time.Time) bool {
 	if t := calendarDay(today); t.Before(ref) {
 		ref = t
 	}
-	return calendarDay(f.LastVerifiedAt).Before(ref.AddDate(0, -staleAfterMonths, 0))
+	return review.Passed(review.ScheduleOf(conceptID), f.LastVerifiedAt, ref)
 }
 
 // calendarDay is t's day in UTC, at midnight.

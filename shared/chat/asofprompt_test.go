@@ -112,9 +112,10 @@ func TestADatedQuestionWithoutFactsIsToldItsDate(t *testing.T) {
 	}
 }
 
-// A fact in force that was last checked at its source over a year before
-// the as-of date is marked in its prompt line and its citation; asked
-// about an earlier date, when that check was recent, it is not.
+// A fact in force that was last checked at its source before a review
+// point of its family that has since passed (two years back, several
+// Budgets) is marked in its prompt line and its citation; asked about an
+// earlier date, before any review point since the check, it is not.
 func TestALongUncheckedFactIsMarkedInThePromptAndItsCitation(t *testing.T) {
 	verified := time.Now().UTC().AddDate(-2, 0, 0)
 	mark := "last checked at its source on " + verified.Format(time.DateOnly) + "; may have changed since"

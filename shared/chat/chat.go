@@ -137,6 +137,7 @@ type Engine struct {
 	refused  toolsRefused
 	observe  TurnObserver
 	unpriced unpricedModels
+	words    ConceptMatcher
 }
 
 // Graph is what a turn reads from the rules graph: one grounding read
@@ -181,6 +182,16 @@ type Deps struct {
 	Sheet *prompt.Sheet
 	// Observe, if set, receives each finished turn's stats (metrics).
 	Observe TurnObserver
+	// Words, if set, finds the concepts a question's words name (inflected,
+	// partial, or in a definition or a fact's label) before the turn's one
+	// graph read: graph/textindex, kept fresh from the change feed.
+	Words ConceptMatcher
+}
+
+// ConceptMatcher finds the official concepts a text's words name, best
+// first, within jurisdictions, without reading the graph.
+type ConceptMatcher interface {
+	Match(text string, jurisdictions []string) []string
 }
 
 // New returns an engine.
@@ -191,7 +202,7 @@ func New(d Deps, cfg Config) *Engine {
 	}
 	cfg = cfg.withDefaults()
 	e := &Engine{store: d.Store, graph: d.Graph, provider: d.Provider, concepts: d.Concepts,
-		log: log, cfg: cfg, now: time.Now, sheet: d.Sheet, observe: d.Observe,
+		log: log, cfg: cfg, now: time.Now, sheet: d.Sheet, observe: d.Observe, words: d.Words,
 		tokens: prompt.TokenizerForModel(cfg.Model), redact: newRedactor(cfg.PIIRedaction), guard: write.NewGuard()}
 	if e.sheet == nil {
 		e.sheet = prompt.DefaultSheet()

@@ -58,6 +58,9 @@ func (t *Turn) tools() []llm.Tool {
 	if t.offerRequestContext() {
 		tools = append(tools, RequestContextTool())
 	}
+	if t.e.words != nil {
+		tools = append(tools, LookupFactsTool())
+	}
 	return tools
 }
 
@@ -102,7 +105,7 @@ func (t *Turn) converse(ctx context.Context, sink Sink, fitted prompt.Fitted, to
 		}
 		req.Messages = append(req.Messages, llm.Message{Role: llm.RoleAssistant, Content: text, ToolCalls: calls})
 		for _, c := range calls {
-			req.Messages = append(req.Messages, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, Content: t.toolOutput(c)})
+			req.Messages = append(req.Messages, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, Content: t.toolOutput(ctx, c)})
 		}
 	}
 	if out.answer.Len() == 0 {
@@ -200,6 +203,8 @@ func (t *Turn) readToolCall(ch llm.Chunk, out *conversed) {
 			return
 		}
 		out.requested = items
+	case ch.ToolName == LookupFactsToolName:
+		// Answered when the call's output is sent back (toolOutput).
 	case ch.ToolName == concept.CaptureToolName:
 		// Each entry is checked as the model wrote it, before an id is
 		// computed from it: a rejected one leaves no trace but a count.
@@ -221,10 +226,12 @@ func (t *Turn) readToolCall(ch llm.Chunk, out *conversed) {
 }
 
 // toolOutput is what the model reads back for a call: a short
-// acknowledgement, so it goes on to answer.
-func (t *Turn) toolOutput(c llm.ToolCall) string {
+// acknowledgement, so it goes on to answer, or a lookup's facts.
+func (t *Turn) toolOutput(ctx context.Context, c llm.ToolCall) string {
 	var body map[string]any
 	switch c.Name {
+	case LookupFactsToolName:
+		body = t.lookupOutput(ctx, string(c.ArgsJSON))
 	case concept.CaptureToolName:
 		body = map[string]any{"status": "recorded", "note": "Concepts recorded. Now answer the user's question."}
 	default:

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"regintel/shared/graph"
+	"regintel/shared/graph/textindex"
 )
 
 // readFactsPerConcept is how many facts grounding reads for one concept;
@@ -20,24 +21,55 @@ const readFactsPerConcept = 3 * maxFactsPerConcept
 var questionNumber = regexp.MustCompile(`\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?`)
 
 // focusFacts keeps at most limit facts per concept. Bands whose bounds hold
-// a number the question names come first; the rest keep the graph's order
-// (valid on the as-of date, newest first, then neighbours).
+// a number the question names come first; then facts whose label or scope
+// (applies_to) shares more of the question's words, so "a hotel stay" puts
+// the accommodation rate before the standard one and "heating oil" the
+// heating fuels' carbon rate before the auto fuels'; the rest keep the
+// graph's order (valid on the as-of date, newest first, then neighbours).
 func focusFacts(found []graph.GroundedConcept, question string, limit int) []graph.GroundedConcept {
 	numbers := numbersIn(question)
+	words := textindex.Expand(textindex.Words(question))
 	for i := range found {
-		facts := found[i].Facts
-		if len(numbers) > 0 {
-			facts = slices.Clone(facts)
-			slices.SortStableFunc(facts, func(a, b graph.Fact) int {
-				return boolRank(bandHolds(b, numbers)) - boolRank(bandHolds(a, numbers))
-			})
+		facts := slices.Clone(found[i].Facts)
+		scope := make(map[string]int, len(facts))
+		for _, f := range facts {
+			scope[f.NodeID] = scopeMatches(f, words)
 		}
+		slices.SortStableFunc(facts, func(a, b graph.Fact) int {
+			if byBand := boolRank(bandHolds(b, numbers)) - boolRank(bandHolds(a, numbers)); byBand != 0 {
+				return byBand
+			}
+			if byScope := scope[b.NodeID] - scope[a.NodeID]; byScope != 0 {
+				return byScope
+			}
+			return boolRank(isGeneral(b)) - boolRank(isGeneral(a))
+		})
 		if len(facts) > limit {
 			facts = facts[:limit]
 		}
 		found[i].Facts = facts
 	}
 	return found
+}
+
+// isGeneral reports whether the fact applies generally: it names no scope.
+func isGeneral(f graph.Fact) bool {
+	code, _ := f.Properties["applies_to"].(string)
+	return code == ""
+}
+
+// scopeMatches counts the question's words found in the fact's label and
+// in its scope code (applies_to, snake_case).
+func scopeMatches(f graph.Fact, question []string) int {
+	code, _ := f.Properties["applies_to"].(string)
+	own := textindex.Words(f.Label + " " + strings.ReplaceAll(code, "_", " "))
+	n := 0
+	for _, w := range question {
+		if slices.Contains(own, w) {
+			n++
+		}
+	}
+	return n
 }
 
 // numbersIn returns the numbers in text, leaving out what reads as a year

@@ -70,3 +70,35 @@ func TestAnOpenBandHoldsEverythingAboveIt(t *testing.T) {
 		t.Error("an open band holds what is above its lower bound only, and a fact without bounds holds nothing")
 	}
 }
+
+// Scoped rates of one concept, in the graph's order: the general rate
+// first, as a question naming no scope gets them.
+func scopedRates() []graph.Fact {
+	return []graph.Fact{
+		{NodeID: "STANDARD", Label: "Sales tax standard rate", Properties: map[string]any{"percent": 20.0}},
+		{NodeID: "LODGING", Label: "Sales tax rate on short stays", Properties: map[string]any{"percent": 10.0, "applies_to": "accommodation"}},
+		{NodeID: "FOOD", Label: "Sales tax rate on restaurant and catering services", Properties: map[string]any{"percent": 8.0, "applies_to": "restaurant_catering"}},
+		{NodeID: "ROAD", Label: "Levy on petrol and diesel", Properties: map[string]any{"amount": 60.0, "applies_to": "auto_fuels"}},
+		{NodeID: "HOME", Label: "Levy on other fuels (heating oil, coal)", Properties: map[string]any{"amount": 55.0, "applies_to": "other_fuels"}},
+	}
+}
+
+func TestFocusPutsTheRateOfTheScopeTheQuestionNamesFirst(t *testing.T) {
+	for question, first := range map[string]string{
+		"What sales tax is added to a hotel bill for two nights?": "LODGING",
+		"sales tax on a restaurant meal":                          "FOOD",
+		"tax on a takeaway dinner":                                "FOOD",
+		"how much levy on a litre of petrol":                      "ROAD",
+		"the levy on kerosene for the boiler":                     "HOME",
+		"the levy on heating oil":                                 "HOME",
+		"what is the standard sales tax":                          "STANDARD",
+	} {
+		got := keptIDs(focusFacts([]graph.GroundedConcept{{Facts: scopedRates()}}, question, 8))
+		if got[0] != first {
+			t.Errorf("%q: order %v, want %s first", question, got, first)
+		}
+	}
+	if got := keptIDs(focusFacts([]graph.GroundedConcept{{Facts: scopedRates()}}, "what are the rates?", 8)); got[0] != "STANDARD" || got[4] != "HOME" {
+		t.Errorf("a question naming no scope reordered the facts: %v", got)
+	}
+}

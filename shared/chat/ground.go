@@ -24,6 +24,10 @@ const maxFactsPerConcept = 8
 type grounding struct {
 	concepts []prompt.ConceptLine
 	facts    []prompt.FactGroup
+	// read is every fact the graph read, before the question chose the
+	// ones it is given: a history turn's facts are found here, so its
+	// replay does not depend on what the current question names.
+	read []prompt.FactGroup
 }
 
 // ground reads, in one graph round trip, the conversation's active concepts
@@ -32,10 +36,14 @@ type grounding struct {
 func (t *Turn) ground(ctx context.Context) grounding {
 	e := t.e
 	active := t.state.Context.ActiveNodeIDs
+	var candidates []string
+	if e.words != nil {
+		candidates = e.words.Match(t.questionForLLM(), t.profileJurisdictions())
+	}
 	gctx, cancel := context.WithTimeout(ctx, e.cfg.GraphTimeout)
 	found, err := e.graph.Ground(gctx, graph.GroundingQuery{
-		ActiveIDs: active, Text: t.questionForLLM(),
-		Jurisdictions: t.profileJurisdictions(), MaxFactsPerConcept: readFactsPerConcept, AsOf: t.asOf().Date,
+		ActiveIDs: active, Text: t.questionForLLM(), Candidates: candidates,
+		Jurisdictions: t.profileJurisdictions(), MaxFactsPerConcept: readFactsPerConcept, AsOf: t.asOf().Date, AsOfEnd: t.asOf().End,
 	})
 	cancel()
 	if err != nil {
@@ -43,9 +51,11 @@ func (t *Turn) ground(ctx context.Context) grounding {
 		t.warn("The rules graph is unavailable; this answer is not grounded in its facts or in concepts from earlier turns.")
 		return grounding{}
 	}
+	all := slices.Clone(found)
 	found = focusFacts(found, t.questionForLLM(), maxFactsPerConcept)
-	t.keepFacts(found)
-	return grounding{concepts: t.conceptLines(active, found), facts: factGroups(found, t.asOf().Date, e.now())}
+	t.keepFacts(all)
+	return grounding{concepts: t.conceptLines(active, found), facts: factGroups(found, t.asOf().Date, e.now()),
+		read: factGroups(all, t.asOf().Date, e.now())}
 }
 
 // conceptLines names each active concept, in the context's order: by the
@@ -111,7 +121,7 @@ func factGroups(found []graph.GroundedConcept, asOfDate, today time.Time) []prom
 		}
 		group := prompt.FactGroup{ConceptID: g.Node.ID, Concept: cmp(g.Node.PrefLabel, g.Node.ID)}
 		for _, f := range g.Facts {
-			group.Facts = append(group.Facts, withValidity(factLine(f), f, asOfDate, today))
+			group.Facts = append(group.Facts, withValidity(factLine(f), f, g.Node.ID, asOfDate, today))
 		}
 		out = append(out, group)
 	}
@@ -177,7 +187,7 @@ func (t *Turn) fit(g grounding, tools []llm.Tool) (prompt.Fitted, error) {
 		}
 		in.History = append(in.History, prompt.HistoryTurn{Number: turn.Number, UserText: e.redact.forLLM(turn.UserText),
 			AssistantText: e.redact.forLLM(turn.AssistantText), CutShort: turn.Status != conversation.TurnOK,
-			Facts: citedFacts(turn.Metadata.Citations, g.facts), AsOf: asOfLineOf(turn.Metadata.AsOf)})
+			Facts: citedFacts(turn.Metadata.Citations, g.read), AsOf: asOfLineOf(turn.Metadata.AsOf)})
 	}
 	for _, it := range t.supplied {
 		in.Supplied = append(in.Supplied, prompt.SuppliedItem{ID: it.ID, Key: it.Key, Kind: it.Kind, Content: e.redact.forLLM(it.Content)})
@@ -189,7 +199,10 @@ func (t *Turn) fit(g grounding, tools []llm.Tool) (prompt.Fitted, error) {
 // holds them now, in the order they were given, grouped by concept; a
 // fact the graph no longer grounds is left out. The order does not depend
 // on what the current question names, so a replayed turn reads the same
-// from one turn to the next.
+// from one turn to the next. A group is a run of one concept's citations:
+// a turn's citations open with the earlier turns' facts it was shown
+// again, so a concept of those and of its own facts is two groups, and
+// once the earlier ones are left out its own facts keep their place.
 func citedFacts(citations []conversation.Citation, facts []prompt.FactGroup) []prompt.FactGroup {
 	type grounded struct {
 		concept prompt.FactGroup
@@ -202,23 +215,19 @@ func citedFacts(citations []conversation.Citation, facts []prompt.FactGroup) []p
 		}
 	}
 	var out []prompt.FactGroup
-	at := map[string]int{}
 	for _, c := range citations {
 		found, ok := byID[c.NodeID]
 		if !ok {
 			continue
 		}
-		i, seen := at[found.concept.ConceptID]
-		if !seen {
-			i = len(out)
-			at[found.concept.ConceptID] = i
+		if len(out) == 0 || out[len(out)-1].ConceptID != found.concept.ConceptID {
 			out = append(out, prompt.FactGroup{ConceptID: found.concept.ConceptID, Concept: found.concept.Concept})
 		}
 		// The mark is the one the turn was given, so its replay reads
 		// the same whatever this turn's date.
 		fact := found.fact
 		fact.MayBeOutdated = c.MayBeOutdated
-		out[i].Facts = append(out[i].Facts, fact)
+		out[len(out)-1].Facts = append(out[len(out)-1].Facts, fact)
 	}
 	return out
 }

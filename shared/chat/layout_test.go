@@ -109,7 +109,7 @@ func TestRequestsAreStableFirstChangingLast(t *testing.T) {
 				}
 				for k, m := range history {
 					if req.Messages[k].Role != m.Role || req.Messages[k].Content != m.Content {
-						t.Fatalf("request %d rewrote message %d of the history", i, k)
+						t.Fatalf("request %d rewrote message %d of the history:\n%s\nthen\n%s", i, k, m.Content, req.Messages[k].Content)
 					}
 				}
 				if got := req.Messages[len(history)]; got.Content != questions[i-1] {

@@ -78,7 +78,7 @@ func (t *Turn) metadata(out *conversed, fitted prompt.Fitted, refs []conversatio
 		LatencyMS: time.Since(t.started).Milliseconds(), Stateless: t.req.Stateless,
 		TurnMetadata: conversation.TurnMetadata{
 			QueryComposition: fitted.Composition, Context: &usage, ModelCalls: out.calls, Warnings: slices.Clone(t.warnings),
-			Concepts: refs, Citations: t.citations(fitted.Facts), AsOf: t.asOfMetadata(),
+			Concepts: refs, Citations: t.citations(t.allCitedLines(fitted.Facts)), AsOf: t.asOfMetadata(),
 		},
 	}
 	if m.Warnings == nil {

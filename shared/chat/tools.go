@@ -38,12 +38,16 @@ func CaptureConceptsTool() llm.Tool {
 	}
 }
 
-// toolTokens estimates what the offered tool schemas cost in the prompt:
-// the JSON of each name, description and schema.
+// toolTokens estimates what the offered tools cost in the prompt: the
+// JSON of each name, description and schema, and, with lookup_facts
+// offered, the room its output may take (lookupReserve).
 func (t *Turn) toolTokens(tools []llm.Tool) int {
 	n := 0
 	for _, tool := range tools {
 		n += t.e.tokens.Count(tool.Name+" "+tool.Description) + t.e.tokens.Count(schemaJSON(tool.Parameters))
+		if tool.Name == LookupFactsToolName {
+			n += t.lookupReserve()
+		}
 	}
 	return n
 }

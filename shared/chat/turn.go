@@ -11,6 +11,7 @@ import (
 	"regintel/shared/conversation"
 	"regintel/shared/graph"
 	"regintel/shared/llm"
+	"regintel/shared/prompt"
 )
 
 // Sink receives the turn's events in order. The HTTP layer writes each one
@@ -101,6 +102,9 @@ type Turn struct {
 	// groundedFacts the facts grounding read, by node id, for citations.
 	chosenAsOf    *asof.AsOf
 	groundedFacts map[string]graph.Fact
+	// lookedUp are the fact lines lookup_facts calls returned: they join
+	// the turn's citations.
+	lookedUp []prompt.FactLine
 }
 
 // Start is the first event of every stream: the conversation and turn the

@@ -31,6 +31,9 @@ type AsOf struct {
 	Date   string `json:"date"`
 	Source string `json:"source"`
 	Phrase string `json:"phrase,omitempty"`
+	// End is the last date of a range the question names ("between 2023
+	// and 2025"); the turn grounds the facts of both Date and End.
+	End string `json:"end,omitempty"`
 }
 
 // ConceptRef is a concept of a turn.
@@ -55,9 +58,11 @@ type Citation struct {
 	Status         string     `json:"status,omitempty"`
 	URL            string     `json:"url,omitempty"`
 	LastVerifiedAt *time.Time `json:"lastVerifiedAt"`
-	// MayBeOutdated is true for a value in force on the as-of date that
-	// was last checked at its source more than 12 months before it (or
-	// before today, for today or a later date): the prompt said so.
+	// MayBeOutdated is true for a value in force on the as-of date whose
+	// family passed a scheduled review point (the Irish Budget, 1 January
+	// and 1 April for wage floors, 6 April for UK tax) between its last
+	// check at the source and that date (or today, for today or a later
+	// date): the prompt said so.
 	MayBeOutdated bool `json:"mayBeOutdated"`
 	// Confidence is "corroborated" for a value no official page states,
 	// which two independent secondary sources agree on; absent otherwise.

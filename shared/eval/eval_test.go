@@ -20,6 +20,7 @@ import (
 	"regintel/shared/graph/graphtest"
 	graphmem "regintel/shared/graph/memory"
 	"regintel/shared/graph/seeddata"
+	"regintel/shared/graph/textindex"
 	"regintel/shared/httpapi"
 	"regintel/shared/llm"
 	"regintel/shared/llm/offline"
@@ -127,7 +128,15 @@ func handler(g chat.Graph, nodes graph.Reader, provider llm.Provider, model stri
 	for _, f := range tune {
 		f(&cfg)
 	}
-	engine := chat.New(chat.Deps{Store: convmem.New(), Graph: g, Provider: provider, Log: quiet()}, cfg)
+	deps := chat.Deps{Store: convmem.New(), Graph: g, Provider: provider, Log: quiet()}
+	// As the app wires it: a text index read from the graph's change feed.
+	if feed, ok := g.(graph.ChangeReader); ok {
+		words := textindex.New()
+		if err := words.Refresh(context.Background(), feed); err == nil {
+			deps.Words = words
+		}
+	}
+	engine := chat.New(deps, cfg)
 	return httpapi.New(httpapi.Options{Auth: auth.Dev{}, Engine: engine, Graph: nodes, Log: quiet()})
 }
 

@@ -55,7 +55,8 @@ type GroundedConcept struct {
 	// then the neighbouring values of series that changed within a year of
 	// it (Neighbour); at most GroundingQuery.MaxFactsPerConcept.
 	Facts []Fact
-	// Mentioned is true when the concept was found by its label/alias in Text (not only active).
+	// Mentioned is true when the concept was found by its label/alias in
+	// Text, or is one of the query's Candidates (not only active).
 	Mentioned bool
 }
 
@@ -66,6 +67,11 @@ type GroundingQuery struct {
 	// official alias appears in it as a whole word (case-insensitive) are in
 	// scope too.
 	Text string
+	// Candidates are official concepts a text index (graph/textindex)
+	// found for Text by its words, best first, picked before the read:
+	// they are in scope as mentioned concepts after those Text names by
+	// label or alias, within Jurisdictions like them.
+	Candidates []string
 	// Jurisdictions, when non-empty, limits mentioned concepts to these +
 	// GLOBAL (+ EU for EU member states); active ones are always included.
 	Jurisdictions      []string
@@ -73,6 +79,10 @@ type GroundingQuery struct {
 	// AsOf is the date the question is about: facts valid on it are
 	// returned, with neighbours changed within a year. Zero means today.
 	AsOf time.Time
+	// AsOfEnd, when set, is a second date the question is about (the far
+	// end of a range it names): facts valid on it are returned too, after
+	// those valid on AsOf.
+	AsOfEnd time.Time
 }
 
 // DefaultMaxFactsPerConcept applies when GroundingQuery.MaxFactsPerConcept is 0.
@@ -82,7 +92,8 @@ const DefaultMaxFactsPerConcept = 8
 // trip (one Cypher query on Bolt; one lock on memory).
 type GroundingReader interface {
 	// Ground returns the active concepts first (in ActiveIDs order), then
-	// the mentioned ones (in order of first mention).
+	// the mentioned ones (in order of first mention), then the candidates
+	// not otherwise found (in the query's order).
 	Ground(ctx context.Context, q GroundingQuery) ([]GroundedConcept, error)
 }
 
@@ -420,3 +431,8 @@ func ChooseResolution(c concept.Concept, sameTriple []string, byName []NameMatch
 	})
 	return best.ID
 }
+
+// CandidatePosition ranks a concept found only as the query's candidate at
+// rank: after every concept the text names by label or alias (whose
+// position is a word index in the text).
+func CandidatePosition(rank int) int { return 1<<30 + rank }

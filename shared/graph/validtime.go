@@ -19,6 +19,66 @@ func (q GroundingQuery) AsOfDate() string {
 	return q.AsOf.UTC().Format(DateLayout)
 }
 
+// AsOfDates are the query's dates as ISO dates: AsOfDate, then AsOfEnd
+// when it is set and differs.
+func (q GroundingQuery) AsOfDates() []string {
+	dates := []string{q.AsOfDate()}
+	if !q.AsOfEnd.IsZero() {
+		if end := q.AsOfEnd.UTC().Format(DateLayout); end != dates[0] {
+			dates = append(dates, end)
+		}
+	}
+	return dates
+}
+
+// FactWindowFor is the range of dates a store reads facts for on every
+// one of dates: from the earliest one's window start to the latest one's
+// window end.
+func FactWindowFor(dates []string) (from, to string) {
+	for i, d := range dates {
+		f, t := FactWindow(d)
+		if i == 0 || f < from {
+			from = f
+		}
+		if i == 0 || t > to {
+			to = t
+		}
+	}
+	return from, to
+}
+
+// SelectFactsOn is SelectFacts for several dates: the values valid on
+// each date, in the dates' order, then the neighbours not already given,
+// each fact once, at most limit.
+func SelectFactsOn(facts []Fact, dates []string, limit int) []Fact {
+	if len(dates) == 1 {
+		return SelectFacts(facts, dates[0], limit)
+	}
+	var valid, near []Fact
+	seen := map[string]bool{}
+	for _, d := range dates {
+		for _, f := range SelectFacts(facts, d, limit) {
+			if !f.Neighbour && !seen[f.NodeID] {
+				seen[f.NodeID] = true
+				valid = append(valid, f)
+			}
+		}
+	}
+	for _, d := range dates {
+		for _, f := range SelectFacts(facts, d, limit) {
+			if f.Neighbour && !seen[f.NodeID] {
+				seen[f.NodeID] = true
+				near = append(near, f)
+			}
+		}
+	}
+	out := append(valid, near...)
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out
+}
+
 // FactWindow is the range of dates a store reads facts for on asOf: a fact
 // valid somewhere in it is valid on asOf or a neighbour. It reaches a year
 // each side, the span within which a change brings its neighbouring value.

@@ -96,6 +96,7 @@ type AsOfLine struct {
 	Date      string // ISO date; "" says nothing about the date
 	Requested bool
 	Phrase    string
+	End       string // ISO date: the last end of a range the question names
 }
 
 // ConceptLine is one concept of the conversation context.

@@ -29,9 +29,11 @@ ORDER BY coalesce(f.updated_at, 0) DESC, f.id
 WITH c, matched, collect({node: f, rel: type(r)}) AS facts
 RETURN c, matched, facts[0..$fetch] AS facts`
 
-// groundQuery reads the active concepts and the concepts named in the text
+// groundQuery reads the active concepts, the concepts named in the text
 // (through their alias nodes' id index, by official aliases of official
-// concepts only) with their facts, in one statement.
+// concepts only) and the text index's candidates with their facts, in one
+// statement. A concept both named and a candidate comes back twice; Ground
+// keeps its first mention.
 const groundQuery = `
 MATCH (c:Concept) WHERE c.id IN $active_ids
 OPTIONAL MATCH (c)-[a:HAS_ALT_LABEL]->(l:Label) WHERE l.id IN $label_ids AND a.provenance = 'official'
@@ -41,7 +43,11 @@ MATCH (l:Label) WHERE l.id IN $label_ids
 MATCH (c:Concept)-[a:HAS_ALT_LABEL]->(l)
 WHERE a.provenance = 'official' AND c.provenance = 'official'
   AND NOT c.id IN $active_ids AND (size($scope) = 0 OR c.jurisdiction IN $scope)
-WITH c, collect(l.id) AS matched` + groundFacts
+WITH c, collect(l.id) AS matched` + groundFacts + `
+UNION
+MATCH (c:Concept) WHERE c.id IN $candidate_ids AND c.provenance = 'official'
+  AND NOT c.id IN $active_ids AND (size($scope) = 0 OR c.jurisdiction IN $scope)
+WITH c, [] AS matched` + groundFacts
 
 // factsFetched times the facts a turn shows bounds the facts read per
 // concept: a series' history within the as-of window reaches Go whole.
@@ -51,17 +57,17 @@ const factsFetched = 8
 func (s *Store) Ground(ctx context.Context, q graph.GroundingQuery) ([]graph.GroundedConcept, error) {
 	candidates := graph.MentionCandidates(q.Text)
 	active := distinct(q.ActiveIDs)
-	if len(active) == 0 && len(candidates) == 0 {
+	if len(active) == 0 && len(candidates) == 0 && len(q.Candidates) == 0 {
 		return nil, nil
 	}
 	labelIDs := make([]string, 0, len(candidates))
 	for id := range candidates {
 		labelIDs = append(labelIDs, id)
 	}
-	asOf := q.AsOfDate()
-	windowFrom, windowTo := graph.FactWindow(asOf)
+	asOf := q.AsOfDates()
+	windowFrom, windowTo := graph.FactWindowFor(asOf)
 	records, err := s.read(ctx, groundQuery, map[string]any{
-		"active_ids": active, "label_ids": labelIDs, "scope": orEmpty(graph.ScopeJurisdictions(q.Jurisdictions)),
+		"active_ids": active, "label_ids": labelIDs, "candidate_ids": orEmpty(q.Candidates), "scope": orEmpty(graph.ScopeJurisdictions(q.Jurisdictions)),
 		"fact_kinds": graph.FactKinds, "fetch": factsFetched * q.MaxFacts(),
 		"window_from": windowFrom, "window_to": windowTo,
 	})
@@ -77,6 +83,12 @@ func (s *Store) Ground(ctx context.Context, q graph.GroundingQuery) ([]graph.Gro
 		gc, position, err := groundedConcept(rec, candidates, asOf, q.MaxFacts())
 		if err != nil {
 			return nil, fmt.Errorf("bolt graph: ground: %w", err)
+		}
+		if rank := slices.Index(q.Candidates, gc.Node.ID); position < 0 && rank >= 0 && !slices.Contains(active, gc.Node.ID) {
+			position, gc.Mentioned = graph.CandidatePosition(rank), true
+		}
+		if prev, seen := byID[gc.Node.ID]; seen && prev.position >= 0 && (position < 0 || prev.position <= position) {
+			continue
 		}
 		byID[gc.Node.ID] = found{gc, position}
 	}
@@ -101,7 +113,7 @@ func (s *Store) Ground(ctx context.Context, q graph.GroundingQuery) ([]graph.Gro
 }
 
 // groundedConcept decodes one row of groundQuery.
-func groundedConcept(rec *neo4j.Record, candidates map[string]int, asOf string, maxFacts int) (graph.GroundedConcept, int, error) {
+func groundedConcept(rec *neo4j.Record, candidates map[string]int, asOf []string, maxFacts int) (graph.GroundedConcept, int, error) {
 	c, _, err := neo4j.GetRecordValue[neo4j.Node](rec, "c")
 	if err != nil {
 		return graph.GroundedConcept{}, 0, err
@@ -130,7 +142,7 @@ func groundedConcept(rec *neo4j.Record, candidates map[string]int, asOf string, 
 		node.Properties["id"] = node.ID
 		facts = append(facts, graph.NewFact(node.ID, graph.FactKind(node.Labels), asString(fields["rel"]), node.Properties, gc.Node.Properties))
 	}
-	gc.Facts = graph.SelectFacts(facts, asOf, maxFacts)
+	gc.Facts = graph.SelectFactsOn(facts, asOf, maxFacts)
 	return gc, position, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"regintel/shared/concept"
 	"regintel/shared/graph"
 )
 
@@ -15,6 +16,7 @@ func runGround(t *testing.T, newStore NewStore) {
 		{"JurisdictionFilter", groundJurisdictionFilter},
 		{"WholeWordsOnly", groundWholeWordsOnly},
 		{"ActiveFirstThenMentioned", groundActiveFirstThenMentioned},
+		{"CandidatesAfterMentions", groundCandidatesAfterMentions},
 		{"FactsNewestFirstWithProvenance", func(t *testing.T, newStore NewStore) { groundFacts(t, newStore(t)) }},
 	})
 }
@@ -142,6 +144,40 @@ func groundActiveFirstThenMentioned(t *testing.T, newStore NewStore) {
 	}
 	if none := ground(t, s, graph.GroundingQuery{}); len(none) != 0 {
 		t.Errorf("empty query grounded %v", ids(none))
+	}
+}
+
+// groundCandidatesAfterMentions: a text index's candidates join the
+// mentioned concepts after those the text names, in the index's order, once
+// each, official and within the jurisdictions only.
+func groundCandidatesAfterMentions(t *testing.T, newStore NewStore) {
+	s := newStore(t)
+	jur, other := UniqueJurisdiction(), UniqueJurisdiction()
+	named, picked, both := Concept(jur, "NAMED", "Named levy"), Concept(jur, "PICKED", "Picked levy"), Concept(jur, "BOTH", "Both levy")
+	active, elsewhere := Concept(jur, "ACTIVE", "Active levy"), Concept(other, "ELSEWHERE", "Elsewhere levy")
+	upsert(t, s, t0, named, picked, both, active, elsewhere)
+	captured := Concept(jur, "CAPTURED", "Captured levy")
+	must(t, s.UpsertConcepts(context.Background(), []concept.Concept{captured}, graph.ProvenanceCapture, t0))
+	got := ground(t, s, graph.GroundingQuery{
+		ActiveIDs:     []string{active.ID},
+		Text:          "both levy and named levy",
+		Candidates:    []string{captured.ID, elsewhere.ID, picked.ID, active.ID, both.ID},
+		Jurisdictions: []string{jur},
+	})
+	want := []string{active.ID, both.ID, named.ID, picked.ID}
+	if found := only(ids(got), append(want, captured.ID, elsewhere.ID)...); !slices.Equal(found, want) {
+		t.Fatalf("grounded %v, want %v", found, want)
+	}
+	for _, gc := range got {
+		if gc.Node.ID == picked.ID && !gc.Mentioned {
+			t.Errorf("a candidate is not marked mentioned")
+		}
+		if gc.Node.ID == active.ID && gc.Mentioned {
+			t.Errorf("an active concept that is only a candidate is marked mentioned")
+		}
+	}
+	if alone := ids(ground(t, s, graph.GroundingQuery{Candidates: []string{picked.ID}, Jurisdictions: []string{jur}})); !slices.Equal(alone, []string{picked.ID}) {
+		t.Errorf("candidates alone grounded %v", alone)
 	}
 }
 

@@ -22,7 +22,7 @@ func resolveSeedVRTByLabel(t *testing.T, newStore NewStore) {
 	got := resolve(t, s,
 		concept.Concept{Domain: "vehicle reg", Jurisdiction: "ie", Kind: "VRT", PrefLabel: "VRT"},
 		concept.Concept{Domain: "TAX", Jurisdiction: "IE", Kind: "vat", PrefLabel: "sales tax"},
-		concept.Concept{Domain: "CUSTOMS", Jurisdiction: "IE", Kind: "Irish VAT", PrefLabel: "Import levy", AltLabels: []string{"irish  vat"}},
+		concept.Concept{Domain: "CUSTOMS", Jurisdiction: "IE", Kind: "Hospitality VAT", PrefLabel: "Import levy", AltLabels: []string{"hospitality  vat"}},
 	)
 	want := []string{"TAX:IE:VRT", "TAX:IE:VAT", "TAX:IE:VAT"}
 	if !slices.Equal(got, want) {

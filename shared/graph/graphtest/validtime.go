@@ -20,6 +20,7 @@ func runValidTime(t *testing.T, newStore NewStore) {
 		{"NewValueClosesTheOldAndKeepsHistory", validTimeClosesOnChange},
 		{"UndatedValueIsSeenNotDated", validTimeUndated},
 		{"SeriesPrefixReadsATableInOneCall", validTimeSeriesPrefix},
+		{"RangeGroundsBothEnds", validTimeRange},
 	})
 }
 
@@ -291,5 +292,32 @@ func validTimeUndated(t *testing.T, newStore NewStore) {
 	record(23)
 	if history := seriesByID(t, s, series); len(history) != 3 || history[series+":2026-01-01"] != [3]string{"2026-01-01", "", "in_force"} {
 		t.Errorf("series after the in-force value seen undated: %v", history)
+	}
+}
+
+// A range grounds the values valid on both its ends, the start's first,
+// then the neighbours of either not already given.
+func validTimeRange(t *testing.T, newStore NewStore) {
+	s := newStore(t)
+	c := Concept(UniqueJurisdiction(), "USC", "Universal Social Charge")
+	upsert(t, s, t0, c)
+	series := c.ID + ":RATE:BAND2"
+	writeFacts(t, s, c.ID,
+		dated(series, "2020-01-01", "2021-12-31", 6),
+		dated(series, "2022-01-01", "2023-12-31", 5),
+		dated(series, "2024-01-01", "", 4),
+	)
+	got := ground(t, s, graph.GroundingQuery{ActiveIDs: []string{c.ID}, MaxFactsPerConcept: 20,
+		AsOf: date(t, "2020-07-01"), AsOfEnd: date(t, "2024-07-01")})
+	var out []string
+	for _, f := range got[0].Facts {
+		mark := ""
+		if f.Neighbour {
+			mark = "~"
+		}
+		out = append(out, fmt.Sprintf("%s%v@%s", mark, f.Properties["percent"], f.ValidFrom))
+	}
+	if want := []string{"6@2020-01-01", "4@2024-01-01", "~5@2022-01-01"}; !slices.Equal(out, want) {
+		t.Errorf("range 2020-07-01 to 2024-07-01 grounded %v, want %v", out, want)
 	}
 }

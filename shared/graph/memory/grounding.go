@@ -48,6 +48,8 @@ func (s *Store) Ground(ctx context.Context, q graph.GroundingQuery) ([]graph.Gro
 		}
 		if pos, ok := s.firstMention(id, candidates); ok {
 			mentions = append(mentions, mention{n, pos})
+		} else if rank := slices.Index(q.Candidates, id); rank >= 0 {
+			mentions = append(mentions, mention{n, graph.CandidatePosition(rank)})
 		}
 	}
 	slices.SortFunc(mentions, func(a, b mention) int {
@@ -89,7 +91,7 @@ func (s *Store) grounded(n *node, mentioned bool, q graph.GroundingQuery) graph.
 		}
 		facts = append(facts, graph.NewFact(target.id, kind, e.typ, target.toGraphNode().Properties, n.properties))
 	}
-	return graph.GroundedConcept{Node: n.toGraphNode(), Facts: graph.SelectFacts(facts, q.AsOfDate(), q.MaxFacts()), Mentioned: mentioned}
+	return graph.GroundedConcept{Node: n.toGraphNode(), Facts: graph.SelectFactsOn(facts, q.AsOfDates(), q.MaxFacts()), Mentioned: mentioned}
 }
 
 // ResolveConcepts implements graph.ConceptResolver under one read lock.

@@ -87,6 +87,9 @@ func (ds Dataset) validate() error {
 		if err := checkConcept(c); err != nil {
 			return err
 		}
+		if err := checkAliasSources(c, ds.AliasSources[c.ID]); err != nil {
+			return err
+		}
 		if _, dup := concepts[c.ID]; dup {
 			return fmt.Errorf("duplicate id %q", c.ID)
 		}
@@ -123,6 +126,24 @@ func checkConcept(c concept.Concept) error {
 	for _, u := range c.SourceURLs {
 		if !IsOfficialURL(u) {
 			return fmt.Errorf("concept %q: source %q is not on an official host", c.ID, u)
+		}
+	}
+	return nil
+}
+
+// checkAliasSources: every alt label of a concept names where it comes from
+// (a page that uses the name, or a common usage), so no alias rests only on
+// the wording of an eval question; and no source is given for a name the
+// concept does not carry.
+func checkAliasSources(c concept.Concept, sources map[string]string) error {
+	for _, alias := range c.AltLabels {
+		if strings.TrimSpace(sources[alias]) == "" {
+			return fmt.Errorf("concept %q: alias %q has no aliasSources entry", c.ID, alias)
+		}
+	}
+	for alias := range sources {
+		if !slices.Contains(c.AltLabels, alias) {
+			return fmt.Errorf("concept %q: aliasSources names %q, which is not one of its altLabels", c.ID, alias)
 		}
 	}
 	return nil

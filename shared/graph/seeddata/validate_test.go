@@ -271,3 +271,41 @@ func TestCorroboratedValuesNeedTwoIndependentSources(t *testing.T) {
 		}
 	}
 }
+
+func TestEveryAliasNamesItsSource(t *testing.T) {
+	concept := func(doc map[string]any, id string) map[string]any {
+		for _, raw := range doc["concepts"].([]any) {
+			if c := raw.(map[string]any); c["id"] == id {
+				return c
+			}
+		}
+		t.Fatalf("no concept %s", id)
+		return nil
+	}
+	if err := mutate(t, func(doc map[string]any) {}); err != nil {
+		t.Fatalf("the dataset as shipped: %v", err)
+	}
+	cases := map[string]struct {
+		edit func(doc map[string]any)
+		want string
+	}{
+		"alias without a source": {func(doc map[string]any) {
+			c := concept(doc, "TAX:IE:USC")
+			c["altLabels"] = append(c["altLabels"].([]any), "the levy on pay")
+		}, `alias "the levy on pay" has no aliasSources entry`},
+		"source removed": {func(doc map[string]any) {
+			delete(concept(doc, "TAX:IE:USC")["aliasSources"].(map[string]any), "USC")
+		}, `alias "USC" has no aliasSources entry`},
+		"source for a name the concept lacks": {func(doc map[string]any) {
+			concept(doc, "TAX:IE:USC")["aliasSources"].(map[string]any)["pay levy"] = "usage: a name seen nowhere in particular"
+		}, `not one of its altLabels`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			err := mutate(t, tc.edit)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}

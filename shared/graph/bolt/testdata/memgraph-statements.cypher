@@ -122,6 +122,11 @@ RETURN 1 AS ok
 SHOW VERSION
 ;
 UNION
+MATCH (c:Concept) WHERE c.id IN $candidate_ids AND c.provenance = 'official'
+  AND NOT c.id IN $active_ids AND (size($scope) = 0 OR c.jurisdiction IN $scope)
+WITH c, [] AS matched
+;
+UNION
 MATCH (l:Label) WHERE l.id IN $label_ids
 MATCH (c:Concept)-[a:HAS_ALT_LABEL]->(l)
 WHERE a.provenance = 'official' AND c.provenance = 'official'
