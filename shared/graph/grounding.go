@@ -84,9 +84,38 @@ type GroundingReader interface {
 
 // SeriesReader reads every stored value of the given fact series (nodes
 // whose series property is one of them), in one round trip, so a new value
-// can close the old one instead of overwriting it.
+// can close the old one instead of overwriting it. A name ending in "*"
+// reads every series with that prefix (a table of bands read whole).
 type SeriesReader interface {
 	FactSeries(ctx context.Context, series []string) ([]Node, error)
+}
+
+// SeriesPrefixes splits FactSeries names into exact names and prefixes
+// (the names that end in "*", without it).
+func SeriesPrefixes(series []string) (exact, prefixes []string) {
+	for _, s := range series {
+		if p, ok := strings.CutSuffix(s, "*"); ok {
+			prefixes = append(prefixes, p)
+		} else {
+			exact = append(exact, s)
+		}
+	}
+	return exact, prefixes
+}
+
+// SeriesMatch reports whether name is one of the FactSeries names, or
+// starts with one that ends in "*".
+func SeriesMatch(series []string, name string) bool {
+	for _, s := range series {
+		if p, ok := strings.CutSuffix(s, "*"); ok {
+			if strings.HasPrefix(name, p) {
+				return true
+			}
+		} else if s == name {
+			return true
+		}
+	}
+	return false
 }
 
 // ConceptResolver resolves captured concepts read-only, ONE round trip for

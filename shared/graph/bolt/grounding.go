@@ -201,7 +201,7 @@ func distinct(ids []string) []string {
 var factSeriesQuery = func() string {
 	parts := make([]string, len(graph.FactKinds))
 	for i, kind := range graph.FactKinds {
-		parts[i] = fmt.Sprintf("MATCH (n:%s) WHERE n.series IN $series RETURN n", kind)
+		parts[i] = fmt.Sprintf("MATCH (n:%s) WHERE n.series IN $series OR any(p IN $prefixes WHERE n.series STARTS WITH p) RETURN n", kind)
 	}
 	return strings.Join(parts, " UNION ")
 }()
@@ -211,7 +211,14 @@ func (s *Store) FactSeries(ctx context.Context, series []string) ([]graph.Node, 
 	if len(series) == 0 {
 		return nil, nil
 	}
-	records, err := s.read(ctx, factSeriesQuery, map[string]any{"series": series})
+	exact, prefixes := graph.SeriesPrefixes(series)
+	if exact == nil {
+		exact = []string{}
+	}
+	if prefixes == nil {
+		prefixes = []string{}
+	}
+	records, err := s.read(ctx, factSeriesQuery, map[string]any{"series": exact, "prefixes": prefixes})
 	if err != nil {
 		return nil, fmt.Errorf("bolt graph: fact series: %w", err)
 	}

@@ -142,7 +142,7 @@ func (s *Store) FactSeries(ctx context.Context, series []string) ([]graph.Node, 
 	var out []graph.Node
 	for _, n := range s.nodes {
 		name, _ := n.properties["series"].(string)
-		if name != "" && graph.FactKind(n.labels) != "" && slices.Contains(series, name) {
+		if name != "" && graph.FactKind(n.labels) != "" && graph.SeriesMatch(series, name) {
 			out = append(out, n.toGraphNode())
 		}
 	}

@@ -107,7 +107,7 @@ MATCH (n:Concept) WHERE n.id IN $ids RETURN n
 ;
 MATCH (n:Concept) WHERE n.id IN $ids RETURN n.id AS id, labels(n) AS labels
 ;
-MATCH (n:Concept) WHERE n.series IN $series RETURN n
+MATCH (n:Concept) WHERE n.series IN $series OR any(p IN $prefixes WHERE n.series STARTS WITH p) RETURN n
 ;
 OPTIONAL MATCH (c)-[r]->(f)
 WHERE any(k IN labels(f) WHERE k IN $fact_kinds) AND f.provenance = 'official'
