@@ -93,6 +93,9 @@ func TaxYearBounds(date, jurisdiction string) (string, string, error) {
 	return fmt.Sprintf("%04d-04-06", start), fmt.Sprintf("%04d-04-05", start+1), nil
 }
 
+// timeZero stands for "no today" where a date must be given.
+var timeZero time.Time
+
 // AddDays returns the ISO date n days after date.
 func AddDays(date string, n int) string {
 	d, err := time.Parse(asof.DateLayout, date)

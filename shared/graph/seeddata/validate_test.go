@@ -2,6 +2,8 @@ package seeddata
 
 import (
 	"encoding/json"
+	"io/fs"
+	"path"
 	"strings"
 	"testing"
 )
@@ -10,16 +12,44 @@ import (
 // what Validate says of the result.
 func mutate(t *testing.T, edit func(doc map[string]any)) error {
 	t.Helper()
-	var doc map[string]any
-	if err := json.Unmarshal(seedJSON, &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc := mergedDocument(t)
 	edit(doc)
 	data, err := json.Marshal(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return Validate(data)
+}
+
+// mergedDocument is seed.json with every family document's records
+// appended: the whole dataset as one document, as Load sees it.
+func mergedDocument(t *testing.T) map[string]any {
+	t.Helper()
+	var doc map[string]any
+	if err := json.Unmarshal(seedJSON, &doc); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := fs.ReadDir(families, "families")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if path.Ext(e.Name()) != ".json" {
+			continue
+		}
+		data, err := fs.ReadFile(families, "families/"+e.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var part map[string]any
+		if err := json.Unmarshal(data, &part); err != nil {
+			t.Fatal(err)
+		}
+		for _, key := range []string{"concepts", "nodes", "edges"} {
+			doc[key] = append(doc[key].([]any), part[key].([]any)...)
+		}
+	}
+	return doc
 }
 
 // node returns the raw record of the node whose series and validFrom match.
@@ -88,10 +118,7 @@ func TestValidateRejectsBadRecords(t *testing.T) {
 // A change point is one record: Load closes the value before it and derives
 // both statuses.
 func TestOneRecordAddsAChangePoint(t *testing.T) {
-	var doc map[string]any
-	if err := json.Unmarshal(seedJSON, &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc := mergedDocument(t)
 	doc["nodes"] = append(doc["nodes"].([]any), map[string]any{
 		"label": "Rate", "prefLabel": "USC rate, band 4", "jurisdiction": "IE", "series": "TAX:IE:USC:RATE:BAND4",
 		"validFrom": "2027-01-01", "sourceUrl": "https://www.revenue.ie/en/jobs-and-pensions/usc/index.aspx",
