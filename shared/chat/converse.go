@@ -30,10 +30,12 @@ type conversed struct {
 	answer    strings.Builder
 	captured  []concept.Concept
 	requested []conversation.RequestedItem
-	usage     llm.Usage
-	callUsage []llm.Usage // per model call
-	calls     int
-	err       error
+	// calculations are the turn's calculate calls, in order.
+	calculations []calculation
+	usage        llm.Usage
+	callUsage    []llm.Usage // per model call
+	calls        int
+	err          error
 	// interrupted: the client went away (a write failed or the request was
 	// cancelled); the model is stopped and the turn is stored as such.
 	interrupted bool
@@ -57,6 +59,9 @@ func (t *Turn) tools() []llm.Tool {
 	tools := []llm.Tool{CaptureConceptsTool()}
 	if t.offerRequestContext() {
 		tools = append(tools, RequestContextTool())
+	}
+	if _, ok := t.e.seriesReader(); ok {
+		tools = append(tools, CalculateTool())
 	}
 	return tools
 }
@@ -102,7 +107,7 @@ func (t *Turn) converse(ctx context.Context, sink Sink, fitted prompt.Fitted, to
 		}
 		req.Messages = append(req.Messages, llm.Message{Role: llm.RoleAssistant, Content: text, ToolCalls: calls})
 		for _, c := range calls {
-			req.Messages = append(req.Messages, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, Content: t.toolOutput(c)})
+			req.Messages = append(req.Messages, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, Content: t.toolOutput(c, out)})
 		}
 	}
 	if out.answer.Len() == 0 {
@@ -155,7 +160,7 @@ func (t *Turn) call(ctx context.Context, sink Sink, req llm.Request, out *conver
 			sent(sink.Event(EventMessage, TextDelta{Text: ch.Delta}))
 		case llm.ChunkTool:
 			calls = append(calls, ch.ToolCall())
-			t.readToolCall(ch, out)
+			t.readToolCall(ctx, ch, out)
 		case llm.ChunkUsage:
 			if ch.Usage != nil {
 				used = used.Plus(*ch.Usage)
@@ -191,8 +196,10 @@ func next(chunks <-chan llm.Chunk, sink Sink) (llm.Chunk, bool, error) {
 }
 
 // readToolCall takes what a tool call carries: concepts, or a context request.
-func (t *Turn) readToolCall(ch llm.Chunk, out *conversed) {
+func (t *Turn) readToolCall(ctx context.Context, ch llm.Chunk, out *conversed) {
 	switch {
+	case ch.ToolName == CalculateToolName:
+		out.calculations = append(out.calculations, t.runCalculation(ctx, ch.CallID, ch.ArgsJSON))
 	case ch.ToolName == RequestContextToolName && t.offerRequestContext():
 		items, err := parseRequestContext(ch.ArgsJSON)
 		if err != nil {
@@ -222,9 +229,16 @@ func (t *Turn) readToolCall(ch llm.Chunk, out *conversed) {
 
 // toolOutput is what the model reads back for a call: a short
 // acknowledgement, so it goes on to answer.
-func (t *Turn) toolOutput(c llm.ToolCall) string {
+func (t *Turn) toolOutput(c llm.ToolCall, out *conversed) string {
 	var body map[string]any
 	switch c.Name {
+	case CalculateToolName:
+		for _, made := range out.calculations {
+			if made.callID == c.ID {
+				return calculationOutput(made)
+			}
+		}
+		body = map[string]any{"status": "error", "note": "The calculation was not made."}
 	case concept.CaptureToolName:
 		body = map[string]any{"status": "recorded", "note": "Concepts recorded. Now answer the user's question."}
 	default:

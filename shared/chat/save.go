@@ -84,6 +84,9 @@ func (t *Turn) metadata(out *conversed, fitted prompt.Fitted, refs []conversatio
 	if m.Warnings == nil {
 		m.Warnings = []string{}
 	}
+	if m.Calculations = calculationsOf(out.calculations); len(m.Calculations) > 0 {
+		m.Citations = withCalculationCitations(m.Citations, m.Calculations)
+	}
 	switch {
 	case request != nil:
 		m.ContextRequestID = request.ID
