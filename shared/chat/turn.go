@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"regintel/shared/calc"
 	"strings"
 	"time"
 
@@ -126,9 +125,6 @@ type Metadata struct {
 	Model            string    `json:"model"`
 	LatencyMS        int64     `json:"latencyMs"`
 	Stateless        bool      `json:"stateless"`
-	// Calculations are the traces of the turn's calculate calls; their
-	// citations are among the turn's.
-	Calculations []calc.Result `json:"calculations,omitempty"`
 	// The part the turn keeps: composition, budget, warnings, model calls,
 	// concepts, citations and the context request.
 	conversation.TurnMetadata
