@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"regintel/shared/calc"
@@ -16,25 +19,22 @@ import (
 // over the graph's facts valid on the asked date.
 const CalculateToolName = "calculate"
 
-// CalculateTool offers every registered calculator: one oneOf branch per
-// calculator, with its name and the JSON Schema of its inputs.
+// CalculateTool offers every registered calculator. Its inputs are listed
+// compactly in the schema's inputs description, one line per calculator:
+// "- name(field*: a|b, field)", * marking a required input and | the
+// choices; full JSON Schemas of every calculator would cost each turn
+// thousands of prompt tokens.
 func CalculateTool() llm.Tool {
-	var branches []any
 	var names []string
+	var lines []string
 	for _, c := range calc.All() {
 		names = append(names, c.Name())
-		branches = append(branches, map[string]any{
-			"description": c.Description(),
-			"properties": map[string]any{
-				"calculator": map[string]any{"const": c.Name()},
-				"inputs":     c.InputSchema(),
-			},
-		})
+		lines = append(lines, "- "+c.Name()+"("+inputSignature(c.InputSchema())+")")
 	}
 	return llm.Tool{
 		Name: CalculateToolName,
 		Description: "Compute a tax or contribution amount exactly from the rules graph's dated facts, with a cited trace. " +
-			"Use it for every amount the answer gives, and quote the trace's numbers.",
+			"Use it for every amount the answer gives, and quote the trace's numbers. Amounts are decimal strings.",
 		Parameters: map[string]any{
 			"type":     "object",
 			"required": []string{"calculator", "inputs"},
@@ -42,11 +42,34 @@ func CalculateTool() llm.Tool {
 				"calculator": map[string]any{"type": "string", "enum": names},
 				"asOf":       map[string]any{"type": "string", "description": "ISO date the amount is for"},
 				"taxYear":    map[string]any{"type": "string", "description": `"2024" (Ireland) or "2024/25" (UK); give asOf or taxYear`},
-				"inputs":     map[string]any{"type": "object"},
+				"inputs": map[string]any{"type": "object", "description": "the calculator's inputs (* required, | choices):\n" +
+					strings.Join(lines, "\n")},
 			},
-			"oneOf": branches,
 		},
 	}
+}
+
+// inputSignature is "field*: a|b, field" for an inputs schema.
+func inputSignature(schema map[string]any) string {
+	props, _ := schema["properties"].(map[string]any)
+	required, _ := schema["required"].([]string)
+	var fields []string
+	for _, name := range slices.Sorted(maps.Keys(props)) {
+		f := name
+		if slices.Contains(required, name) {
+			f += "*"
+		}
+		prop, _ := props[name].(map[string]any)
+		if choices, ok := prop["enum"].([]string); ok {
+			f += ": " + strings.Join(choices, "|")
+		}
+		fields = append(fields, f)
+	}
+	// Required inputs first, so a reader sees what it must give.
+	slices.SortStableFunc(fields, func(a, b string) int {
+		return boolRank(!strings.Contains(a, "*")) - boolRank(!strings.Contains(b, "*"))
+	})
+	return strings.Join(fields, ", ")
 }
 
 // seriesReader is the graph's fact series reader, when it has one.

@@ -41,6 +41,15 @@ func TestCalculateToolTraceAndCitations(t *testing.T) {
 	if !offered {
 		t.Fatal("calculate was not offered")
 	}
+	inputs := chat.CalculateTool().Parameters["properties"].(map[string]any)["inputs"].(map[string]any)["description"].(string)
+	for _, c := range calc.All() {
+		if !strings.Contains(inputs, "- "+c.Name()+"(") {
+			t.Errorf("the calculate tool does not list %s: %s", c.Name(), inputs)
+		}
+	}
+	if !strings.Contains(inputs, "- uk_income_tax(income*, region: rUK|scotland)") {
+		t.Errorf("uk_income_tax's inputs: %s", inputs)
+	}
 	var output string
 	for _, m := range h.srv.Requests()[1].Messages {
 		if m.Role == llm.RoleTool {

@@ -21,22 +21,41 @@ var (
 	calculatorKind = map[string]string{"NATIONAL_INSURANCE": "ni"}
 )
 
-// offeredCalculators reads the calculate tool's branches: each
-// calculator's name and its inputs' schema.
-func offeredCalculators(tools []llm.Tool) map[string]map[string]any {
+// calculatorInputs is one calculator's line of the calculate tool: its
+// inputs, the required ones, and each input's choices.
+type calculatorInputs struct {
+	fields   []string
+	required map[string]bool
+	choices  map[string][]string
+}
+
+// offeredCalculators reads the calculate tool's inputs description, one
+// "- name(field*: a|b, field)" line per calculator.
+func offeredCalculators(tools []llm.Tool) map[string]calculatorInputs {
 	for _, tool := range tools {
 		if tool.Name != CalculateTool {
 			continue
 		}
-		out := map[string]map[string]any{}
-		branches, _ := tool.Parameters["oneOf"].([]any)
-		for _, b := range branches {
-			props, _ := b.(map[string]any)["properties"].(map[string]any)
-			name, _ := props["calculator"].(map[string]any)["const"].(string)
-			inputs, _ := props["inputs"].(map[string]any)
-			if name != "" && inputs != nil {
-				out[name] = inputs
+		props, _ := tool.Parameters["properties"].(map[string]any)
+		inputs, _ := props["inputs"].(map[string]any)
+		description, _ := inputs["description"].(string)
+		out := map[string]calculatorInputs{}
+		for _, line := range strings.Split(description, "\n") {
+			name, args, ok := strings.Cut(strings.TrimPrefix(line, "- "), "(")
+			if !ok || !strings.HasPrefix(line, "- ") {
+				continue
 			}
+			c := calculatorInputs{required: map[string]bool{}, choices: map[string][]string{}}
+			for _, field := range strings.Split(strings.TrimSuffix(args, ")"), ", ") {
+				field, choices, hasChoices := strings.Cut(field, ": ")
+				field, required := strings.CutSuffix(field, "*")
+				c.fields = append(c.fields, field)
+				c.required[field] = required
+				if hasChoices {
+					c.choices[field] = strings.Split(choices, "|")
+				}
+			}
+			out[name] = c
 		}
 		return out
 	}
@@ -64,11 +83,11 @@ func calculateCalls(question string, concepts []Concept, tools []llm.Tool) []jso
 			kind = k
 		}
 		name := strings.ToLower(c.Jurisdiction) + "_" + kind
-		schema, ok := calculators[name]
+		inputs, ok := calculators[name]
 		if !ok {
 			continue
 		}
-		req := map[string]any{"calculator": name, "inputs": inputsFor(schema, amount, question)}
+		req := map[string]any{"calculator": name, "inputs": inputsFor(inputs, amount, question)}
 		if y := ukYearPattern.FindStringSubmatch(question); y != nil && c.Jurisdiction == "UK" {
 			req["taxYear"] = y[0]
 		} else if y := calendarYear.FindString(question); y != "" && c.Jurisdiction == "IE" {
@@ -81,34 +100,24 @@ func calculateCalls(question string, concepts []Concept, tools []llm.Tool) []jso
 	return calls
 }
 
-func inputsFor(schema map[string]any, amount, question string) map[string]any {
-	props, _ := schema["properties"].(map[string]any)
-	required, _ := schema["required"].([]string)
+func inputsFor(c calculatorInputs, amount, question string) map[string]any {
 	inputs := map[string]any{}
 	lower := strings.ToLower(question)
-	for _, name := range required {
-		prop, _ := props[name].(map[string]any)
+	for _, name := range c.fields {
 		switch {
-		case name == "income" || name == "earnings" || name == "value":
+		case name == "income" || name == "earnings":
 			inputs[name] = amount
-		case prop["enum"] != nil:
-			choices, _ := prop["enum"].([]string)
-			if len(choices) == 0 {
-				continue
-			}
-			inputs[name] = choices[0]
-			for _, choice := range choices {
+		case c.required[name] && name == "value":
+			inputs[name] = amount
+		case c.required[name] && len(c.choices[name]) > 0:
+			inputs[name] = c.choices[name][0]
+			for _, choice := range c.choices[name] {
 				if strings.Contains(lower, strings.ReplaceAll(strings.ToLower(choice), "_", " ")) {
 					inputs[name] = choice
 					break
 				}
 			}
 		}
-	}
-	if _, ok := props["income"]; ok {
-		inputs["income"] = amount
-	} else if _, ok := props["earnings"]; ok {
-		inputs["earnings"] = amount
 	}
 	return inputs
 }

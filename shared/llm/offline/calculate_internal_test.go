@@ -2,24 +2,15 @@ package offline
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"regintel/shared/llm"
 )
 
-func calculateToolFor(branches ...map[string]any) []llm.Tool {
-	var oneOf []any
-	for _, b := range branches {
-		oneOf = append(oneOf, b)
-	}
-	return []llm.Tool{{Name: CalculateTool, Parameters: map[string]any{"oneOf": oneOf}}}
-}
-
-func branch(name string, required []string, props map[string]any) map[string]any {
-	return map[string]any{"properties": map[string]any{
-		"calculator": map[string]any{"const": name},
-		"inputs":     map[string]any{"type": "object", "required": required, "properties": props},
-	}}
+func calculateToolFor(lines ...string) []llm.Tool {
+	return []llm.Tool{{Name: CalculateTool, Parameters: map[string]any{"properties": map[string]any{
+		"inputs": map[string]any{"type": "object", "description": "inputs:\n" + strings.Join(lines, "\n")}}}}}
 }
 
 // A question with an amount and a concept an offered calculator computes
@@ -27,10 +18,8 @@ func branch(name string, required []string, props map[string]any) map[string]any
 // without an amount, or without such a calculator, none.
 func TestCalculateCalls(t *testing.T) {
 	tools := calculateToolFor(
-		branch("ie_income_tax", []string{"status", "income"}, map[string]any{
-			"status": map[string]any{"enum": []string{"married_one_income", "single"}},
-			"income": map[string]any{"type": "string"}}),
-		branch("uk_ni", []string{"earnings"}, map[string]any{"earnings": map[string]any{"type": "string"}}),
+		"- ie_income_tax(income*, status*: married_one_income|single, age)",
+		"- uk_ni(earnings*, category: A, period: weekly|monthly|annual)",
 	)
 	ieTax := Concept{Domain: "TAX", Kind: "INCOME_TAX", Jurisdiction: "IE"}
 	ni := Concept{Domain: "TAX", Kind: "NATIONAL_INSURANCE", Jurisdiction: "UK"}
