@@ -130,7 +130,7 @@ const (
 
 // Round returns d rounded to places decimal places by mode.
 func (d Decimal) Round(places int, mode Rounding) Decimal {
-	scale := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(places)), nil)
+	scale := pow10(places)
 	scaled := new(big.Rat).Mul(d.rat(), new(big.Rat).SetInt(scale))
 	num, den := scaled.Num(), scaled.Denom()
 	neg := num.Sign() < 0
@@ -150,6 +150,22 @@ func (d Decimal) Round(places int, mode Rounding) Decimal {
 		q.Neg(q)
 	}
 	return Decimal{new(big.Rat).SetFrac(q, scale)}
+}
+
+// powersOf10 are 10^0 … 10^10, shared read-only by Round.
+var powersOf10 = func() []*big.Int {
+	out := make([]*big.Int, 11)
+	for i := range out {
+		out[i] = new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(i)), nil)
+	}
+	return out
+}()
+
+func pow10(n int) *big.Int {
+	if n >= 0 && n < len(powersOf10) {
+		return powersOf10[n]
+	}
+	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil)
 }
 
 // Cents is d rounded half up to the cent.

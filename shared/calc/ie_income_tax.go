@@ -160,30 +160,7 @@ func ieIncomeTaxTrace(p Params, v ieTaxInputs, t *trace, prefix string) (Decimal
 	standard, standardID := l.percent(itStandardRate)
 	higher, higherID := l.percent(itHigherRate)
 
-	// The standard rate band of the status.
-	var band Decimal
-	var bandIDs []string
-	var bandRule string
-	total := v.income
-	switch v.status {
-	case "single", "widowed":
-		b, id := l.amount(itCutOffSingle)
-		band, bandIDs, bandRule = b, []string{id}, "standard rate band, single or widowed"
-	case "single_parent":
-		b, id := l.amount(itCutOffSingleParent)
-		band, bandIDs, bandRule = b, []string{id}, "standard rate band, single person child carer"
-	case "married_one_income":
-		b, id := l.amount(itCutOffMarriedOne)
-		band, bandIDs, bandRule = b, []string{id}, "standard rate band, married or civil partners, one income"
-	case "married_two_incomes":
-		b, id := l.amount(itCutOffMarriedOne)
-		inc, incID := l.amount(itBandIncreaseMax)
-		lower := v.income.Min(v.spouseIncome)
-		increase := inc.Min(lower)
-		band, bandIDs = b.Add(increase), []string{id, incID}
-		bandRule = fmt.Sprintf("married, two incomes: %s plus the lower of the maximum increase %s and the lower income %s", b.Money(), inc.Money(), lower.Money())
-		total = v.income.Add(v.spouseIncome)
-	}
+	band, bandIDs, bandRule, total := ieRateBand(l, v)
 	credits := ieCredits(l, v)
 	if err := l.err(); err != nil {
 		return Decimal{}, err
@@ -228,6 +205,29 @@ func ieIncomeTaxTrace(p Params, v ieTaxInputs, t *trace, prefix string) (Decimal
 	return payable, nil
 }
 
+// ieRateBand is the standard rate band of the status, the facts it comes
+// from, its rule, and the income it applies to (both incomes when married
+// with two).
+func ieRateBand(l *lookup, v ieTaxInputs) (Decimal, []string, string, Decimal) {
+	total := v.income
+	switch v.status {
+	case "single", "widowed":
+		b, id := l.amount(itCutOffSingle)
+		return b, []string{id}, "standard rate band, single or widowed", total
+	case "single_parent":
+		b, id := l.amount(itCutOffSingleParent)
+		return b, []string{id}, "standard rate band, single person child carer", total
+	case "married_one_income":
+		b, id := l.amount(itCutOffMarriedOne)
+		return b, []string{id}, "standard rate band, married or civil partners, one income", total
+	}
+	b, id := l.amount(itCutOffMarriedOne)
+	inc, incID := l.amount(itBandIncreaseMax)
+	lower := v.income.Min(v.spouseIncome)
+	rule := fmt.Sprintf("married, two incomes: %s plus the lower of the maximum increase %s and the lower income %s", b.Money(), inc.Money(), lower.Money())
+	return b.Add(inc.Min(lower)), []string{id, incID}, rule, v.income.Add(v.spouseIncome)
+}
+
 type credit struct {
 	name, rule string
 	amount     Decimal
@@ -236,7 +236,6 @@ type credit struct {
 
 func ieCredits(l *lookup, v ieTaxInputs) []credit {
 	var out []credit
-	married := strings.HasPrefix(v.status, "married")
 	switch v.status {
 	case "single":
 		a, id := l.amount(itPersonalSingle)
@@ -271,27 +270,44 @@ func ieCredits(l *lookup, v ieTaxInputs) []credit {
 		workCredit("spouseEmployeeCredit", v.spouseIncome, " of the spouse")
 	}
 
+	out = append(out, ieAgeCredit(l, v)...)
+	return append(out, ieCappedCredits(l, v)...)
+}
+
+// ieAgeCredit is the age credit when the person (or, married, either
+// spouse) has reached the age the credit's fact states.
+func ieAgeCredit(l *lookup, v ieTaxInputs) []credit {
+	married := strings.HasPrefix(v.status, "married")
 	ageSeries := itAgeCreditSingle
 	if married {
 		ageSeries = itAgeCreditMarried
 	}
-	if f, ok := l.p.FactOn(ageSeries, l.date); ok {
-		minAge, hasAge := FactNumber(f, "age")
-		oldest := v.age
-		if married && v.spouseAge > oldest {
-			oldest = v.spouseAge
+	f, ok := l.p.FactOn(ageSeries, l.date)
+	if !ok {
+		if v.age > 0 || v.spouseAge > 0 {
+			l.amount(ageSeries) // records the missing series
 		}
-		if hasAge && Int(int64(oldest)).Cmp(minAge) >= 0 {
-			a, id := l.amount(ageSeries)
-			out = append(out, credit{"ageCredit", fmt.Sprintf("age credit from age %s", minAge), a, []string{id}})
-		}
-	} else if v.age > 0 || v.spouseAge > 0 {
-		l.amount(ageSeries) // records the missing series
+		return nil
 	}
+	minAge, hasAge := FactNumber(f, "age")
+	oldest := v.age
+	if married && v.spouseAge > oldest {
+		oldest = v.spouseAge
+	}
+	if !hasAge || Int(int64(oldest)).Cmp(minAge) < 0 {
+		return nil
+	}
+	a, id := l.amount(ageSeries)
+	return []credit{{"ageCredit", fmt.Sprintf("age credit from age %s", minAge), a, []string{id}}}
+}
 
+// ieCappedCredits are the claimed credits the dataset caps: rent and home
+// carer, each at most the year's maximum.
+func ieCappedCredits(l *lookup, v ieTaxInputs) []credit {
+	var out []credit
 	if amount, ok := v.extraCredits["rent"]; ok {
 		series := itRentCreditSingle
-		if married {
+		if strings.HasPrefix(v.status, "married") {
 			series = itRentCreditMarried
 		}
 		max, id := l.amount(series)

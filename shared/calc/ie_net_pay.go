@@ -61,24 +61,9 @@ func (c ieNetPay) Compute(p Params, raw json.RawMessage) (Result, error) {
 		return Result{}, err
 	}
 	var t trace
-	income := in.Income
-	if in.Earnings != nil {
-		if in.Income != nil {
-			return Result{}, &FieldError{Field: "inputs.earnings", Message: "give income or earnings with period, not both"}
-		}
-		e, err := CheckAmount("earnings", in.Earnings, true)
-		if err != nil {
-			return Result{}, err
-		}
-		period, err := CheckChoice("period", in.Period, "", "weekly", "monthly", "annual")
-		if err != nil {
-			return Result{}, err
-		}
-		annual := map[string]Decimal{"weekly": e.Mul(Int(52)), "monthly": e.Mul(Int(12)), "annual": e}[period]
-		income = &annual
-		t.assume("annual pay %s from %s %s", annual.Money(), e.Money(), period)
-	} else if in.Period != "" && in.Period != "annual" {
-		return Result{}, &FieldError{Field: "inputs.period", Message: "applies only with earnings; income is annual"}
+	income, err := netPayIncome(in, &t)
+	if err != nil {
+		return Result{}, err
 	}
 	bik, err := CheckAmount("benefitInKind", in.BenefitInKind, false)
 	if err != nil {
@@ -102,30 +87,9 @@ func (c ieNetPay) Compute(p Params, raw json.RawMessage) (Result, error) {
 	if !bik.IsZero() {
 		t.assume("benefit in kind %s is added to the person's income for income tax, USC and PRSI", bik.Money())
 	}
-	tax, err := ieIncomeTaxTrace(p, v, &t, "incomeTax.")
+	tax, usc, prsi, err := netPayDeductions(p, v, class, in.MedicalCard != nil && *in.MedicalCard, &t)
 	if err != nil {
 		return Result{}, err
-	}
-	medical := in.MedicalCard != nil && *in.MedicalCard
-	usc, err := ieUSCTrace(p, v.income, v.age, medical, &t, "usc.")
-	if err != nil {
-		return Result{}, err
-	}
-	prsi, err := iePRSITrace(p, prsiInputs{class: class, period: "annual", earnings: v.income}, &t, "prsi.")
-	if err != nil {
-		return Result{}, err
-	}
-	if v.status == "married_two_incomes" {
-		spouseUSC, err := ieUSCTrace(p, v.spouseIncome, v.spouseAge, false, &t, "spouseUsc.")
-		if err != nil {
-			return Result{}, err
-		}
-		spousePRSI, err := iePRSITrace(p, prsiInputs{class: class, period: "annual", earnings: v.spouseIncome}, &t, "spousePrsi.")
-		if err != nil {
-			return Result{}, err
-		}
-		usc, prsi = usc.Add(spouseUSC), prsi.Add(spousePRSI)
-		t.assume("net pay is the couple's: USC and PRSI are charged on each spouse's own income, in the same PRSI class")
 	}
 	t.add("incomeTax", tax, "income tax payable")
 	t.add("usc", usc, "Universal Social Charge")
@@ -135,4 +99,57 @@ func (c ieNetPay) Compute(p Params, raw json.RawMessage) (Result, error) {
 	net := cash.Sub(deductions)
 	t.add("netPay", net, fmt.Sprintf("gross pay %s − deductions", cash.Money()))
 	return t.result("EUR", net), nil
+}
+
+// netPayIncome is the annual gross pay: income as given, or earnings of a
+// period annualised (52 weeks, 12 months).
+func netPayIncome(in ieNetPayInputs, t *trace) (*Decimal, error) {
+	if in.Earnings == nil {
+		if in.Period != "" && in.Period != "annual" {
+			return nil, &FieldError{Field: "inputs.period", Message: "applies only with earnings; income is annual"}
+		}
+		return in.Income, nil
+	}
+	if in.Income != nil {
+		return nil, &FieldError{Field: "inputs.earnings", Message: "give income or earnings with period, not both"}
+	}
+	e, err := CheckAmount("earnings", in.Earnings, true)
+	if err != nil {
+		return nil, err
+	}
+	period, err := CheckChoice("period", in.Period, "", "weekly", "monthly", "annual")
+	if err != nil {
+		return nil, err
+	}
+	annual := map[string]Decimal{"weekly": e.Mul(Int(52)), "monthly": e.Mul(Int(12)), "annual": e}[period]
+	t.assume("annual pay %s from %s %s", annual.Money(), e.Money(), period)
+	return &annual, nil
+}
+
+// netPayDeductions adds the income tax, USC and PRSI traces (each with its
+// prefix) and returns the three amounts; a couple's USC and PRSI are each
+// spouse's own.
+func netPayDeductions(p Params, v ieTaxInputs, class string, medical bool, t *trace) (tax, usc, prsi Decimal, err error) {
+	if tax, err = ieIncomeTaxTrace(p, v, t, "incomeTax."); err != nil {
+		return
+	}
+	if usc, err = ieUSCTrace(p, v.income, v.age, medical, t, "usc."); err != nil {
+		return
+	}
+	if prsi, err = iePRSITrace(p, prsiInputs{class: class, period: "annual", earnings: v.income}, t, "prsi."); err != nil {
+		return
+	}
+	if v.status != "married_two_incomes" {
+		return
+	}
+	spouseUSC, err := ieUSCTrace(p, v.spouseIncome, v.spouseAge, false, t, "spouseUsc.")
+	if err != nil {
+		return
+	}
+	spousePRSI, err := iePRSITrace(p, prsiInputs{class: class, period: "annual", earnings: v.spouseIncome}, t, "spousePrsi.")
+	if err != nil {
+		return
+	}
+	t.assume("net pay is the couple's: USC and PRSI are charged on each spouse's own income, in the same PRSI class")
+	return tax, usc.Add(spouseUSC), prsi.Add(spousePRSI), nil
 }

@@ -26,6 +26,9 @@ const (
 
 var weeksPerMonth = Int(52).Div(Int(12))
 
+// classASeries are the series a Class A pay period reads.
+var classASeries = [...]string{prsiAEmployee, prsiAEmployeeThreshold, prsiCredit, prsiAEmployerLower, prsiAEmployerHigher, prsiAEmployerThreshold}
+
 func init() { Register(iePRSI{}) }
 
 // iePRSI follows DSP's practice: PRSI is charged per pay period, not
@@ -145,20 +148,13 @@ func classAPeriod(p Params, payDate string, earnings, scale Decimal) (periodPRSI
 	creditMax, creditID := l.amount(prsiCredit)
 	creditFact, _ := p.FactOn(prsiCredit, payDate)
 	creditTop, hasTop := FactNumber(creditFact, "upper_amount")
-	// Employer PRSI is reported beside the employee's; without its facts the
-	// employee figure still stands and the gap is a warning.
-	el := &lookup{p: p, date: payDate}
-	lower, lowerID := el.percent(prsiAEmployerLower)
-	higher, higherID := el.percent(prsiAEmployerHigher)
-	employerThreshold, employerThresholdID := el.amount(prsiAEmployerThreshold)
-	r.employerMissing = el.missing
 	if err := l.err(); err != nil {
 		return r, err
 	}
 	if !hasTop {
 		return r, &MissingFactsError{Date: payDate, Series: []string{prsiCredit + " (upperAmount)"}}
 	}
-	threshold, creditMax, creditTop, employerThreshold = threshold.Mul(scale), creditMax.Mul(scale), creditTop.Mul(scale), employerThreshold.Mul(scale)
+	threshold, creditMax, creditTop = threshold.Mul(scale), creditMax.Mul(scale), creditTop.Mul(scale)
 	r.rate = rate
 	r.rateIDs = []string{rateID, thresholdID}
 	r.creditIDs = []string{creditID, thresholdID}
@@ -184,19 +180,33 @@ func classAPeriod(p Params, payDate string, earnings, scale Decimal) (periodPRSI
 		r.employee = grossExact.Sub(creditExact).Cents()
 		r.credit = r.gross.Sub(r.employee)
 	}
+	employerPRSI(p, payDate, earnings, scale, &r)
+	return r, nil
+}
+
+// employerPRSI sets the employer's charge on the period's earnings: the
+// lower rate up to the threshold, the higher rate on all earnings above it.
+// It is reported beside the employee's; without its facts the employee
+// figure still stands and the gap is named.
+func employerPRSI(p Params, payDate string, earnings, scale Decimal, r *periodPRSI) {
+	el := &lookup{p: p, date: payDate}
+	lower, lowerID := el.percent(prsiAEmployerLower)
+	higher, higherID := el.percent(prsiAEmployerHigher)
+	threshold, thresholdID := el.amount(prsiAEmployerThreshold)
+	r.employerMissing = el.missing
 	if len(r.employerMissing) > 0 {
 		r.employerRule = "not computed: the graph has no value on " + payDate + " for " + strings.Join(r.employerMissing, ", ")
-		return r, nil
+		return
 	}
-	employerRate, employerID := lower, lowerID
-	r.employerRule = fmt.Sprintf("%s × %s (earnings not above %s)", earnings.Money(), pct(lower), employerThreshold.Money())
-	if earnings.Cmp(employerThreshold) > 0 {
-		employerRate, employerID = higher, higherID
-		r.employerRule = fmt.Sprintf("%s × %s (earnings above %s)", earnings.Money(), pct(higher), employerThreshold.Money())
+	threshold = threshold.Mul(scale)
+	rate, id := lower, lowerID
+	r.employerRule = fmt.Sprintf("%s × %s (earnings not above %s)", earnings.Money(), pct(lower), threshold.Money())
+	if earnings.Cmp(threshold) > 0 {
+		rate, id = higher, higherID
+		r.employerRule = fmt.Sprintf("%s × %s (earnings above %s)", earnings.Money(), pct(higher), threshold.Money())
 	}
-	r.employer = earnings.Percent(employerRate).Cents()
-	r.employerIDs = []string{employerID, employerThresholdID}
-	return r, nil
+	r.employer = earnings.Percent(rate).Cents()
+	r.employerIDs = []string{id, thresholdID}
 }
 
 // weekPayDate is the last day of tax week n (1..52) of the year starting
@@ -215,36 +225,40 @@ func classAYear(p Params, annual Decimal, t *trace, prefix string) (Decimal, err
 		t.warn("%s a year is not a whole number of cents a week: each weekly payment is %s", annual.Money(), weekly.Money())
 	}
 	t.assume("the year is 52 weekly payments of %s, week n paid on the last day of tax week n of %s", weekly.Money(), start[:4])
-	type group struct {
-		first, last int
-		from, to    string
-		r           periodPRSI
-	}
-	var groups []group
+	var groups []weekRun
 	var employee, credit, employer Decimal
 	var ids, creditIDs, employerIDs, employerMissing []string
+	// Weeks whose pay dates see the same facts have the same PRSI: compute
+	// it once per run of such weeks.
+	factKey := func(date string) (key [len(classASeries)]string) {
+		for i, series := range classASeries {
+			key[i] = p.factIDOn(series, date)
+		}
+		return key
+	}
+	var lastKey [len(classASeries)]string
 	for n := 1; n <= 52; n++ {
 		date := weekPayDate(start, n)
+		key := factKey(date)
+		if k := len(groups) - 1; k >= 0 && key == lastKey {
+			groups[k].last, groups[k].to = n, date
+			continue
+		}
 		r, err := classAPeriod(p, date, weekly, Int(1))
 		if err != nil {
 			return Decimal{}, err
 		}
-		employee, credit, employer = employee.Add(r.employee), credit.Add(r.credit), employer.Add(r.employer)
-		employerMissing = appendNew(employerMissing, r.employerMissing...)
-		if k := len(groups) - 1; k >= 0 && slices.Equal(groups[k].r.rateIDs, r.rateIDs) && slices.Equal(groups[k].r.employerIDs, r.employerIDs) && slices.Equal(groups[k].r.creditIDs, r.creditIDs) {
-			groups[k].last, groups[k].to = n, date
-			continue
-		}
-		groups = append(groups, group{first: n, last: n, from: date, to: date, r: r})
+		lastKey = key
+		groups = append(groups, weekRun{first: n, last: n, from: date, to: date, r: r})
 		ids, creditIDs, employerIDs = appendNew(ids, r.rateIDs...), appendNew(creditIDs, r.creditIDs...), appendNew(employerIDs, r.employerIDs...)
+		employerMissing = appendNew(employerMissing, r.employerMissing...)
 	}
 	for _, g := range groups {
 		weeks := Int(int64(g.last - g.first + 1))
-		span := fmt.Sprintf("weeks %d–%d, paid %s to %s", g.first, g.last, g.from, g.to)
-		t.add(fmt.Sprintf("%semployeePrsi weeks %d-%d", prefix, g.first, g.last), g.r.employee.Mul(weeks),
-			fmt.Sprintf("%s × %s a week (%s at %s; credit %s a week)", weeks, g.r.employee.Money(), span, pct(g.r.rate), g.r.credit.Money()), g.r.rateIDs...)
-		t.add(fmt.Sprintf("%semployerPrsi weeks %d-%d", prefix, g.first, g.last), g.r.employer.Mul(weeks),
-			fmt.Sprintf("%s × %s a week (%s: %s)", weeks, g.r.employer.Money(), span, g.r.employerRule), g.r.employerIDs...)
+		employee, credit, employer = employee.Add(g.r.employee.Mul(weeks)), credit.Add(g.r.credit.Mul(weeks)), employer.Add(g.r.employer.Mul(weeks))
+	}
+	for _, g := range groups {
+		g.lines(t, prefix)
 	}
 	if len(employerMissing) > 0 {
 		t.warn("employer PRSI is left out for the weeks where the graph has no value for %s", strings.Join(employerMissing, ", "))
@@ -255,9 +269,29 @@ func classAYear(p Params, annual Decimal, t *trace, prefix string) (Decimal, err
 	return employee, nil
 }
 
-// classSTrace is Class S PRSI on a year's income: nothing below the floor,
-// else the rate on all income (weeks of the year at the rate of their pay
-// date) and at least the minimum contribution.
+// weekRun is a run of tax weeks whose pay dates see the same facts, so the
+// same weekly PRSI.
+type weekRun struct {
+	first, last int
+	from, to    string
+	r           periodPRSI
+}
+
+// lines adds the run's employee and employer lines, with its weeks and pay
+// dates.
+func (g weekRun) lines(t *trace, prefix string) {
+	weeks := Int(int64(g.last - g.first + 1))
+	span := fmt.Sprintf("weeks %d–%d, paid %s to %s", g.first, g.last, g.from, g.to)
+	t.add(fmt.Sprintf("%semployeePrsi weeks %d-%d", prefix, g.first, g.last), g.r.employee.Mul(weeks),
+		fmt.Sprintf("%s × %s a week (%s at %s; credit %s a week)", weeks, g.r.employee.Money(), span, pct(g.r.rate), g.r.credit.Money()), g.r.rateIDs...)
+	t.add(fmt.Sprintf("%semployerPrsi weeks %d-%d", prefix, g.first, g.last), g.r.employer.Mul(weeks),
+		fmt.Sprintf("%s × %s a week (%s: %s)", weeks, g.r.employer.Money(), span, g.r.employerRule), g.r.employerIDs...)
+}
+
+// classSTrace is Class S PRSI on a year's income, as DSP and Revenue
+// assess it: nothing below the floor; else, in a year with a change, the
+// rate and the minimum contribution blended by the months each applied
+// (4.025% and €537.50 for 2024), the charge rounded once to the cent.
 func classSTrace(p Params, income Decimal, t *trace, prefix string) (Decimal, error) {
 	start, _, err := TaxYearBounds(p.Date, "IE")
 	if err != nil {
@@ -265,52 +299,54 @@ func classSTrace(p Params, income Decimal, t *trace, prefix string) (Decimal, er
 	}
 	l := &lookup{p: p, date: p.Date}
 	floor, floorID := l.amount(prsiSFloor)
-	minimum, minimumID := l.amount(prsiSMinimum)
 	if err := l.err(); err != nil {
 		return Decimal{}, err
 	}
-	if income.Cmp(floor) < 0 {
-		t.add(prefix+"employeePrsi", Decimal{}, fmt.Sprintf("Class S: income %s below %s", income.Money(), floor.Money()), floorID)
-		t.add(prefix+"prsiCredit", Decimal{}, "no PRSI credit in Class S")
-		t.add(prefix+"employerPrsi", Decimal{}, "no employer in Class S")
-		return Decimal{}, nil
-	}
-	// Weeks at each rate: the rate in force on each week's pay date.
-	weeksAt := map[string]int{}
-	var order []string
-	for n := 1; n <= 52; n++ {
-		date := weekPayDate(start, n)
-		f, ok := p.FactOn(prsiS, date)
-		if !ok {
-			return Decimal{}, &MissingFactsError{Date: date, Series: []string{prsiS}}
-		}
-		if weeksAt[f.NodeID] == 0 {
-			order = append(order, f.NodeID)
-		}
-		weeksAt[f.NodeID]++
-	}
-	var charge Decimal
-	var ids []string
-	var parts []string
-	for _, id := range order {
-		rate, _ := FactNumber(p.byID[id], "percent")
-		weeks := Int(int64(weeksAt[id]))
-		part := income.Mul(weeks).Div(Int(52)).Percent(rate).Cents()
-		t.add(fmt.Sprintf("%sclassS %d weeks at %s", prefix, weeksAt[id], pct(rate)), part, fmt.Sprintf("%s × %s/52 × %s", income.Money(), weeks, pct(rate)), id)
-		charge = charge.Add(part)
-		ids = append(ids, id)
-		parts = append(parts, pct(rate))
-	}
-	if len(order) > 1 {
-		t.assume("the year's Class S income is spread evenly over 52 weeks, each at the rate of its pay date (%s)", strings.Join(parts, ", "))
-	}
-	rule := "Class S on all income"
-	if charge.Cmp(minimum) < 0 {
-		charge, rule = minimum, fmt.Sprintf("Class S minimum contribution %s", minimum.Money())
-		ids = append(ids, minimumID)
-	}
 	t.add(prefix+"prsiCredit", Decimal{}, "no PRSI credit in Class S")
 	t.add(prefix+"employerPrsi", Decimal{}, "no employer in Class S")
+	if income.Cmp(floor) < 0 {
+		t.add(prefix+"employeePrsi", Decimal{}, fmt.Sprintf("Class S: income %s below %s", income.Money(), floor.Money()), floorID)
+		return Decimal{}, nil
+	}
+	type span struct {
+		months                int
+		rate, minimum         Decimal
+		rateID, minimumID, on string
+	}
+	var spans []span
+	var rateSum, minimumSum Decimal
+	for m := range 12 {
+		on := fmt.Sprintf("%s-%02d-01", start[:4], m+1)
+		ml := &lookup{p: p, date: on}
+		rate, rateID := ml.percent(prsiS)
+		minimum, minimumID := ml.amount(prsiSMinimum)
+		if err := ml.err(); err != nil {
+			return Decimal{}, err
+		}
+		rateSum, minimumSum = rateSum.Add(rate), minimumSum.Add(minimum)
+		if k := len(spans) - 1; k >= 0 && spans[k].rateID == rateID && spans[k].minimumID == minimumID {
+			spans[k].months++
+			continue
+		}
+		spans = append(spans, span{months: 1, rate: rate, minimum: minimum, rateID: rateID, minimumID: minimumID, on: on})
+	}
+	twelve := Int(12)
+	rate, minimum := rateSum.Div(twelve), minimumSum.Div(twelve)
+	var ids []string
+	for _, sp := range spans {
+		share := Int(int64(sp.months)).Div(twelve)
+		t.add(fmt.Sprintf("%sclassS %d months at %s", prefix, sp.months, pct(sp.rate)), income.Mul(share).Percent(sp.rate),
+			fmt.Sprintf("%s × %d/12 × %s, minimum %s × %d/12 (from %s)", income.Money(), sp.months, pct(sp.rate), sp.minimum.Money(), sp.months, sp.on), sp.rateID, sp.minimumID)
+		ids = appendNew(ids, sp.rateID, sp.minimumID)
+	}
+	charge := income.Percent(rate).Cents()
+	rule := fmt.Sprintf("%s × %s", income.Money(), pct(rate))
+	if len(spans) > 1 {
+		rule = fmt.Sprintf("%s × %s (the rates blended by months)", income.Money(), pct(rate))
+	}
+	if floorMinimum := minimum.Cents(); charge.Cmp(floorMinimum) < 0 {
+		charge, rule = floorMinimum, fmt.Sprintf("the minimum contribution %s, above %s", floorMinimum.Money(), rule)
+	}
 	t.add(prefix+"employeePrsi", charge, rule, append(ids, floorID)...)
 	return charge, nil
 }

@@ -69,11 +69,11 @@ func (c ieUSC) Compute(p Params, raw json.RawMessage) (Result, error) {
 }
 
 type uscBand struct {
-	name         string
-	rate, lower  Decimal
-	upper        Decimal
-	open         bool
-	id, rateText string
+	name        string
+	rate, lower Decimal
+	upper       Decimal
+	open        bool
+	id          string
 }
 
 func uscBands(p Params) ([]uscBand, error) {

@@ -85,12 +85,24 @@ func (c ieVRT) Compute(p Params, raw json.RawMessage) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	var missing []string
 	var t trace
+	co2Charge, missing := vrtCO2Charge(p, omsp, co2, &t)
+	noxCharge, noxIDs, noxMissing := vrtNOxCharge(p, nox, &t)
+	missing = append(missing, noxMissing...)
+	if len(missing) > 0 {
+		return Result{}, &MissingFactsError{Date: p.Date, Series: missing}
+	}
+	t.add("noxCharge", noxCharge, fmt.Sprintf("NOx %s mg/km: sum of its bands", nox), noxIDs...)
+	vrt := co2Charge.Add(noxCharge)
+	t.add("vrt", vrt, "CO2 charge + NOx charge")
+	t.warn(vrtMinimumWarning)
+	t.assume("a new category A car: no relief for electric or hybrid vehicles, no used-import depreciation")
+	return t.result("EUR", vrt), nil
+}
 
-	// CO2: the one band the emissions fall in.
-	var co2Charge Decimal
-	found := false
+// vrtCO2Charge is the CO2 band's percent of the OMSP: the one category A
+// band whose bounds hold the emissions (above the lower, up to the upper).
+func vrtCO2Charge(p Params, omsp, co2 Decimal, t *trace) (Decimal, []string) {
 	for _, f := range p.WithPrefix(vrtCO2Prefix, p.Date) {
 		if applies, _ := f.Properties["applies_to"].(string); applies != "" && applies != vrtCO2AppliesToA {
 			continue
@@ -105,27 +117,27 @@ func (c ieVRT) Compute(p Params, raw json.RawMessage) (Result, error) {
 		if !inBand {
 			continue
 		}
-		co2Charge = omsp.Percent(rate).Cents()
+		charge := omsp.Percent(rate).Cents()
 		bounds := fmt.Sprintf("above %s g/km", lower)
 		if ok2 {
 			bounds += fmt.Sprintf(" up to %s g/km", upper)
 		}
-		t.add("co2Charge", co2Charge, fmt.Sprintf("%s × %s (CO2 %s g/km, band %s)", omsp.Money(), pct(rate), co2, bounds), f.NodeID)
-		found = true
-		break
+		t.add("co2Charge", charge, fmt.Sprintf("%s × %s (CO2 %s g/km, band %s)", omsp.Money(), pct(rate), co2, bounds), f.NodeID)
+		return charge, nil
 	}
-	if !found {
-		missing = append(missing, fmt.Sprintf("%s* (a band for %s g/km)", vrtCO2Prefix, co2))
-	}
+	return Decimal{}, []string{fmt.Sprintf("%s* (a band for %s g/km)", vrtCO2Prefix, co2)}
+}
 
-	// NOx: a charge per mg/km for the part of the emissions in each band.
-	noxFacts := p.WithPrefix(vrtNOxPrefix, p.Date)
-	var noxCharge Decimal
-	var noxIDs []string
-	if len(noxFacts) == 0 {
-		missing = append(missing, vrtNOxPrefix+"*")
+// vrtNOxCharge is the NOx charge: for each NOx band, the mg/km of the
+// emissions within it times its amount per mg/km.
+func vrtNOxCharge(p Params, nox Decimal, t *trace) (Decimal, []string, []string) {
+	facts := p.WithPrefix(vrtNOxPrefix, p.Date)
+	if len(facts) == 0 {
+		return Decimal{}, nil, []string{vrtNOxPrefix + "*"}
 	}
-	for _, f := range noxFacts {
+	var charge Decimal
+	var ids, missing []string
+	for _, f := range facts {
 		lower, ok1 := FactNumber(f, "lower_amount")
 		upper, ok2 := FactNumber(f, "upper_amount")
 		perUnit, ok3 := FactNumber(f, "amount")
@@ -142,17 +154,9 @@ func (c ieVRT) Compute(p Params, raw json.RawMessage) (Result, error) {
 			continue
 		}
 		part := within.Mul(perUnit).Cents()
-		noxCharge = noxCharge.Add(part)
-		noxIDs = append(noxIDs, f.NodeID)
+		charge = charge.Add(part)
+		ids = append(ids, f.NodeID)
 		t.add("noxCharge "+f.Series[len(vrtNOxPrefix):], part, fmt.Sprintf("%s mg/km × %s per mg/km (from %s mg/km)", within, perUnit.Money(), lower), f.NodeID)
 	}
-	if len(missing) > 0 {
-		return Result{}, &MissingFactsError{Date: p.Date, Series: missing}
-	}
-	t.add("noxCharge", noxCharge, fmt.Sprintf("NOx %s mg/km: sum of its bands", nox), noxIDs...)
-	vrt := co2Charge.Add(noxCharge)
-	t.add("vrt", vrt, "CO2 charge + NOx charge")
-	t.warn(vrtMinimumWarning)
-	t.assume("a new category A car: no relief for electric or hybrid vehicles, no used-import depreciation")
-	return t.result("EUR", vrt), nil
+	return charge, ids, missing
 }

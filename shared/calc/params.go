@@ -50,6 +50,17 @@ func (p Params) FactOn(series, date string) (graph.Fact, bool) {
 	return graph.Fact{}, false
 }
 
+// factIDOn is the id of the value of series valid on date, or "".
+func (p Params) factIDOn(series, date string) string {
+	facts := p.bySeries[series]
+	for i := range facts {
+		if facts[i].ValidOn(date) {
+			return facts[i].NodeID
+		}
+	}
+	return ""
+}
+
 // Fact returns the value of series valid on p.Date.
 func (p Params) Fact(series string) (graph.Fact, bool) { return p.FactOn(series, p.Date) }
 

@@ -88,39 +88,8 @@ func TestWorkedExamples(t *testing.T) {
 				t.Fatalf("duplicate id")
 			}
 			seen[ex.ID] = true
-			if !strings.HasPrefix(ex.Source.URL, "http") || len(ex.Figures) == 0 {
-				t.Fatalf("an example needs its source URL and at least one figure")
-			}
-			res, err := calc.Run(context.Background(), g, calc.Request{Calculator: ex.Calculator, TaxYear: ex.TaxYear, AsOf: ex.AsOf, Inputs: ex.Inputs}, today)
-			if err != nil {
-				t.Fatalf("run: %v", err)
-			}
-			got := lineAmounts(res)
-			ok := true
-			for name, want := range ex.Figures {
-				if got[name] != want {
-					ok = false
-					t.Errorf("%s = %q, published %s (%s)", name, got[name], want, ex.Source.URL)
-				}
-			}
-			for _, d := range ex.SourceDiffers {
-				if got[d.Line] != d.Recomputed {
-					ok = false
-					t.Errorf("%s = %q, recorded recomputation %s (published %s)", d.Line, got[d.Line], d.Recomputed, d.Published)
-				}
-			}
-			if len(res.Citations) == 0 {
-				t.Errorf("no citations")
-			}
-			// Each citation is valid on the date, or, for a year's PRSI
-			// split at a change, on a pay date within the tax year.
-			yearEnd := res.AsOf[:4] + "-12-31"
-			for _, c := range res.Citations {
-				if (c.ValidFrom != nil && *c.ValidFrom > yearEnd) || (c.ValidTo != nil && *c.ValidTo < res.AsOf) {
-					t.Errorf("citation %s (%v to %v) is not valid in the year of %s", c.NodeID, c.ValidFrom, c.ValidTo, res.AsOf)
-				}
-			}
-			key := ex.Calculator + " " + res.AsOf[:4]
+			year, ok := runWorkedExample(t, g, ex, today)
+			key := ex.Calculator + " " + year
 			counts := exact[key]
 			counts[1]++
 			if ok {
@@ -137,4 +106,43 @@ func TestWorkedExamples(t *testing.T) {
 	for _, k := range keys {
 		t.Logf("%s: %d/%d exact", k, exact[k][0], exact[k][1])
 	}
+}
+
+// runWorkedExample runs one example and checks its published figures and
+// recorded differences; it returns the year computed and whether all held.
+func runWorkedExample(t *testing.T, g *memory.Store, ex workedExample, today time.Time) (string, bool) {
+	t.Helper()
+	if !strings.HasPrefix(ex.Source.URL, "http") || len(ex.Figures) == 0 {
+		t.Fatalf("an example needs its source URL and at least one figure")
+	}
+	res, err := calc.Run(context.Background(), g, calc.Request{Calculator: ex.Calculator, TaxYear: ex.TaxYear, AsOf: ex.AsOf, Inputs: ex.Inputs}, today)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	got := lineAmounts(res)
+	ok := true
+	for name, want := range ex.Figures {
+		if got[name] != want {
+			ok = false
+			t.Errorf("%s = %q, published %s (%s)", name, got[name], want, ex.Source.URL)
+		}
+	}
+	for _, d := range ex.SourceDiffers {
+		if got[d.Line] != d.Recomputed {
+			ok = false
+			t.Errorf("%s = %q, recorded recomputation %s (published %s)", d.Line, got[d.Line], d.Recomputed, d.Published)
+		}
+	}
+	if len(res.Citations) == 0 {
+		t.Errorf("no citations")
+	}
+	// Each citation is valid on the date, or, for a year's PRSI split at
+	// a change, on a pay date within the tax year.
+	yearEnd := res.AsOf[:4] + "-12-31"
+	for _, c := range res.Citations {
+		if (c.ValidFrom != nil && *c.ValidFrom > yearEnd) || (c.ValidTo != nil && *c.ValidTo < res.AsOf) {
+			t.Errorf("citation %s (%v to %v) is not valid in the year of %s", c.NodeID, c.ValidFrom, c.ValidTo, res.AsOf)
+		}
+	}
+	return res.AsOf[:4], ok
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,7 +19,37 @@ func runValidTime(t *testing.T, newStore NewStore) {
 		{"CapturedFactsNeverGround", validTimeProvenance},
 		{"NewValueClosesTheOldAndKeepsHistory", validTimeClosesOnChange},
 		{"UndatedValueIsSeenNotDated", validTimeUndated},
+		{"SeriesPrefixReadsATableInOneCall", validTimeSeriesPrefix},
 	})
+}
+
+// validTimeSeriesPrefix: a name ending in "*" reads every series with that
+// prefix (the seed's VRT CO2 bands), beside exact names, and no other.
+func validTimeSeriesPrefix(t *testing.T, newStore NewStore) {
+	s := newStore(t)
+	const prefix, exact = "TAX:IE:VRT:RATE:CO2_", "TAX:IE:CAT:RATE:STANDARD"
+	nodes, err := s.FactSeries(context.Background(), []string{prefix + "*", exact})
+	must(t, err)
+	bands, others := map[string]bool{}, 0
+	for _, n := range nodes {
+		series, _ := n.Properties["series"].(string)
+		switch {
+		case strings.HasPrefix(series, prefix):
+			bands[series] = true
+		case series == exact:
+			others++
+		default:
+			t.Errorf("%s (series %q) matches neither name", n.ID, series)
+		}
+	}
+	if len(bands) < 10 || others == 0 {
+		t.Errorf("read %d CO2 band series and %d values of %s, want the seed's table and the exact series", len(bands), others, exact)
+	}
+	none, err := s.FactSeries(context.Background(), []string{"TAX:IE:VRT:RATE:NO_SUCH_TABLE_*"})
+	must(t, err)
+	if len(none) != 0 {
+		t.Errorf("a prefix no series has read %d nodes", len(none))
+	}
 }
 
 // date parses an ISO date for a test.
