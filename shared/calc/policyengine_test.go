@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"regintel/shared/calc"
+	"regintel/shared/graph"
 )
 
 // policyEngineGrid is what testdata/policyengine/grid.py writes.
@@ -70,6 +71,20 @@ const penny = 0.01
 // PolicyEngine UK on the grid scripts/test.d/policyengine.sh computes. It
 // is skipped when the grid has not been computed.
 func TestPolicyEngineDifferential(t *testing.T) {
+	grid := readPolicyEngineGrid(t)
+	g := seeded(t)
+	covered := map[string]int{}
+	matched := compareIncomeTax(t, g, grid, covered)
+	t.Logf("income tax: %d of %d points match PolicyEngine UK to the penny", matched, len(grid.IncomeTax))
+	matched, compared := compareNI(t, g, grid, covered)
+	t.Logf("NI (weekly, employee and employer): %d of %d comparisons match PolicyEngine UK to the penny", matched, compared)
+	for _, rule := range slices.Sorted(maps.Keys(covered)) {
+		t.Logf("differ by a documented basis difference: %d: %s", covered[rule], rule)
+	}
+}
+
+func readPolicyEngineGrid(t *testing.T) policyEngineGrid {
+	t.Helper()
 	path := os.Getenv("POLICYENGINE_GRID")
 	if path == "" {
 		path = filepath.Join("..", "..", ".testenv", "policyengine", "grid.json")
@@ -85,74 +100,74 @@ func TestPolicyEngineDifferential(t *testing.T) {
 	if err := json.Unmarshal(raw, &grid); err != nil {
 		t.Fatal(err)
 	}
-	if len(grid.IncomeTax) == 0 {
-		t.Fatal("the grid has no income tax points")
+	if len(grid.IncomeTax) == 0 || len(grid.NI) == 0 {
+		t.Fatal("the grid has no points")
 	}
-	g := seeded(t)
-	run := func(calculator string, req calc.Request) float64 {
-		t.Helper()
-		req.Calculator = calculator
+	return grid
+}
+
+func amountOf(s string) float64 {
+	var v float64
+	fmt.Sscanf(s, "%g", &v)
+	return v
+}
+
+func withinAPenny(a, b float64) bool { return a-b <= penny && b-a <= penny }
+
+// compareIncomeTax counts the points that match; one that differs is a
+// failure unless a basis difference covers it (counted in covered).
+func compareIncomeTax(t *testing.T, g graph.SeriesReader, grid policyEngineGrid, covered map[string]int) int {
+	t.Helper()
+	matched := 0
+	for _, p := range grid.IncomeTax {
+		req := calc.Request{Calculator: "uk_income_tax", TaxYear: p.TaxYear, Inputs: json.RawMessage(fmt.Sprintf(`{"income": %d, "region": %q}`, p.Income, p.Region))}
 		res, err := calc.Run(context.Background(), g, req, ukToday)
 		if err != nil {
-			t.Fatalf("%s %s %s: %v", calculator, req.TaxYear, req.Inputs, err)
+			t.Fatalf("uk_income_tax %s %d: %v", p.TaxYear, p.Income, err)
 		}
-		var v float64
-		fmt.Sscanf(res.Total, "%g", &v)
-		return v
-	}
-	tally := map[string]int{}
-	itMatched := 0
-	for _, p := range grid.IncomeTax {
-		ours := run("uk_income_tax", calc.Request{TaxYear: p.TaxYear, Inputs: json.RawMessage(fmt.Sprintf(`{"income": %d, "region": %q}`, p.Income, p.Region))})
-		if diff := ours - p.IncomeTax; diff <= penny && diff >= -penny {
-			itMatched++
+		ours := amountOf(res.Total)
+		if withinAPenny(ours, p.IncomeTax) {
+			matched++
 			continue
 		}
 		if rule := coveredBy(func(b basisDifference) bool { return b.taxIT != nil && b.taxIT(p.TaxYear, p.Region, p.Income) }); rule != "" {
-			tally[rule]++
+			covered[rule]++
 			continue
 		}
 		t.Errorf("income tax %s %s on %d: ours %.2f, PolicyEngine %.4f", p.TaxYear, p.Region, p.Income, ours, p.IncomeTax)
 	}
-	t.Logf("income tax: %d of %d points match PolicyEngine UK to the penny", itMatched, len(grid.IncomeTax))
+	return matched
+}
 
-	niMatched, niPoints := 0, 0
+// compareNI compares weekly contributions, employee and employer, as
+// compareIncomeTax does.
+func compareNI(t *testing.T, g graph.SeriesReader, grid policyEngineGrid, covered map[string]int) (matched, compared int) {
+	t.Helper()
 	for _, p := range grid.NI {
 		req := calc.Request{Calculator: "uk_ni", TaxYear: p.TaxYear, Inputs: json.RawMessage(fmt.Sprintf(`{"earnings": %d, "period": "weekly"}`, p.WeeklyEarnings))}
 		res, err := calc.Run(context.Background(), g, req, ukToday)
 		if err != nil {
 			t.Fatalf("uk_ni %s %d: %v", p.TaxYear, p.WeeklyEarnings, err)
 		}
-		var employee, employer float64
-		fmt.Sscanf(res.Total, "%g", &employee)
-		for _, l := range res.Lines {
-			if l.Name == "employerNi" {
-				fmt.Sscanf(l.Amount, "%g", &employer)
-			}
+		sides := map[string][2]float64{
+			"employee": {amountOf(res.Total), p.AnnualEmployee / 52},
+			"employer": {amountOf(lineAmount(res, "employerNi")), p.AnnualEmployer / 52},
 		}
-		for _, side := range []struct {
-			name     string
-			ours, pe float64
-		}{
-			{"employee", employee, p.AnnualEmployee / 52},
-			{"employer", employer, p.AnnualEmployer / 52},
-		} {
-			niPoints++
-			if side.ours-side.pe <= penny && side.pe-side.ours <= penny {
-				niMatched++
+		for _, side := range []string{"employee", "employer"} {
+			ours, pe := sides[side][0], sides[side][1]
+			compared++
+			if withinAPenny(ours, pe) {
+				matched++
 				continue
 			}
-			if rule := coveredBy(func(b basisDifference) bool { return b.taxNI != nil && b.taxNI(p.TaxYear, side.name, p.WeeklyEarnings) }); rule != "" {
-				tally[rule]++
+			if rule := coveredBy(func(b basisDifference) bool { return b.taxNI != nil && b.taxNI(p.TaxYear, side, p.WeeklyEarnings) }); rule != "" {
+				covered[rule]++
 				continue
 			}
-			t.Errorf("NI %s %s on %d a week: ours %.2f, PolicyEngine %.4f", p.TaxYear, side.name, p.WeeklyEarnings, side.ours, side.pe)
+			t.Errorf("NI %s %s on %d a week: ours %.2f, PolicyEngine %.4f", p.TaxYear, side, p.WeeklyEarnings, ours, pe)
 		}
 	}
-	t.Logf("NI (weekly, employee and employer): %d of %d comparisons match PolicyEngine UK to the penny", niMatched, niPoints)
-	for _, rule := range slices.Sorted(maps.Keys(tally)) {
-		t.Logf("differ by a documented basis difference: %d: %s", tally[rule], rule)
-	}
+	return matched, compared
 }
 
 // coveredBy is the first basis difference that covers a point, or "".

@@ -10,6 +10,7 @@ import (
 // bands (the same, as HMRC's PAYE tables give them).
 const (
 	ukIT               = "TAX:UK:INCOME_TAX:"
+	ukScot             = "TAX:UK:SCOTTISH_INCOME_TAX:"
 	ukPersonalAllow    = ukIT + "THRESHOLD:PERSONAL_ALLOWANCE"
 	ukAllowanceLimit   = ukIT + "THRESHOLD:PERSONAL_ALLOWANCE_INCOME_LIMIT"
 	ukAllowanceTaper   = ukIT + "RATE:PERSONAL_ALLOWANCE_TAPER"
@@ -31,12 +32,12 @@ var ukRUKBands = []ukBand{
 }
 
 var ukScottishBands = []ukBand{
-	{line: "starterRate", rate: ukIT + "RATE:SCOTTISH_STARTER", limit: ukIT + "THRESHOLD:SCOTTISH_STARTER_LIMIT"},
-	{line: "basicRate", rate: ukIT + "RATE:SCOTTISH_BASIC", limit: ukIT + "THRESHOLD:SCOTTISH_BASIC_LIMIT"},
-	{line: "intermediateRate", rate: ukIT + "RATE:SCOTTISH_INTERMEDIATE", limit: ukIT + "THRESHOLD:SCOTTISH_INTERMEDIATE_LIMIT"},
-	{line: "higherRate", rate: ukIT + "RATE:SCOTTISH_HIGHER", limit: ukIT + "THRESHOLD:SCOTTISH_HIGHER_LIMIT"},
-	{line: "advancedRate", rate: ukIT + "RATE:SCOTTISH_ADVANCED", limit: ukIT + "THRESHOLD:SCOTTISH_ADVANCED_LIMIT", optional: true},
-	{line: "topRate", rate: ukIT + "RATE:SCOTTISH_TOP"},
+	{line: "starterRate", rate: ukScot + "RATE:STARTER", limit: ukScot + "THRESHOLD:STARTER_LIMIT"},
+	{line: "basicRate", rate: ukScot + "RATE:BASIC", limit: ukScot + "THRESHOLD:BASIC_LIMIT"},
+	{line: "intermediateRate", rate: ukScot + "RATE:INTERMEDIATE", limit: ukScot + "THRESHOLD:INTERMEDIATE_LIMIT"},
+	{line: "higherRate", rate: ukScot + "RATE:HIGHER", limit: ukScot + "THRESHOLD:HIGHER_LIMIT"},
+	{line: "advancedRate", rate: ukScot + "RATE:ADVANCED", limit: ukScot + "THRESHOLD:ADVANCED_LIMIT", optional: true},
+	{line: "topRate", rate: ukScot + "RATE:TOP"},
 }
 
 // ukIncomeTax computes a year's income tax on non-savings, non-dividend
@@ -86,15 +87,7 @@ type ukIncomeTaxInputs struct {
 }
 
 func (ukIncomeTax) Compute(p Params, raw json.RawMessage) (Result, error) {
-	var in ukIncomeTaxInputs
-	if err := DecodeInputs(raw, &in); err != nil {
-		return Result{}, err
-	}
-	income, err := CheckAmount("income", in.Income, true)
-	if err != nil {
-		return Result{}, err
-	}
-	region, err := CheckChoice("region", in.Region, "rUK", "rUK", "scotland")
+	income, region, err := ukIncomeTaxDecode(raw)
 	if err != nil {
 		return Result{}, err
 	}
@@ -107,17 +100,7 @@ func (ukIncomeTax) Compute(p Params, raw json.RawMessage) (Result, error) {
 	if region == "scotland" {
 		bands = ukScottishBands
 	}
-	required := []string{ukPersonalAllow, ukAllowanceLimit, ukAllowanceTaper}
-	for _, b := range bands {
-		if b.optional {
-			continue
-		}
-		required = append(required, b.rate)
-		if b.limit != "" {
-			required = append(required, b.limit)
-		}
-	}
-	if err := p.Require(start, required...); err != nil {
+	if err := p.Require(start, ukRequiredSeries(bands)...); err != nil {
 		return Result{}, err
 	}
 	pa, paID, _ := p.AmountOn(ukPersonalAllow, start)
@@ -134,23 +117,68 @@ func (ukIncomeTax) Compute(p Params, raw json.RawMessage) (Result, error) {
 			FactIDs: []string{paID, limitID, taperID}},
 		Line{Name: "taxableIncome", Amount: taxable.Money(), Rule: "income less the Personal Allowance", FactIDs: []string{}},
 	)
+	bandLines, total, err := ukBandsTax(p, bands, taxable, start)
+	if err != nil {
+		return Result{}, err
+	}
+	res.Lines = append(append(res.Lines, bandLines...), Line{Name: "incomeTax", Amount: total.Money(),
+		Rule: "sum of the bands, each rounded down to the penny", FactIDs: []string{}})
+	res.Total = total.Money()
+	res.Assumptions = ukIncomeTaxAssumptions(region, start, end)
+	if allowance.Cmp(pa) < 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("income over %s reduces the Personal Allowance to %s", ukPounds(limit), ukPounds(allowance)))
+	}
+	return res, nil
+}
 
-	total := Decimal{}
-	lower := Decimal{}
+func ukIncomeTaxDecode(raw json.RawMessage) (Decimal, string, error) {
+	var in ukIncomeTaxInputs
+	if err := DecodeInputs(raw, &in); err != nil {
+		return Decimal{}, "", err
+	}
+	income, err := CheckAmount("income", in.Income, true)
+	if err != nil {
+		return Decimal{}, "", err
+	}
+	region, err := CheckChoice("region", in.Region, "rUK", "rUK", "scotland")
+	return income, region, err
+}
+
+// ukRequiredSeries are the series a year must have for bands (an optional
+// band is charged only in the years that have it).
+func ukRequiredSeries(bands []ukBand) []string {
+	required := []string{ukPersonalAllow, ukAllowanceLimit, ukAllowanceTaper}
+	for _, b := range bands {
+		if b.optional {
+			continue
+		}
+		required = append(required, b.rate)
+		if b.limit != "" {
+			required = append(required, b.limit)
+		}
+	}
+	return required
+}
+
+// ukBandsTax charges taxable income band by band: a line per band, each
+// rounded down to the penny, and their sum.
+func ukBandsTax(p Params, bands []ukBand, taxable Decimal, start string) ([]Line, Decimal, error) {
+	var lines []Line
+	total, lower := Decimal{}, Decimal{}
 	for _, b := range bands {
 		if _, ok := p.FactOn(b.rate, start); b.optional && !ok {
 			continue
 		}
 		rate, rateID, err := p.PercentOn(b.rate, start)
 		if err != nil {
-			return Result{}, err
+			return nil, Decimal{}, err
 		}
 		ids := []string{rateID}
 		upper, hasUpper := Decimal{}, b.limit != ""
 		if hasUpper {
 			var limitID string
 			if upper, limitID, err = p.AmountOn(b.limit, start); err != nil {
-				return Result{}, err
+				return nil, Decimal{}, err
 			}
 			ids = append(ids, limitID)
 		}
@@ -159,29 +187,24 @@ func (ukIncomeTax) Compute(p Params, raw json.RawMessage) (Result, error) {
 		if hasUpper {
 			slice = slice.Min(upper.Sub(lower).Clamp0())
 			rule = fmt.Sprintf("%s%% of taxable income from %s to %s", rate, ukPounds(lower), ukPounds(upper))
+			lower = upper.Max(lower)
 		}
 		tax := slice.Percent(rate).Round(2, Down)
 		total = total.Add(tax)
-		res.Lines = append(res.Lines, Line{Name: b.line, Amount: tax.Money(),
+		lines = append(lines, Line{Name: b.line, Amount: tax.Money(),
 			Rule: fmt.Sprintf("%s (%s taxed)", rule, ukPounds(slice)), FactIDs: ids})
-		if hasUpper {
-			lower = upper.Max(lower)
-		}
 	}
-	res.Lines = append(res.Lines, Line{Name: "incomeTax", Amount: total.Money(),
-		Rule: "sum of the bands, each rounded down to the penny", FactIDs: []string{}})
-	res.Total = total.Money()
+	return lines, total, nil
+}
+
+func ukIncomeTaxAssumptions(region, start, end string) []string {
 	regionText := "England, Wales or Northern Ireland (rUK bands)"
 	if region == "scotland" {
 		regionText = "a Scottish taxpayer (Scottish bands on non-savings income)"
 	}
-	res.Assumptions = []string{
+	return []string{
 		fmt.Sprintf("tax year %s to %s; all income is non-savings, non-dividend income of one person", start, end),
 		"resident in " + regionText,
 		"standard Personal Allowance: no Marriage or Blind Person's Allowance, and no pension contributions or Gift Aid extending the bands",
 	}
-	if allowance.Cmp(pa) < 0 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("income over %s reduces the Personal Allowance to %s", ukPounds(limit), ukPounds(allowance)))
-	}
-	return res, nil
 }

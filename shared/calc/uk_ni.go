@@ -100,47 +100,50 @@ func (ukNICalc) Compute(p Params, raw json.RawMessage) (Result, error) {
 	if _, err := CheckChoice("category", in.Category, "A", "A"); err != nil {
 		return Result{}, err
 	}
-	res := Result{Currency: "GBP"}
-	if period != "annual" {
-		pay, err := ukNIOnPayment(p, earnings, period, p.Date)
-		if err != nil {
-			return Result{}, err
-		}
-		res.Lines = append(res.Lines,
-			Line{Name: "employeeNiMainRate", Amount: pay.main.Money(), Rule: pay.mainRule, FactIDs: pay.mainIDs},
-			Line{Name: "employeeNiAdditionalRate", Amount: pay.additional.Money(), Rule: pay.additionalRule, FactIDs: pay.additionalIDs},
-			Line{Name: "employeeNi", Amount: pay.employee.Money(), Rule: "main plus additional rate, rounded to the nearest penny (a halfpenny or less disregarded)", FactIDs: []string{}},
-			Line{Name: "employerNi", Amount: pay.employer.Money(), Rule: pay.erRule + ", rounded the same way", FactIDs: pay.erIDs},
-		)
-		res.Total = pay.employee.Money()
-		res.Assumptions = []string{fmt.Sprintf("one %s payment of %s paid on %s, NI category A", period, ukPounds(earnings), p.Date)}
-		if pay.belowLEL {
-			res.Warnings = append(res.Warnings, "earnings below the Lower Earnings Limit do not count towards the State Pension or contributory benefits")
-		}
-		return res, nil
+	if period == "annual" {
+		return ukNIAnnual(p, earnings)
 	}
+	pay, err := ukNIOnPayment(p, earnings, period, p.Date)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Currency: "GBP", Total: pay.employee.Money()}
+	res.Lines = []Line{
+		{Name: "employeeNiMainRate", Amount: pay.main.Money(), Rule: pay.mainRule, FactIDs: pay.mainIDs},
+		{Name: "employeeNiAdditionalRate", Amount: pay.additional.Money(), Rule: pay.additionalRule, FactIDs: pay.additionalIDs},
+		{Name: "employeeNi", Amount: pay.employee.Money(), Rule: "main plus additional rate, rounded to the nearest penny (a halfpenny or less disregarded)", FactIDs: []string{}},
+		{Name: "employerNi", Amount: pay.employer.Money(), Rule: pay.erRule + ", rounded the same way", FactIDs: pay.erIDs},
+	}
+	res.Assumptions = []string{fmt.Sprintf("one %s payment of %s paid on %s, NI category A", period, ukPounds(earnings), p.Date)}
+	if pay.belowLEL {
+		res.Warnings = append(res.Warnings, "earnings below the Lower Earnings Limit do not count towards the State Pension or contributory benefits")
+	}
+	return res, nil
+}
 
+// ukNIPart is a run of monthly payments charged alike.
+type ukNIPart struct {
+	from, to, key string
+	months        int
+	pay           ukNIPayment
+	earnings      Decimal
+}
+
+// ukNIAnnual charges a year's earnings as twelve equal monthly payments
+// (the last penny of an odd division goes to the last month, so the
+// year's earnings are exact), each at its pay date's values.
+func ukNIAnnual(p Params, earnings Decimal) (Result, error) {
 	start, end, err := TaxYearBounds(p.Date, "UK")
 	if err != nil {
 		return Result{}, &FieldError{Field: "asOf", Message: err.Error()}
 	}
-	// Twelve equal monthly payments; the last penny of an odd division goes
-	// to the last month so that the year's earnings are exact.
 	monthly := earnings.Div(Int(12)).Round(2, Down)
-	last := earnings.Sub(monthly.Mul(Int(11)))
 	var employee, employer Decimal
-	type part struct {
-		from, to, key string
-		months        int
-		pay           ukNIPayment
-		earnings      Decimal
-	}
-	var parts []part
+	var parts []ukNIPart
 	for m := 1; m <= 12; m++ {
-		payDate := ukTaxMonthEnd(start, m)
-		amount := monthly
+		payDate, amount := ukTaxMonthEnd(start, m), monthly
 		if m == 12 {
-			amount = last
+			amount = earnings.Sub(monthly.Mul(Int(11)))
 		}
 		pay, err := ukNIOnPayment(p, amount, "monthly", payDate)
 		if err != nil {
@@ -153,23 +156,13 @@ func (ukNICalc) Compute(p Params, raw json.RawMessage) (Result, error) {
 			parts[n-1].to = payDate
 			continue
 		}
-		parts = append(parts, part{from: payDate, to: payDate, key: key, months: 1, pay: pay, earnings: amount})
+		parts = append(parts, ukNIPart{from: payDate, to: payDate, key: key, months: 1, pay: pay, earnings: amount})
 	}
-	for _, pt := range parts {
-		when := fmt.Sprintf("%d monthly payment(s) of %s paid %s to %s", pt.months, ukPounds(pt.earnings), pt.from, pt.to)
-		res.Lines = append(res.Lines,
-			Line{Name: "employeeNiPeriod", Amount: pt.pay.employee.Mul(Int(int64(pt.months))).Money(),
-				Rule:    fmt.Sprintf("%s: %s each (%s; %s)", when, ukPounds(pt.pay.employee), pt.pay.mainRule, pt.pay.additionalRule),
-				FactIDs: append(append([]string{}, pt.pay.mainIDs...), pt.pay.additionalIDs...)},
-			Line{Name: "employerNiPeriod", Amount: pt.pay.employer.Mul(Int(int64(pt.months))).Money(),
-				Rule: fmt.Sprintf("%s: %s each (%s)", when, ukPounds(pt.pay.employer), pt.pay.erRule), FactIDs: pt.pay.erIDs},
-		)
-	}
+	res := Result{Currency: "GBP", Total: employee.Money(), Lines: ukNIPartLines(parts)}
 	res.Lines = append(res.Lines,
 		Line{Name: "employeeNi", Amount: employee.Money(), Rule: "sum of the monthly payments' employee contributions, each rounded to the nearest penny (a halfpenny or less disregarded)", FactIDs: []string{}},
 		Line{Name: "employerNi", Amount: employer.Money(), Rule: "sum of the monthly payments' employer contributions, rounded the same way", FactIDs: []string{}},
 	)
-	res.Total = employee.Money()
 	res.Assumptions = []string{
 		fmt.Sprintf("annual earnings of %s paid as 12 equal monthly payments in the tax year %s to %s, each on the 5th (the end of the tax month)", ukPounds(earnings), start, end),
 		"NI category A; not a company director using the annual earnings period",
@@ -178,6 +171,22 @@ func (ukNICalc) Compute(p Params, raw json.RawMessage) (Result, error) {
 		res.Warnings = append(res.Warnings, "rates or thresholds changed during the tax year: each payment is charged at those in force on its pay date")
 	}
 	return res, nil
+}
+
+// ukNIPartLines are the trace of each run of payments: employee and employer.
+func ukNIPartLines(parts []ukNIPart) []Line {
+	var lines []Line
+	for _, pt := range parts {
+		when := fmt.Sprintf("%d monthly payment(s) of %s paid %s to %s", pt.months, ukPounds(pt.earnings), pt.from, pt.to)
+		lines = append(lines,
+			Line{Name: "employeeNiPeriod", Amount: pt.pay.employee.Mul(Int(int64(pt.months))).Money(),
+				Rule:    fmt.Sprintf("%s: %s each (%s; %s)", when, ukPounds(pt.pay.employee), pt.pay.mainRule, pt.pay.additionalRule),
+				FactIDs: append(append([]string{}, pt.pay.mainIDs...), pt.pay.additionalIDs...)},
+			Line{Name: "employerNiPeriod", Amount: pt.pay.employer.Mul(Int(int64(pt.months))).Money(),
+				Rule: fmt.Sprintf("%s: %s each (%s)", when, ukPounds(pt.pay.employer), pt.pay.erRule), FactIDs: pt.pay.erIDs},
+		)
+	}
+	return lines
 }
 
 // ukTaxMonthEnd is the last day (the 5th of the next calendar month) of tax
