@@ -4,7 +4,7 @@ GO ?= go
 PORT ?= 8080
 FUNCTIONS := $(notdir $(wildcard functions/*))
 
-.PHONY: help dev migrate test test-unit test-go lint fmt build bench cachebench clean loadtest fuzz
+.PHONY: help dev migrate test test-unit test-go lint fmt build bench cachebench clean loadtest fuzz policyengine
 
 help: ## list targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -44,6 +44,9 @@ clean: ## remove build output and test state
 	rm -rf build .testenv cdk.out
 
 -include mk/*.mk
+
+policyengine: ## compute PolicyEngine UK's side of the UK calculators' differential again and check it equals the committed grid (UPDATE=1 replaces it)
+	@bash scripts/policyengine.sh
 
 fuzz: ## the long fuzzing run: every Go fuzz target for FUZZ_TIME (default 60s); `make test` runs a fixed 2000 inputs each
 	@FUZZ_TIME=$${FUZZ_TIME:-60s} bash scripts/test.d/fuzz.sh

@@ -30,10 +30,12 @@ type conversed struct {
 	answer    strings.Builder
 	captured  []concept.Concept
 	requested []conversation.RequestedItem
-	usage     llm.Usage
-	callUsage []llm.Usage // per model call
-	calls     int
-	err       error
+	// calculations are the turn's calculate calls, in order.
+	calculations []calculation
+	usage        llm.Usage
+	callUsage    []llm.Usage // per model call
+	calls        int
+	err          error
 	// interrupted: the client went away (a write failed or the request was
 	// cancelled); the model is stopped and the turn is stored as such.
 	interrupted bool
@@ -60,6 +62,9 @@ func (t *Turn) tools() []llm.Tool {
 	}
 	if t.e.words != nil {
 		tools = append(tools, LookupFactsTool())
+	}
+	if _, ok := t.e.seriesReader(); ok {
+		tools = append(tools, CalculateTool())
 	}
 	return tools
 }
@@ -105,7 +110,7 @@ func (t *Turn) converse(ctx context.Context, sink Sink, fitted prompt.Fitted, to
 		}
 		req.Messages = append(req.Messages, llm.Message{Role: llm.RoleAssistant, Content: text, ToolCalls: calls})
 		for _, c := range calls {
-			req.Messages = append(req.Messages, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, Content: t.toolOutput(ctx, c)})
+			req.Messages = append(req.Messages, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, Content: t.toolOutput(ctx, c, out)})
 		}
 	}
 	if out.answer.Len() == 0 {
@@ -158,7 +163,7 @@ func (t *Turn) call(ctx context.Context, sink Sink, req llm.Request, out *conver
 			sent(sink.Event(EventMessage, TextDelta{Text: ch.Delta}))
 		case llm.ChunkTool:
 			calls = append(calls, ch.ToolCall())
-			t.readToolCall(ch, out)
+			t.readToolCall(ctx, ch, out)
 		case llm.ChunkUsage:
 			if ch.Usage != nil {
 				used = used.Plus(*ch.Usage)
@@ -194,8 +199,10 @@ func next(chunks <-chan llm.Chunk, sink Sink) (llm.Chunk, bool, error) {
 }
 
 // readToolCall takes what a tool call carries: concepts, or a context request.
-func (t *Turn) readToolCall(ch llm.Chunk, out *conversed) {
+func (t *Turn) readToolCall(ctx context.Context, ch llm.Chunk, out *conversed) {
 	switch {
+	case ch.ToolName == CalculateToolName:
+		out.calculations = append(out.calculations, t.runCalculation(ctx, ch.CallID, ch.ArgsJSON))
 	case ch.ToolName == RequestContextToolName && t.offerRequestContext():
 		items, err := parseRequestContext(ch.ArgsJSON)
 		if err != nil {
@@ -226,12 +233,20 @@ func (t *Turn) readToolCall(ch llm.Chunk, out *conversed) {
 }
 
 // toolOutput is what the model reads back for a call: a short
-// acknowledgement, so it goes on to answer, or a lookup's facts.
-func (t *Turn) toolOutput(ctx context.Context, c llm.ToolCall) string {
+// acknowledgement, so it goes on to answer, a lookup's facts, or a
+// calculation's trace.
+func (t *Turn) toolOutput(ctx context.Context, c llm.ToolCall, out *conversed) string {
 	var body map[string]any
 	switch c.Name {
 	case LookupFactsToolName:
 		body = t.lookupOutput(ctx, string(c.ArgsJSON))
+	case CalculateToolName:
+		for _, made := range out.calculations {
+			if made.callID == c.ID {
+				return calculationOutput(made)
+			}
+		}
+		body = map[string]any{"status": "error", "note": "The calculation was not made."}
 	case concept.CaptureToolName:
 		body = map[string]any{"status": "recorded", "note": "Concepts recorded. Now answer the user's question."}
 	default:

@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"time"
@@ -83,6 +84,10 @@ func (t *Turn) metadata(out *conversed, fitted prompt.Fitted, refs []conversatio
 	}
 	if m.Warnings == nil {
 		m.Warnings = []string{}
+	}
+	if results := calculationsOf(out.calculations); len(results) > 0 {
+		m.Citations = withCalculationCitations(m.Citations, results)
+		m.Calculations, _ = json.Marshal(results)
 	}
 	switch {
 	case request != nil:

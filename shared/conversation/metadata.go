@@ -1,6 +1,9 @@
 package conversation
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // TurnMetadata is what a turn keeps about how its answer was made: the
 // prompt's composition and budget, the model calls, the concepts the
@@ -23,6 +26,10 @@ type TurnMetadata struct {
 	Citations []Citation `json:"citations"`
 	// AsOf is the date the answer is about and where it came from.
 	AsOf *AsOf `json:"asOf,omitempty"`
+	// Calculations are the traces of the turn's calculate tool calls, as
+	// POST /calculate answers them (shared/calc's Result, kept as JSON: calc
+	// builds on this package).
+	Calculations json.RawMessage `json:"calculations,omitempty"`
 }
 
 // AsOf is a turn's as-of date (ISO), its source (request, question or

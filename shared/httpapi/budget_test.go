@@ -19,7 +19,7 @@ type storedUsage struct {
 }
 
 func TestTwelveTurnsOverBudgetKeepNewestTurnsWhole(t *testing.T) {
-	const budget = 2500 // room for the dated USC facts and some, not all, of the history
+	const budget = 2800 // room for the tools (calculate among them), the dated USC facts and some, not all, of the history
 	e := newContextEnv(t, chat.Config{TokenBudget: budget, HistoryTurns: 12})
 	tok := prompt.TokenizerForModel("gpt-test")
 	convID := runBudgetTurns(t, e, 12)

@@ -61,6 +61,7 @@ var browserCalls = []browserCall{
 	{"GET", "/conversations/{id}/export", []string{"Authorization"}, []string{"X-Request-Id", "Content-Disposition"}},
 	{"GET", "/graph/changes", []string{"Authorization", "Last-Event-ID"}, []string{"X-Request-Id"}},
 	{"GET", "/graph/nodes", []string{"Authorization"}, []string{"X-Request-Id"}},
+	{"POST", "/calculate", []string{"Authorization", "Content-Type"}, []string{"X-Request-Id"}},
 }
 
 func TestBrowserPreflightAllowsWhatEachRouteNeeds(t *testing.T) {

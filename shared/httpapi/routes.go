@@ -9,6 +9,7 @@ import (
 
 	"regintel/shared/auth"
 	"regintel/shared/conversation"
+	"regintel/shared/graph"
 	"regintel/shared/httpapi/compat"
 	"regintel/shared/httpapi/reply"
 )
@@ -49,6 +50,8 @@ const (
 	needsEngine
 	needsConversations
 	needsGraph
+	// needsSeries: a graph that reads fact series (the calculators).
+	needsSeries
 	needsGraphChanges
 	// needsSharing: the conversations and their sharing settings.
 	needsSharing
@@ -104,6 +107,8 @@ func Routes() []Route {
 			Handler: (*API).graphChanges, Streams: true, RequestHeaders: []string{HeaderLastEventID}, needs: needsGraphChanges},
 		{Method: http.MethodGet, Pattern: "/graph/nodes", Auth: true, Name: "graphNodes",
 			Handler: (*API).graphNodes, needs: needsGraph},
+		{Method: http.MethodPost, Pattern: "/calculate", Auth: true, Name: "calculate",
+			Handler: (*API).calculate, needs: needsSeries},
 	}
 }
 
@@ -250,6 +255,9 @@ func (a *API) provides(d dependency) bool {
 		return a.conversations != nil
 	case needsGraph:
 		return a.graph != nil
+	case needsSeries:
+		_, ok := a.graph.(graph.SeriesReader)
+		return ok
 	case needsGraphChanges:
 		return a.changes != nil
 	case needsSharing:

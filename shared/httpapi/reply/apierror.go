@@ -33,9 +33,14 @@ func (e *APIError) With(message string) *APIError {
 // The error codes every route answers with. A route with its own message
 // uses With; the code and status stay the table's.
 var (
-	BadRequest           = &APIError{Status: http.StatusBadRequest, Code: "bad_request", Message: "the body could not be read"}
-	InvalidRequest       = &APIError{Status: http.StatusBadRequest, Code: "invalid_request", Message: "the request is not valid"}
-	MalformedJSON        = &APIError{Status: http.StatusBadRequest, Code: "malformed_json", Message: "the body is not valid JSON for this endpoint"}
+	BadRequest     = &APIError{Status: http.StatusBadRequest, Code: "bad_request", Message: "the body could not be read"}
+	InvalidRequest = &APIError{Status: http.StatusBadRequest, Code: "invalid_request", Message: "the request is not valid"}
+	MalformedJSON  = &APIError{Status: http.StatusBadRequest, Code: "malformed_json", Message: "the body is not valid JSON for this endpoint"}
+	// InvalidInput and FactsMissing are POST /calculate's 400s: the message
+	// names the field ("inputs.income: must not be negative") or the
+	// series the graph lacks on the date.
+	InvalidInput         = &APIError{Status: http.StatusBadRequest, Code: "invalid_input", Message: "an input of the calculation is not valid"}
+	FactsMissing         = &APIError{Status: http.StatusBadRequest, Code: "facts_missing", Message: "the graph has no value for this date"}
 	InvalidCursor        = &APIError{Status: http.StatusBadRequest, Code: "invalid_cursor", Message: "the cursor is not one this API issued"}
 	Unauthorized         = &APIError{Status: http.StatusUnauthorized, Code: "unauthorized", Message: "a valid bearer token is required"}
 	MethodNotAllowed     = &APIError{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed", Message: "this method is not allowed here"}

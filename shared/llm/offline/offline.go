@@ -218,22 +218,38 @@ func (p *Provider) Model() string { return ModelName }
 // and recognises terms gets one capture_concepts tool chunk, then usage; any
 // other call gets the answer's words as text chunks, then usage.
 func (p *Provider) Stream(ctx context.Context, req llm.Request) (<-chan llm.Chunk, error) {
-	concepts := Recognise(lastUserMessage(req.Messages))
-	callTool := offersCapture(req.Tools) && len(concepts) > 0 && !toolOutputSinceLastUser(req.Messages)
+	question := lastUserMessage(req.Messages)
+	concepts := Recognise(question)
+	answered := toolOutputSinceLastUser(req.Messages)
+	callTool := offersCapture(req.Tools) && len(concepts) > 0 && !answered
+	var calculations []json.RawMessage
+	if !answered {
+		calculations = calculateCalls(question, concepts, req.Tools)
+	}
 	out := make(chan llm.Chunk, 16)
 	go func() {
 		defer close(out)
 		s := &sender{ctx: ctx, out: out, delay: p.cfg.WordDelay}
 		var outputTokens int
-		if callTool {
-			args, err := json.Marshal(map[string]any{"concepts": concepts})
-			if err != nil || !s.send(llm.Chunk{Type: llm.ChunkTool, CallID: callID(req.Messages), ToolName: CaptureConceptsTool, ArgsJSON: args}) {
-				s.cancelled()
-				return
+		if callTool || len(calculations) > 0 {
+			if callTool {
+				args, err := json.Marshal(map[string]any{"concepts": concepts})
+				if err != nil || !s.send(llm.Chunk{Type: llm.ChunkTool, CallID: callID(req.Messages), ToolName: CaptureConceptsTool, ArgsJSON: args}) {
+					s.cancelled()
+					return
+				}
+				outputTokens = len(concepts) * 20
 			}
-			outputTokens = len(concepts) * 20
+			for i, args := range calculations {
+				id := fmt.Sprintf("%s_calc_%d", callID(req.Messages), i)
+				if !s.send(llm.Chunk{Type: llm.ChunkTool, CallID: id, ToolName: CalculateTool, ArgsJSON: args}) {
+					s.cancelled()
+					return
+				}
+				outputTokens += 20
+			}
 		} else {
-			words := strings.SplitAfter(Answer(concepts)+groundedFacts(req.Messages), " ")
+			words := strings.SplitAfter(Answer(concepts)+calculatedFigures(req.Messages)+groundedFacts(req.Messages), " ")
 			for _, word := range words {
 				if !s.send(llm.Chunk{Type: llm.ChunkText, Delta: word}) {
 					s.cancelled()
