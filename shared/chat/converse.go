@@ -152,6 +152,7 @@ func (t *Turn) call(ctx context.Context, sink Sink, req llm.Request, out *conver
 		case llm.ChunkText:
 			text.WriteString(ch.Delta)
 			out.answer.WriteString(ch.Delta)
+			t.answer.write(ch.Delta)
 			sent(sink.Event(EventMessage, TextDelta{Text: ch.Delta}))
 		case llm.ChunkTool:
 			calls = append(calls, ch.ToolCall())

@@ -2,6 +2,8 @@ package chat
 
 import (
 	"fmt"
+	"strings"
+	"sync"
 
 	"regintel/shared/pii"
 )
@@ -66,4 +68,62 @@ func (r redactor) forLLM(text string) string {
 func redact(text string) (string, bool) {
 	out, kinds := pii.Redact(text)
 	return out, len(kinds) > 0
+}
+
+// storedAnswer is the turn's answer as it may be stored, decided as it
+// arrives (see pii.Stream): the recorder writes each decided part once,
+// and the stored answer is those parts, not a second redaction of the
+// whole. Without store redaction every part is decided as it comes.
+type storedAnswer struct {
+	mu     sync.Mutex
+	redact bool
+	text   pii.Stream
+	plain  strings.Builder // without redaction: the answer as written
+	taken  int
+}
+
+func (a *storedAnswer) write(piece string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.redact {
+		a.text.Write(piece)
+		return
+	}
+	a.plain.WriteString(piece)
+}
+
+// next returns the answer decided since the last call, as written and as
+// it may be stored; final decides the rest.
+func (a *storedAnswer) next(final bool) (raw, stored string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.redact {
+		return a.text.Next(final)
+	}
+	all := a.plain.String()
+	raw, a.taken = all[a.taken:], len(all)
+	return raw, raw
+}
+
+// soFar is the decided answer as it may be stored.
+func (a *storedAnswer) soFar() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.redact {
+		return a.text.Redacted()
+	}
+	return a.plain.String()[:a.taken]
+}
+
+// whole decides the rest and returns the answer as it may be stored, and
+// whether redaction changed it.
+func (a *storedAnswer) whole() (string, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.redact {
+		return a.plain.String(), false
+	}
+	a.text.Decide(true)
+	out := a.text.Redacted()
+	return out, out != a.text.Raw()
 }

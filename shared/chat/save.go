@@ -31,9 +31,9 @@ func (t *Turn) save(ctx context.Context, out *conversed, fitted prompt.Fitted) s
 	for i, r := range refs {
 		ids[i] = r.ID
 	}
-	// Redaction runs on the whole answer, so PII split across deltas is
-	// caught before it is stored.
-	storedAnswer, _ := e.redact.forStore(out.answer.String())
+	// The answer as it was decided while streaming (and recorded): PII
+	// split across deltas is caught there, each part redacted once.
+	answer, _ := t.answer.whole()
 	storedQuestion := e.storedText(t.question)
 	s := saved{status: conversation.TurnOK}
 	if out.err == nil && !out.interrupted && out.requested != nil {
@@ -51,7 +51,7 @@ func (t *Turn) save(ctx context.Context, out *conversed, fitted prompt.Fitted) s
 	}
 	s.metadata = t.metadata(out, fitted, refs, s.request)
 	s.number = t.store(ctx, conversation.Turn{
-		UserText: storedQuestion, AssistantText: storedAnswer, Status: s.status,
+		UserText: storedQuestion, AssistantText: answer, Status: s.status,
 		Provider: e.provider.Name(), Model: e.cfg.Model,
 		Usage:     out.usage,
 		LatencyMS: s.metadata.LatencyMS, ReferencedNodes: ids, Metadata: s.metadata.TurnMetadata,

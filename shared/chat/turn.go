@@ -101,6 +101,8 @@ type Turn struct {
 	// groundedFacts the facts grounding read, by node id, for citations.
 	chosenAsOf    *asof.AsOf
 	groundedFacts map[string]graph.Fact
+	// answer is the answer as it may be stored, decided as it streams.
+	answer *storedAnswer
 }
 
 // Start is the first event of every stream: the conversation and turn the
@@ -152,7 +154,8 @@ func (e *Engine) Prepare(ctx context.Context, req Request) (*Turn, error) {
 	}
 	req.Profile, _ = req.Profile.Validate() // normalised: upper-case codes, no repeats
 	ctx = conversation.WithOwner(ctx, req.UserID)
-	t := &Turn{e: e, req: req, started: time.Now(), question: req.Message, log: e.log.With("request_id", req.RequestID)}
+	t := &Turn{e: e, req: req, started: time.Now(), question: req.Message, log: e.log.With("request_id", req.RequestID),
+		answer: &storedAnswer{redact: e.redact.store}}
 	if err := t.chargeDailyCap(ctx); err != nil {
 		return nil, err
 	}

@@ -316,3 +316,43 @@ func TestRecordedStreamIsRedactedForStorage(t *testing.T) {
 		}
 	})
 }
+
+// A model that pauses mid-item does not get the item recorded in plain
+// text: the recorder holds the undecided tail however long the pause, so
+// what a reconnect replays is the stored answer, redacted whole. Each
+// answer is cut inside its item, with a pause longer than the recorder's
+// tick (160 ms) and one shorter (30 ms).
+func TestPausingModelRecordsNoItemInPlainText(t *testing.T) {
+	answers := map[string][2]string{
+		"iban":    {"Refunds go to IE29 AIBK 93", "11 5212 3456 78 within ten days."},
+		"email":   {"Write to mary.obr", "ien@example.ie about the claim."},
+		"phone":   {"The office rang 087 12", "3 4567 about the refund."},
+		"ppsn":    {"Your PPSN 12345", "67FA is on the statement."},
+		"card":    {"The card 4111 1111 11", "11 1111 was charged the fee."},
+		"eircode": {"The property at D02", " X285 is your main residence."},
+		"name":    {"The letter came from Dr Aoife", " Byrne about the relief."},
+	}
+	forEachStore(t, func(t *testing.T, postgres bool) {
+		for _, pause := range []time.Duration{160 * time.Millisecond, 30 * time.Millisecond} {
+			for name, parts := range answers {
+				t.Run(name+"/"+pause.String(), func(t *testing.T) {
+					e := newEnv(t, envOptions{postgres: postgres})
+					e.llm.Enqueue(llmtest.Script{Steps: llmtest.Steps(llmtest.Text(parts[0]), llmtest.Pause(pause), llmtest.Text(parts[1]))})
+					live := e.chat(map[string]any{"message": "Where does it go?"}, nil)
+					id := live.Header.Get("X-Conversation-Id")
+					if live.text() != parts[0]+parts[1] {
+						t.Fatalf("live text %q, want the model's own", live.text())
+					}
+					replayed := e.get("/chat/"+id+"/stream", map[string]string{"Last-Event-ID": "1:0"})
+					stored := e.export(id).Turns[0].AssistantText
+					if !strings.Contains(stored, "[REDACTED:") {
+						t.Fatalf("stored %q, want the item redacted", stored)
+					}
+					if replayed.Status != http.StatusOK || replayed.text() != stored {
+						t.Fatalf("replayed %d %q, want the stored %q", replayed.Status, replayed.text(), stored)
+					}
+				})
+			}
+		}
+	})
+}
