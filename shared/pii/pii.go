@@ -114,7 +114,11 @@ func priority(k Kind) int {
 }
 
 // findIn runs the wanted detectors on one form, highest priority first;
-// a match overlapping one already accepted is dropped.
+// a match overlapping one already accepted is dropped. Every kind but
+// names holds a digit, an '@' or a "::" (an address its house number), so
+// those detectors read only the regions around them (see regions), each
+// gated by its own shape: the work grows with the text, and most of a
+// regulatory answer (rates, years, section numbers) is gated out.
 func findIn(text string, want map[Kind]bool) []Match {
 	var accepted []Match
 	// covered marks bytes already claimed by a higher-priority match; it
@@ -128,12 +132,9 @@ func findIn(text string, want map[Kind]bool) []Match {
 		}
 		return false
 	}
-	shape := shapeOf(text)
-	for _, k := range AllKinds {
-		if !want[k] || !shape.mayHold(k) {
-			continue
-		}
-		for _, m := range detectors[k](text) {
+	accept := func(ms []Match, offset int) {
+		for _, m := range ms {
+			m.Start, m.End = m.Start+offset, m.End+offset
 			if covered == nil {
 				covered = make([]bool, len(text))
 			}
@@ -146,7 +147,93 @@ func findIn(text string, want map[Kind]bool) []Match {
 			accepted = append(accepted, m)
 		}
 	}
+	words := wordShapeOf(text)
+	var narrow, wide []region
+	for _, k := range AllKinds {
+		if !want[k] {
+			continue
+		}
+		if k == KindName {
+			if words.mayHoldName() {
+				accept(detectors[k](text), 0)
+			}
+			continue
+		}
+		var spans []region
+		if words.cueFor(k) {
+			// The cue may stand a few words before the number (and a
+			// street's name after the house number).
+			if wide == nil {
+				wide = regions(text, wideBefore, wideAfter)
+			}
+			spans = wide
+		} else {
+			if narrow == nil {
+				narrow = regions(text, narrowMargin, narrowMargin)
+			}
+			spans = narrow
+		}
+		for i := range spans {
+			r := &spans[i]
+			if r.shape == nil {
+				sh := shapeOf(text[r.start:r.end])
+				r.shape = &sh
+			}
+			if r.shape.mayHold(k) {
+				accept(detectors[k](text[r.start:r.end]), r.start)
+			}
+		}
+	}
 	return accepted
+}
+
+// region is a stretch of a text around digits, '@' or "::", with its
+// shape once read.
+type region struct {
+	start, end int
+	shape      *textShape
+}
+
+// How far a match may reach from the digits, '@' or "::" it holds: an
+// IBAN's letter groups, a NINO's letters, an e-mail address (one word)
+// are within narrowMargin; a cue word before a date of birth or a
+// passport number, and a street's name after the house number, within
+// the wide margins.
+const (
+	narrowMargin = 16
+	wideBefore   = 32
+	wideAfter    = 48
+)
+
+// regions are the stretches of text from before bytes ahead of a digit,
+// an '@' or a "::" to after bytes past it, widened to white space so no
+// word is cut (a region's edges are word boundaries in the text too),
+// overlapping ones merged.
+func regions(text string, before, after int) []region {
+	var out []region
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if !isDigit(c) && c != '@' && (c != ':' || i+1 >= len(text) || text[i+1] != ':') {
+			continue
+		}
+		if n := len(out); n > 0 && i+1+after <= out[n-1].end {
+			continue // its region is inside the last one
+		}
+		start := max(0, i-before)
+		for start > 0 && !isSpaceByte(text[start-1]) {
+			start--
+		}
+		end := min(len(text), i+1+after)
+		for end < len(text) && !isSpaceByte(text[end]) {
+			end++
+		}
+		if n := len(out); n > 0 && start <= out[n-1].end {
+			out[n-1].end = max(out[n-1].end, end)
+		} else {
+			out = append(out, region{start: start, end: end})
+		}
+	}
+	return out
 }
 
 // Contains reports whether text holds personal data of any of the kinds
@@ -309,7 +396,7 @@ func (s textShape) mayHold(k Kind) bool {
 	case KindAddress:
 		return s.words.street
 	case KindName:
-		return s.words.honorific || s.words.intro || s.words.givenName
+		return s.words.mayHoldName()
 	}
 	return true
 }

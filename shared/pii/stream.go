@@ -61,7 +61,7 @@ func (s *Stream) Decide(final bool) {
 	cut := len(text)
 	if !final {
 		cut = decidedEnd(text, s.decided)
-		if cut <= s.decided {
+		if cut <= s.decided || cut-s.decided < minStep && !sentenceEnd(text, cut) {
 			return
 		}
 	}
@@ -104,10 +104,25 @@ func (s *Stream) Decide(final bool) {
 	s.decided = cut
 }
 
-// contextStart is where a decision at decided starts reading: HoldBytes
+// minStep is the least text a decision takes on, but for a finished
+// sentence: each decision reads HoldBytes ahead, so deciding a few bytes
+// at a time would read the text many times over.
+const minStep = 128
+
+// lookBack is how much decided text a decision reads again: a cue word
+// ("born on", "passport number", "my name is", "Dr") stands at most a few
+// words before its value.
+const lookBack = 64
+
+// sentenceEnd reports whether the cut at end follows a sentence end.
+func sentenceEnd(text string, end int) bool {
+	return end > 0 && lastSentenceEnd(text[:end], end-1) == end
+}
+
+// contextStart is where a decision at decided starts reading: lookBack
 // before it, moved on to the start of a word.
 func contextStart(text string, decided int) int {
-	from := decided - HoldBytes
+	from := decided - lookBack
 	if from <= 0 {
 		return 0
 	}
