@@ -116,7 +116,7 @@ const lookBack = 64
 
 // sentenceEnd reports whether the cut at end follows a sentence end.
 func sentenceEnd(text string, end int) bool {
-	return end > 0 && lastSentenceEnd(text[:end], end-1) == end
+	return end > 1 && lastSentenceEnd(text[:end], end-2) == end
 }
 
 // contextStart is where a decision at decided starts reading: lookBack
@@ -160,7 +160,7 @@ func lastSentenceEnd(text string, from int) int {
 			continue
 		}
 		letters := 0
-		for j := p; j > from; {
+		for j := p; j > 0; {
 			r, size := utf8.DecodeLastRuneInString(text[:j])
 			if !isWordLetter(r) {
 				break
