@@ -149,6 +149,7 @@ func findIn(text string, want map[Kind]bool) []Match {
 	}
 	words := wordShapeOf(text)
 	var narrow, wide []region
+	var clusters []cluster
 	for _, k := range AllKinds {
 		if !want[k] {
 			continue
@@ -160,7 +161,13 @@ func findIn(text string, want map[Kind]bool) []Match {
 			continue
 		}
 		var spans []region
-		if words.cueFor(k) {
+		if least := leastDigits[k]; least > 0 && !words.cueFor(k) {
+			// Only the digit groups long enough for the kind.
+			if clusters == nil {
+				clusters = digitClusters(text)
+			}
+			spans = clusterRegions(text, clusters, least)
+		} else if words.cueFor(k) {
 			// The cue may stand a few words before the number (and a
 			// street's name after the house number).
 			if wide == nil {
@@ -185,6 +192,70 @@ func findIn(text string, want map[Kind]bool) []Match {
 		}
 	}
 	return accepted
+}
+
+// leastDigits is, for the kinds found by their digits alone, the fewest
+// grouped digits a match holds (see textShape.mayHold).
+var leastDigits = map[Kind]int{KindPhone: 8, KindCard: 13, KindPPSN: 7, KindNINO: 6, KindPassport: 7, KindDOB: 6}
+
+// cluster is a run of digits each within maxDigitGap separators of the
+// last (as textShape counts them): text[start:end], n digits.
+type cluster struct{ start, end, n int }
+
+func digitClusters(text string) []cluster {
+	out := []cluster{}
+	cur, gap := cluster{start: -1}, 0
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case isDigit(c):
+			if cur.start < 0 || gap > maxDigitGap {
+				if cur.start >= 0 {
+					out = append(out, cur)
+				}
+				cur = cluster{start: i}
+			}
+			cur.n++
+			cur.end = i + 1
+			gap = 0
+		case cur.start >= 0 && (isSeparator(c) || c == '(' || c == ')'):
+			gap++
+		default:
+			if cur.start >= 0 {
+				out = append(out, cur)
+			}
+			cur, gap = cluster{start: -1}, 0
+		}
+	}
+	if cur.start >= 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// clusterRegions are the regions (narrowMargin either side, widened to
+// white space) around the clusters of at least least digits.
+func clusterRegions(text string, clusters []cluster, least int) []region {
+	var out []region
+	for _, c := range clusters {
+		if c.n < least {
+			continue
+		}
+		start := max(0, c.start-narrowMargin)
+		for start > 0 && !isSpaceByte(text[start-1]) {
+			start--
+		}
+		end := min(len(text), c.end+narrowMargin)
+		for end < len(text) && !isSpaceByte(text[end]) {
+			end++
+		}
+		if n := len(out); n > 0 && start <= out[n-1].end {
+			out[n-1].end = max(out[n-1].end, end)
+		} else {
+			out = append(out, region{start: start, end: end})
+		}
+	}
+	return out
 }
 
 // region is a stretch of a text around digits, '@' or "::", with its
