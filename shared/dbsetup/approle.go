@@ -28,6 +28,10 @@ func EnsureAppRole(ctx context.Context, pool *pgxpool.Pool, role string) error {
 		fmt.Sprintf(`GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO %s`, ident),
 		fmt.Sprintf(`GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA public TO %s`, ident),
 		fmt.Sprintf(`ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO %s`, ident),
+		// The migration ledger is the migration role's alone (migrations
+		// 00018, 00021): the runtime reads it, for readiness, and no more.
+		fmt.Sprintf(`REVOKE ALL ON goose_db_version FROM %s`, ident),
+		fmt.Sprintf(`GRANT SELECT ON goose_db_version TO %s`, ident),
 	)
 }
 
@@ -44,6 +48,8 @@ func EnsureSweepRole(ctx context.Context, pool *pgxpool.Pool, role string) error
 		fmt.Sprintf(`GRANT SELECT, UPDATE, DELETE ON conversation_context, supplied_context_items TO %s`, ident),
 		fmt.Sprintf(`GRANT SELECT, UPDATE ON context_requests TO %s`, ident),
 		fmt.Sprintf(`GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA public TO %s`, ident),
+		// Granted by earlier versions; the ledger is the migration role's.
+		fmt.Sprintf(`REVOKE ALL ON goose_db_version FROM %s`, ident),
 	)
 }
 
