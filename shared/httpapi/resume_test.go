@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"regintel/shared/conversation"
+	convmem "regintel/shared/conversation/memory"
+	convpg "regintel/shared/conversation/postgres"
 	"regintel/shared/httpapi"
 	"regintel/shared/llm/llmtest"
 )
@@ -372,6 +374,38 @@ func TestLastEventIDOutOfRangeIsInvalid(t *testing.T) {
 		}
 		if resp := e.get("/chat/"+id+"/stream", map[string]string{"Last-Event-ID": "1:2147483647"}); resp.Status >= 400 {
 			t.Errorf("the largest id in range: %d %s", resp.Status, resp.Body)
+		}
+	})
+}
+
+// The export holds every row a conversation owns: its recorded stream
+// (what a reconnect replays) and its sharing setting among them.
+func TestExportHoldsRecordedStreamAndSharing(t *testing.T) {
+	forEachStore(t, func(t *testing.T, postgres bool) {
+		e := newEnv(t, envOptions{postgres: postgres, api: func(o *httpapi.Options) {
+			o.CompatAPI = true
+			switch s := o.Conversations.(type) {
+			case *convmem.Store:
+				o.Sharing = convmem.NewSharing(s)
+			case *convpg.Store:
+				o.Sharing = convpg.NewSharing(s)
+			}
+		}})
+		e.llm.Enqueue(llmtest.TextScript("VAT is 23% in Ireland."))
+		id := e.chat(map[string]any{"message": "What is VAT?"}, nil).Header.Get("X-Conversation-Id")
+		req, _ := http.NewRequest(http.MethodPatch, e.server.URL+"/api/conversations/"+id, strings.NewReader(`{"shareAudience":"tenant","tenantAccess":"view"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Tenant-Id", "tenant-a")
+		if resp := e.send(req); resp.Status >= 300 {
+			t.Fatalf("set sharing: %d %s", resp.Status, resp.Body)
+		}
+		held := e.export(id)
+		rs := held.RecordedStream
+		if rs == nil || rs.TurnNumber != 1 || len(rs.Events) == 0 || rs.Events[0].Name != "start" || rs.Events[len(rs.Events)-1].Name != "done" {
+			t.Fatalf("export's recorded stream = %+v, want turn 1's events from start to done", rs)
+		}
+		if sh := held.Sharing; sh == nil || sh.ShareAudience != "tenant" || sh.TenantAccess != "view" {
+			t.Fatalf("export's sharing = %+v, want tenant/view", sh)
 		}
 	})
 }
