@@ -161,13 +161,17 @@ func findIn(text string, want map[Kind]bool) []Match {
 			continue
 		}
 		var spans []region
-		if least := leastDigits[k]; least > 0 && !words.cueFor(k) {
+		// Regions around anchors or fitting digit groups need no shape.
+		gated := true
+		if rule, ok := anchorRules[k]; ok {
+			spans = anchoredRegions(text, rule)
+		} else if least := leastDigits[k]; least > 0 && !words.cueFor(k) {
 			// Only the digit groups long enough for the kind.
 			if clusters == nil {
 				clusters = digitClusters(text)
 			}
-			spans = clusterRegions(text, clusters, least)
-		} else if words.cueFor(k) {
+			spans = clusterRegions(text, clusters, least, k)
+		} else if gated = false; words.cueFor(k) {
 			// The cue may stand a few words before the number (and a
 			// street's name after the house number).
 			if wide == nil {
@@ -182,6 +186,10 @@ func findIn(text string, want map[Kind]bool) []Match {
 		}
 		for i := range spans {
 			r := &spans[i]
+			if gated && !shapeGated[k] {
+				accept(detectors[k](text[r.start:r.end]), r.start)
+				continue
+			}
 			if r.shape == nil {
 				sh := shapeOf(text[r.start:r.end])
 				r.shape = &sh
@@ -193,6 +201,10 @@ func findIn(text string, want map[Kind]bool) []Match {
 	}
 	return accepted
 }
+
+// shapeGated are the kinds whose anchors are loose enough that a region's
+// shape (textShape.mayHold) still rules many out.
+var shapeGated = map[Kind]bool{KindVehicleReg: true, KindEircode: true, KindPostcode: true, KindPassport: true}
 
 // leastDigits is, for the kinds found by their digits alone, the fewest
 // grouped digits a match holds (see textShape.mayHold).
@@ -233,12 +245,69 @@ func digitClusters(text string) []cluster {
 	return out
 }
 
+// clusterFits is what the digit group itself must show for a match of the
+// kind to hold it: a phone number's trunk 0 or '+', a PPSN's check letter
+// after it, a NINO's letters either side, a card's issuer digit, a
+// passport's letters before it, a date of birth's year.
+func clusterFits(text string, c cluster, k Kind) bool {
+	letterBefore := c.start > 0 && isLetter(text[c.start-1]) || c.start > 1 && text[c.start-1] == ' ' && isLetter(text[c.start-2])
+	letterAfter := c.end < len(text) && isLetter(text[c.end]) ||
+		c.end+1 < len(text) && (isSeparator(text[c.end]) || text[c.end] == ' ') && isLetter(text[c.end+1])
+	switch k {
+	case KindPhone:
+		return c.start > 0 && text[c.start-1] == '+' || c.start > 1 && text[c.start-2] == '+' || groupStartsWithZero(text[c.start:c.end])
+	case KindPPSN:
+		return letterAfter
+	case KindNINO:
+		return letterBefore && letterAfter
+	case KindPassport:
+		return letterBefore
+	case KindDOB:
+		return holdsBirthYear(text[c.start:c.end])
+	}
+	return true
+}
+
+// groupStartsWithZero: some group of digits in s starts with 0 (a trunk
+// prefix, or the 00 of an international number).
+func groupStartsWithZero(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '0' && (i == 0 || !isDigit(s[i-1])) {
+			return true
+		}
+	}
+	return false
+}
+
+// holdsBirthYear: a group of four digits that is a year from 1900 to
+// adultYear, as every numeric date of birth has.
+func holdsBirthYear(s string) bool {
+	latest := adultYear()
+	for i := 0; i < len(s); {
+		if !isDigit(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isDigit(s[j]) {
+			j++
+		}
+		if j-i == 4 {
+			if y := atoi(s[i:j]); y >= 1900 && y <= latest {
+				return true
+			}
+		}
+		i = j
+	}
+	return false
+}
+
 // clusterRegions are the regions (narrowMargin either side, widened to
 // white space) around the clusters of at least least digits.
-func clusterRegions(text string, clusters []cluster, least int) []region {
+func clusterRegions(text string, clusters []cluster, least int, k Kind) []region {
 	var out []region
 	for _, c := range clusters {
-		if c.n < least {
+		if c.n < least || !clusterFits(text, c, k) {
 			continue
 		}
 		start := max(0, c.start-narrowMargin)
