@@ -74,8 +74,12 @@ func FindKinds(text string, kinds ...Kind) []Match {
 		want[k] = true
 	}
 	var all []Match
-	for _, f := range forms(text) {
-		for _, m := range findIn(f.text, want) {
+	fs := forms(text)
+	// The forms differ only in separators inside numbers: their words,
+	// cues and names are the base form's.
+	words := wordShapeOf(fs[0].text)
+	for _, f := range fs {
+		for _, m := range findIn(f.text, want, words) {
 			m.Start, m.End = f.span(m.Start, m.End)
 			all = append(all, m)
 		}
@@ -119,7 +123,7 @@ func priority(k Kind) int {
 // those detectors read only the regions around them (see regions), each
 // gated by its own shape: the work grows with the text, and most of a
 // regulatory answer (rates, years, section numbers) is gated out.
-func findIn(text string, want map[Kind]bool) []Match {
+func findIn(text string, want map[Kind]bool, words wordShape) []Match {
 	var accepted []Match
 	// covered marks bytes already claimed by a higher-priority match; it
 	// keeps overlap checks linear in the text however many matches there are.
@@ -147,7 +151,6 @@ func findIn(text string, want map[Kind]bool) []Match {
 			accepted = append(accepted, m)
 		}
 	}
-	words := wordShapeOf(text)
 	var narrow, wide []region
 	var clusters []cluster
 	for _, k := range AllKinds {
@@ -204,7 +207,7 @@ func findIn(text string, want map[Kind]bool) []Match {
 
 // shapeGated are the kinds whose anchors are loose enough that a region's
 // shape (textShape.mayHold) still rules many out.
-var shapeGated = map[Kind]bool{KindVehicleReg: true, KindEircode: true, KindPostcode: true, KindPassport: true}
+var shapeGated = map[Kind]bool{KindVehicleReg: true, KindEircode: true, KindPostcode: true}
 
 // leastDigits is, for the kinds found by their digits alone, the fewest
 // grouped digits a match holds (see textShape.mayHold).
@@ -261,9 +264,20 @@ func clusterFits(text string, c cluster, k Kind) bool {
 	case KindNINO:
 		return letterBefore && letterAfter
 	case KindPassport:
-		return letterBefore
+		// Two capitals, then seven digits with nothing between.
+		return c.start > 1 && isLetter(text[c.start-1]) && isLetter(text[c.start-2]) && c.end-c.start >= 7 &&
+			isPlainDigits(text[c.start:c.start+7])
 	case KindDOB:
 		return holdsBirthYear(text[c.start:c.end])
+	}
+	return true
+}
+
+func isPlainDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
 	}
 	return true
 }
