@@ -78,14 +78,27 @@ func FindKinds(text string, kinds ...Kind) []Match {
 	// The forms differ only in separators inside numbers: their words,
 	// cues and names are the base form's.
 	words := wordShapeOf(fs[0].text)
-	for _, f := range fs {
-		for _, m := range findIn(f.text, want, words) {
+	compactWant := make(map[Kind]bool, len(want))
+	for k := range want {
+		compactWant[k] = !readsSeparators[k]
+	}
+	for i, f := range fs {
+		w := want
+		if i > 0 {
+			w = compactWant
+		}
+		for _, m := range findIn(f.text, w, words) {
 			m.Start, m.End = f.span(m.Start, m.End)
 			all = append(all, m)
 		}
 	}
 	return mergeSpans(all)
 }
+
+// readsSeparators are the kinds whose values keep their separators (an
+// e-mail's dots, an IP's, a date's slashes) or hold no digits to compact:
+// the compacted forms (see forms) only serve the others.
+var readsSeparators = map[Kind]bool{KindEmail: true, KindIP: true, KindDOB: true, KindAddress: true, KindName: true}
 
 // mergeSpans orders matches by start and merges those that overlap (the
 // same value found in two forms, or two values sharing one character of
