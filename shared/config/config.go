@@ -345,6 +345,8 @@ func (c Config) CheckAuth() error {
 		return fmt.Errorf("AUTH_MODE=dev trusts identity headers and is refused under Lambda: use AUTH_MODE=jwt")
 	case c.Auth.Mode == "jwt" && c.Auth.JWKSURL == "" && c.Auth.HS256Secret == "":
 		return fmt.Errorf("AUTH_MODE=jwt needs JWT_JWKS_URL or JWT_HS256_SECRET")
+	case c.Auth.Mode == "jwt" && c.Auth.HS256Secret != "" && len(c.Auth.HS256Secret) < minHS256SecretBytes:
+		return fmt.Errorf("JWT_HS256_SECRET must be at least %d bytes (RFC 7518 section 3.2: as long as the hash output)", minHS256SecretBytes)
 	case c.Auth.Mode == "jwt" && (c.Auth.Issuer == "" || c.Auth.Audience == ""):
 		// Without them a token the same keys signed for another service,
 		// or by another issuer sharing them, would be accepted here.
@@ -361,3 +363,7 @@ func isHTTPS(raw string) bool {
 	u, err := url.Parse(raw)
 	return err == nil && u.Scheme == "https" && u.Host != ""
 }
+
+// minHS256SecretBytes is auth.MinHS256SecretBytes (config does not import
+// auth): RFC 7518 section 3.2, a key as long as the hash output.
+const minHS256SecretBytes = 32

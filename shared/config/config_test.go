@@ -158,6 +158,10 @@ func TestLambdaRefusesDevAuthAndDefaultsToJSONAndJWT(t *testing.T) {
 	t.Setenv("JWT_HS256_SECRET", "s")
 	t.Setenv("JWT_ISSUER", "https://id.example/")
 	t.Setenv("JWT_AUDIENCE", "regintel")
+	if c = mustLoad(t); c.CheckAuth() == nil || !strings.Contains(c.CheckAuth().Error(), "at least 32 bytes") {
+		t.Fatalf("a 1-byte HS256 secret: err = %v", c.CheckAuth())
+	}
+	t.Setenv("JWT_HS256_SECRET", strings.Repeat("s", 32))
 	if c = mustLoad(t); c.CheckAuth() == nil || !strings.Contains(c.CheckAuth().Error(), "LLM_PROVIDER=offline") {
 		t.Fatalf("the offline model under Lambda: err = %v", c.CheckAuth())
 	}
