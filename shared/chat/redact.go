@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"regintel/shared/conversation"
 	"regintel/shared/pii"
 )
 
@@ -68,6 +69,21 @@ func (r redactor) forLLM(text string) string {
 func redact(text string) (string, bool) {
 	out, kinds := pii.Redact(text)
 	return out, len(kinds) > 0
+}
+
+// StoredUpdate is u with its free text (title, persona) as it may be
+// stored under the PII mode.
+func (e *Engine) StoredUpdate(u conversation.Update) conversation.Update {
+	if u.Title != nil {
+		title := e.storedText(*u.Title)
+		u.Title = &title
+	}
+	if u.Profile != nil {
+		p := *u.Profile
+		p.PersonaType = e.storedText(p.PersonaType)
+		u.Profile = &p
+	}
+	return u
 }
 
 // storedAnswer is the turn's answer as it may be stored, decided as it

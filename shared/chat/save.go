@@ -220,6 +220,8 @@ func (t *Turn) sentProfile() *Profile {
 		return nil
 	}
 	p := t.req.Profile
+	// Stored with the conversation: a free-text persona as chat text is.
+	p.PersonaType = t.e.storedText(p.PersonaType)
 	return &p
 }
 

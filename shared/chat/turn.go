@@ -301,7 +301,7 @@ func (t *Turn) createAs(ctx context.Context, id string) error {
 	c := conversation.Conversation{ID: id, TenantID: req.TenantID, OwnerID: req.UserID,
 		Title: titleFrom(e.storedText(req.Message)), Jurisdictions: req.Profile.Jurisdictions}
 	if t.profileSent() {
-		c.Profile = &req.Profile
+		c.Profile = t.sentProfile()
 	}
 	start := t.turnStart()
 	if start.Reserve != nil {

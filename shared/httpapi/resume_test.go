@@ -382,15 +382,7 @@ func TestLastEventIDOutOfRangeIsInvalid(t *testing.T) {
 // (what a reconnect replays) and its sharing setting among them.
 func TestExportHoldsRecordedStreamAndSharing(t *testing.T) {
 	forEachStore(t, func(t *testing.T, postgres bool) {
-		e := newEnv(t, envOptions{postgres: postgres, api: func(o *httpapi.Options) {
-			o.CompatAPI = true
-			switch s := o.Conversations.(type) {
-			case *convmem.Store:
-				o.Sharing = convmem.NewSharing(s)
-			case *convpg.Store:
-				o.Sharing = convpg.NewSharing(s)
-			}
-		}})
+		e := newEnv(t, envOptions{postgres: postgres, api: withCompatRoutes})
 		e.llm.Enqueue(llmtest.TextScript("VAT is 23% in Ireland."))
 		id := e.chat(map[string]any{"message": "What is VAT?"}, nil).Header.Get("X-Conversation-Id")
 		req, _ := http.NewRequest(http.MethodPatch, e.server.URL+"/api/conversations/"+id, strings.NewReader(`{"shareAudience":"tenant","tenantAccess":"view"}`))
@@ -408,4 +400,16 @@ func TestExportHoldsRecordedStreamAndSharing(t *testing.T) {
 			t.Fatalf("export's sharing = %+v, want tenant/view", sh)
 		}
 	})
+}
+
+// withCompatRoutes serves the compatibility routes, with the sharing
+// settings of the env's store.
+func withCompatRoutes(o *httpapi.Options) {
+	o.CompatAPI = true
+	switch s := o.Conversations.(type) {
+	case *convmem.Store:
+		o.Sharing = convmem.NewSharing(s)
+	case *convpg.Store:
+		o.Sharing = convpg.NewSharing(s)
+	}
 }
