@@ -137,85 +137,105 @@ func priority(k Kind) int {
 // gated by its own shape: the work grows with the text, and most of a
 // regulatory answer (rates, years, section numbers) is gated out.
 func findIn(text string, want map[Kind]bool, words wordShape) []Match {
-	var accepted []Match
-	// covered marks bytes already claimed by a higher-priority match; it
-	// keeps overlap checks linear in the text however many matches there are.
-	var covered []bool
-	overlaps := func(m Match) bool {
-		for i := m.Start; i < m.End; i++ {
-			if covered[i] {
-				return true
-			}
-		}
-		return false
-	}
-	accept := func(ms []Match, offset int) {
-		for _, m := range ms {
-			m.Start, m.End = m.Start+offset, m.End+offset
-			if covered == nil {
-				covered = make([]bool, len(text))
-			}
-			if overlaps(m) {
-				continue
-			}
-			for i := m.Start; i < m.End; i++ {
-				covered[i] = true
-			}
-			accepted = append(accepted, m)
-		}
-	}
-	var narrow, wide []region
-	var clusters []cluster
+	acc := acceptor{text: text}
+	rs := kindRegions{text: text, words: words}
 	for _, k := range AllKinds {
 		if !want[k] {
 			continue
 		}
 		if k == KindName {
 			if words.mayHoldName() {
-				accept(detectors[k](text), 0)
+				acc.accept(detectors[k](text), 0)
 			}
 			continue
 		}
-		var spans []region
-		// Regions around anchors or fitting digit groups need no shape.
-		gated := true
-		if rule, ok := anchorRules[k]; ok {
-			spans = anchoredRegions(text, rule)
-		} else if least := leastDigits[k]; least > 0 && !words.cueFor(k) {
-			// Only the digit groups long enough for the kind.
-			if clusters == nil {
-				clusters = digitClusters(text)
-			}
-			spans = clusterRegions(text, clusters, least, k)
-		} else if gated = false; words.cueFor(k) {
-			// The cue may stand a few words before the number (and a
-			// street's name after the house number).
-			if wide == nil {
-				wide = regions(text, wideBefore, wideAfter)
-			}
-			spans = wide
-		} else {
-			if narrow == nil {
-				narrow = regions(text, narrowMargin, narrowMargin)
-			}
-			spans = narrow
-		}
+		spans, gated := rs.spansFor(k)
 		for i := range spans {
 			r := &spans[i]
-			if gated && !shapeGated[k] {
-				accept(detectors[k](text[r.start:r.end]), r.start)
-				continue
+			if !gated || shapeGated[k] {
+				if r.shape == nil {
+					sh := shapeOf(text[r.start:r.end])
+					r.shape = &sh
+				}
+				if !r.shape.mayHold(k) {
+					continue
+				}
 			}
-			if r.shape == nil {
-				sh := shapeOf(text[r.start:r.end])
-				r.shape = &sh
-			}
-			if r.shape.mayHold(k) {
-				accept(detectors[k](text[r.start:r.end]), r.start)
-			}
+			acc.accept(detectors[k](text[r.start:r.end]), r.start)
 		}
 	}
-	return accepted
+	return acc.accepted
+}
+
+// acceptor keeps the matches of one form, highest priority first.
+type acceptor struct {
+	text     string
+	accepted []Match
+	// covered marks bytes already claimed by a higher-priority match; it
+	// keeps overlap checks linear in the text however many matches there are.
+	covered []bool
+}
+
+// accept takes each match (at offset in the text) that overlaps none
+// already accepted.
+func (a *acceptor) accept(ms []Match, offset int) {
+	for _, m := range ms {
+		m.Start, m.End = m.Start+offset, m.End+offset
+		if a.covered == nil {
+			a.covered = make([]bool, len(a.text))
+		}
+		if a.overlaps(m) {
+			continue
+		}
+		for i := m.Start; i < m.End; i++ {
+			a.covered[i] = true
+		}
+		a.accepted = append(a.accepted, m)
+	}
+}
+
+func (a *acceptor) overlaps(m Match) bool {
+	for i := m.Start; i < m.End; i++ {
+		if a.covered[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// kindRegions finds, per kind, the regions of one form its detector
+// reads; the digit groups and the cue regions are found once.
+type kindRegions struct {
+	text         string
+	words        wordShape
+	narrow, wide []region
+	clusters     []cluster
+}
+
+// spansFor returns the kind's regions, and whether their anchors or digit
+// groups already gate them (no shape needed).
+func (rs *kindRegions) spansFor(k Kind) ([]region, bool) {
+	if rule, ok := anchorRules[k]; ok {
+		return anchoredRegions(rs.text, rule), true
+	}
+	if least := leastDigits[k]; least > 0 && !rs.words.cueFor(k) {
+		// Only the digit groups long enough for the kind.
+		if rs.clusters == nil {
+			rs.clusters = digitClusters(rs.text)
+		}
+		return clusterRegions(rs.text, rs.clusters, least, k), true
+	}
+	if rs.words.cueFor(k) {
+		// The cue may stand a few words before the number.
+		if rs.wide == nil {
+			rs.wide = regions(rs.text, wideBefore, wideAfter)
+		}
+		return rs.wide, false
+	}
+	if rs.narrow == nil {
+		rs.narrow = regions(rs.text, narrowMargin, narrowMargin)
+	}
+	return rs.narrow, false
 }
 
 // shapeGated are the kinds whose anchors are loose enough that a region's
