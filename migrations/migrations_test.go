@@ -157,6 +157,11 @@ func TestOnlyTheMigrationRoleWritesTheLedger(t *testing.T) {
 			}
 		}
 	}
+	for name, pool := range map[string]*pgxpool.Pool{"app": runtime, "sweep": sweep} {
+		if err := writeLedgerPastShadowCatalog(ctx, pool); err == nil {
+			t.Errorf("the %s role wrote the ledger with a temporary pg_class first on its search path", name)
+		}
+	}
 	if after := ledger(); after != before {
 		t.Errorf("the ledger changed under refused writes:\n before %s\n after  %s", before, after)
 	}
@@ -197,4 +202,27 @@ func sweepPool(t *testing.T, owner *pgxpool.Pool) *pgxpool.Pool {
 	}
 	t.Cleanup(pool.Close)
 	return pool
+}
+
+// writeLedgerPastShadowCatalog tries the catalogue shadowing attack on the
+// ledger's guard: a temporary table named pg_class that names the caller
+// the ledger's owner, searched before pg_catalog, then a write. It returns
+// the write's error (the transaction is rolled back either way).
+func writeLedgerPastShadowCatalog(ctx context.Context, pool *pgxpool.Pool) error {
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	for _, sql := range []string{
+		`CREATE TEMP TABLE pg_class (oid oid, relowner oid) ON COMMIT DROP`,
+		`INSERT INTO pg_temp.pg_class SELECT 'public.goose_db_version'::regclass::oid, r.oid FROM pg_catalog.pg_roles r WHERE r.rolname = current_user`,
+		`SET LOCAL search_path = pg_temp, pg_catalog, public`,
+	} {
+		if _, err := tx.Exec(ctx, sql); err != nil {
+			return err // the attack could not even be set up: no write
+		}
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO public.goose_db_version (version_id, is_applied) VALUES (9998, true)`)
+	return err
 }

@@ -50,7 +50,7 @@ emulator_first_invoke_ms() {
   local fn="$1" port pid secs=""
   port="$(free_port)"
   env -i PATH="$PATH" HOME="$OUT" AWS_LAMBDA_FUNCTION_TIMEOUT=30 AWS_REGION=eu-west-1 \
-    AUTH_MODE=jwt JWT_HS256_SECRET=bench-secret-not-for-production JWT_ISSUER=regintel-local JWT_AUDIENCE=regintel-local \
+    AUTH_MODE=jwt JWT_HS256_SECRET=bench-secret-not-for-production-use JWT_ISSUER=regintel-local JWT_AUDIENCE=regintel-local \
     LLM_PROVIDER=openai OPENAI_API_KEY=bench-key OPENAI_BASE_URL="http://127.0.0.1:9/v1" LLM_MODEL=gpt-4o \
     DATABASE_URL="$TEST_DATABASE_URL" LOG_LEVEL=warn \
     "$OUT/aws-lambda-rie" --runtime-interface-emulator-address "127.0.0.1:$port" "$OUT/host/$fn" >"$OUT/rie-$fn.log" 2>&1 &

@@ -93,7 +93,8 @@ func Build(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Opt
 		chat.Config{Model: cfg.LLM.Model, HistoryTurns: cfg.Chat.HistoryTurns, MaxActiveNodes: cfg.Chat.MaxActiveNodes,
 			TokenBudget: cfg.Chat.TokenBudget, ContextRequestTTL: cfg.Chat.ContextRequestTTL, PIIRedaction: cfg.Chat.PIIRedaction,
 			Tools: cfg.LLM.Tools, MaxModelCalls: cfg.LLM.MaxCalls, DailyTokenLimit: cfg.Chat.DailyTokenLimit,
-			DailyCostLimitUSD: cfg.Chat.DailyCostLimitUSD, CapOnError: cfg.Chat.CapOnError, Prices: table})
+			DailyCostLimitUSD: cfg.Chat.DailyCostLimitUSD, CapOnError: cfg.Chat.CapOnError, Prices: table,
+			PromptCacheSecret: []byte(cfg.Chat.PromptCacheSecret)})
 	a.Handler = httpapi.New(httpapi.Options{
 		Auth: authenticator, Engine: a.Engine, Conversations: store,
 		Graph: graphStore, GraphChanges: graphStore, DemoPage: cfg.DemoPage, Readiness: a.readiness,

@@ -71,6 +71,12 @@ func (d Dev) Authenticate(r *http.Request) (Caller, error) {
 	return Caller{TenantID: TenantUUID(tenant), UserID: user}, nil
 }
 
+// MinHS256SecretBytes is the shortest HS256 secret accepted: RFC 7518
+// section 3.2 requires a key at least as long as the hash output, 256 bits
+// for HS256. A shorter one can be found by trying keys offline against
+// any one token.
+const MinHS256SecretBytes = 32
+
 // JWTConfig configures bearer-token verification. Exactly one of JWKSURL
 // (RS256/ES256 keys) or HS256Secret must be set.
 type JWTConfig struct {
@@ -129,6 +135,8 @@ func NewJWT(ctx context.Context, cfg JWTConfig) (*JWT, error) {
 	switch {
 	case cfg.JWKSURL != "" && len(cfg.HS256Secret) > 0:
 		return nil, errors.New("jwt: set either a JWKS URL or an HS256 secret, not both")
+	case len(cfg.HS256Secret) > 0 && len(cfg.HS256Secret) < MinHS256SecretBytes:
+		return nil, fmt.Errorf("jwt: the HS256 secret is %d bytes; it must be at least %d", len(cfg.HS256Secret), MinHS256SecretBytes)
 	case cfg.JWKSURL != "":
 		kf, err := keyfunc.NewDefaultCtx(ctx, []string{cfg.JWKSURL})
 		if err != nil {

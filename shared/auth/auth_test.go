@@ -248,3 +248,16 @@ func FuzzTenantUUID(f *testing.F) {
 		}
 	})
 }
+
+// An HS256 secret shorter than the hash output (RFC 7518 section 3.2) is
+// refused: it could be found by trying keys against any one token.
+func TestShortHS256SecretIsRefused(t *testing.T) {
+	for _, n := range []int{1, 3, 16, 31} {
+		if _, err := NewJWT(context.Background(), JWTConfig{HS256Secret: make([]byte, n), TenantClaim: "org"}); err == nil {
+			t.Errorf("a %d-byte HS256 secret was accepted", n)
+		}
+	}
+	if _, err := NewJWT(context.Background(), JWTConfig{HS256Secret: make([]byte, 32), TenantClaim: "org"}); err != nil {
+		t.Errorf("a 32-byte HS256 secret: %v", err)
+	}
+}

@@ -8,6 +8,7 @@ package chat
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -33,12 +34,15 @@ const (
 
 // Config tunes the engine. Zero values take the defaults.
 type Config struct {
-	HistoryTurns   int           // turns of history sent to the model (default 5)
-	MaxActiveNodes int           // cap of activeNodeIds (default 50)
-	StoreTimeout   time.Duration // bound on each storage call (default 5s)
-	GraphTimeout   time.Duration // bound on the context aspect's graph read (default 3s)
-	Model          string        // model name passed to the provider
-	AgentID        string        // default agent (default "regulatory-copilot.global")
+	// PromptCacheSecret keys the prompt_cache_key HMAC (see
+	// promptCacheKey); empty: a random key for this engine.
+	PromptCacheSecret []byte
+	HistoryTurns      int           // turns of history sent to the model (default 5)
+	MaxActiveNodes    int           // cap of activeNodeIds (default 50)
+	StoreTimeout      time.Duration // bound on each storage call (default 5s)
+	GraphTimeout      time.Duration // bound on the context aspect's graph read (default 3s)
+	Model             string        // model name passed to the provider
+	AgentID           string        // default agent (default "regulatory-copilot.global")
 	// TokenBudget bounds the system prompt, supplied context, history and
 	// question together, in the model's tokens (default 12000).
 	TokenBudget int
@@ -206,6 +210,10 @@ func New(d Deps, cfg Config) *Engine {
 		tokens: prompt.TokenizerForModel(cfg.Model), redact: newRedactor(cfg.PIIRedaction), guard: write.NewGuard()}
 	if e.sheet == nil {
 		e.sheet = prompt.DefaultSheet()
+	}
+	if len(e.cfg.PromptCacheSecret) == 0 {
+		e.cfg.PromptCacheSecret = make([]byte, 32)
+		_, _ = rand.Read(e.cfg.PromptCacheSecret) // never fails (crypto/rand)
 	}
 	return e
 }

@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -87,7 +88,7 @@ func (t *Turn) converse(ctx context.Context, sink Sink, fitted prompt.Fitted, to
 		}
 	}()
 	req := llm.Request{Model: e.cfg.Model, System: fitted.System, Messages: fitted.Messages, Tools: tools, Temperature: -1,
-		CacheKey: promptCacheKey(t.req.TenantID, e.sheet), MaxOutputTokens: e.cfg.OutputAllowance}
+		CacheKey: promptCacheKey(e.cfg.PromptCacheSecret, t.req.TenantID, e.sheet), MaxOutputTokens: e.cfg.OutputAllowance}
 	for out.calls < e.cfg.MaxModelCalls && !out.interrupted {
 		out.calls++
 		text, calls, err := t.call(ctx, sink, req, out)
@@ -121,11 +122,13 @@ func (t *Turn) converse(ctx context.Context, sink Sink, fitted prompt.Fitted, to
 }
 
 // promptCacheKey groups one tenant's requests on one sheet, whose
-// instructions and tools open every request the same way. It is a hash:
-// the provider never learns the tenant's id.
-func promptCacheKey(tenantID string, sheet *prompt.Sheet) string {
-	sum := sha256.Sum256([]byte("regintel prompt cache\x00" + tenantID + "\x00" + sheet.Fingerprint()))
-	return "pc-" + hex.EncodeToString(sum[:16])
+// instructions and tools open every request the same way. It is an HMAC
+// with the deployment's secret: the provider never learns the tenant's id,
+// and a guessed tenant id cannot be checked against a request's key.
+func promptCacheKey(secret []byte, tenantID string, sheet *prompt.Sheet) string {
+	mac := hmac.New(sha256.New, secret)
+	mac.Write([]byte("regintel prompt cache\x00" + tenantID + "\x00" + sheet.Fingerprint()))
+	return "pc-" + hex.EncodeToString(mac.Sum(nil)[:16])
 }
 
 // call makes one model call: text deltas go to the sink as they arrive,
@@ -160,6 +163,7 @@ func (t *Turn) call(ctx context.Context, sink Sink, req llm.Request, out *conver
 		case llm.ChunkText:
 			text.WriteString(ch.Delta)
 			out.answer.WriteString(ch.Delta)
+			t.answer.write(ch.Delta)
 			sent(sink.Event(EventMessage, TextDelta{Text: ch.Delta}))
 		case llm.ChunkTool:
 			calls = append(calls, ch.ToolCall())

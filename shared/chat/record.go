@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
 
@@ -63,9 +62,6 @@ type recorder struct {
 	ctx     context.Context
 
 	mu      sync.Mutex
-	answer  strings.Builder // the answer as the model wrote it
-	settled int             // bytes of answer in message events so far
-	quiet   time.Time       // when the model last wrote
 	pending []recordedEvent
 	next    int
 
@@ -87,9 +83,7 @@ type recordedEvent struct {
 func (r *recorder) Event(name string, data any) error {
 	r.mu.Lock()
 	if name == EventMessage {
-		delta, _ := data.(TextDelta)
-		r.answer.WriteString(delta.Text)
-		r.quiet = time.Now()
+		// The turn keeps the answer (t.answer); it is settled on the tick.
 		r.mu.Unlock()
 		return nil
 	}
@@ -114,55 +108,19 @@ func (r *recorder) Event(name string, data any) error {
 // Flush implements HoldingSink: the recorder keeps its own pace.
 func (r *recorder) Flush() error { return nil }
 
-// settleAnswer turns the answer written since the last message event into
-// one. Under store redaction, while the model is writing, what could still
-// grow into a PII item waits for the words after it or a pause of
-// RecordEvery (safeEnd), so an item is redacted whole. The caller holds r.mu.
+// settleAnswer turns the answer decided since the last message event into
+// one. Under store redaction what could still grow into a PII item waits
+// for the words after it, however long the model pauses (see pii.Stream),
+// so an item is recorded redacted whole. The caller holds r.mu.
 func (r *recorder) settleAnswer(whole bool) {
-	text := r.answer.String()
-	end := len(text)
-	if r.t.e.redact.store && !whole && time.Since(r.quiet) < RecordEvery {
-		end = r.settled + safeEnd(text[r.settled:])
-	}
-	if end <= r.settled {
+	span, stored := r.t.answer.next(whole)
+	if span == "" {
 		return
 	}
-	span := text[r.settled:end]
-	r.settled = end
 	live, _ := json.Marshal(TextDelta{Text: span})
-	recorded, _ := json.Marshal(TextDelta{Text: r.t.e.storedText(span)})
+	recorded, _ := json.Marshal(TextDelta{Text: stored})
 	r.pending = append(r.pending, recordedEvent{StreamEvent: conversation.StreamEvent{Seq: r.next, Name: EventMessage, Data: recorded}, live: live})
 	r.next++
-}
-
-// safeEnd is where text may be cut with nothing before it that the words
-// after could still make part of a PII item: before its last word, which
-// may be unfinished, and before the groups that run up to it (a phone
-// number or an IBAN written in groups).
-func safeEnd(text string) int {
-	end := strings.LastIndexAny(text, " \n\t") + 1
-	for end > 0 {
-		before := strings.TrimRight(text[:end], " \n\t")
-		start := strings.LastIndexAny(before, " \n\t") + 1
-		if !mayBeGroup(before[start:]) {
-			break
-		}
-		end = start
-	}
-	return end
-}
-
-// mayBeGroup: a word with a digit, or of at most four capitals and digits.
-func mayBeGroup(word string) bool {
-	if strings.ContainsAny(word, "0123456789") {
-		return true
-	}
-	return len(word) <= 4 && strings.TrimLeft(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") == ""
-}
-
-// answerSoFar is the settled answer as it may be stored. The caller holds r.mu.
-func (r *recorder) answerSoFar() string {
-	return r.t.e.storedText(r.answer.String()[:r.settled])
 }
 
 // tick writes every RecordEvery until the returned stop is called.
@@ -194,7 +152,7 @@ func (r *recorder) write(final bool) {
 	defer r.out.Unlock()
 	r.mu.Lock()
 	r.settleAnswer(final)
-	batch, answer := r.pending, r.answerSoFar()
+	batch, answer := r.pending, r.t.answer.soFar()
 	r.pending = nil
 	r.mu.Unlock()
 	r.send(batch)

@@ -2,7 +2,10 @@ package chat
 
 import (
 	"fmt"
+	"strings"
+	"sync"
 
+	"regintel/shared/conversation"
 	"regintel/shared/pii"
 )
 
@@ -66,4 +69,77 @@ func (r redactor) forLLM(text string) string {
 func redact(text string) (string, bool) {
 	out, kinds := pii.Redact(text)
 	return out, len(kinds) > 0
+}
+
+// StoredUpdate is u with its free text (title, persona) as it may be
+// stored under the PII mode.
+func (e *Engine) StoredUpdate(u conversation.Update) conversation.Update {
+	if u.Title != nil {
+		title := e.storedText(*u.Title)
+		u.Title = &title
+	}
+	if u.Profile != nil {
+		p := *u.Profile
+		p.PersonaType = e.storedText(p.PersonaType)
+		u.Profile = &p
+	}
+	return u
+}
+
+// storedAnswer is the turn's answer as it may be stored, decided as it
+// arrives (see pii.Stream): the recorder writes each decided part once,
+// and the stored answer is those parts, not a second redaction of the
+// whole. Without store redaction every part is decided as it comes.
+type storedAnswer struct {
+	mu     sync.Mutex
+	redact bool
+	text   pii.Stream
+	plain  strings.Builder // without redaction: the answer as written
+	taken  int
+}
+
+func (a *storedAnswer) write(piece string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.redact {
+		a.text.Write(piece)
+		return
+	}
+	a.plain.WriteString(piece)
+}
+
+// next returns the answer decided since the last call, as written and as
+// it may be stored; final decides the rest.
+func (a *storedAnswer) next(final bool) (raw, stored string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.redact {
+		return a.text.Next(final)
+	}
+	all := a.plain.String()
+	raw, a.taken = all[a.taken:], len(all)
+	return raw, raw
+}
+
+// soFar is the decided answer as it may be stored.
+func (a *storedAnswer) soFar() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.redact {
+		return a.text.Redacted()
+	}
+	return a.plain.String()[:a.taken]
+}
+
+// whole decides the rest and returns the answer as it may be stored, and
+// whether redaction changed it.
+func (a *storedAnswer) whole() (string, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.redact {
+		return a.plain.String(), false
+	}
+	a.text.Decide(true)
+	out := a.text.Redacted()
+	return out, out != a.text.Raw()
 }

@@ -32,9 +32,9 @@ func (t *Turn) save(ctx context.Context, out *conversed, fitted prompt.Fitted) s
 	for i, r := range refs {
 		ids[i] = r.ID
 	}
-	// Redaction runs on the whole answer, so PII split across deltas is
-	// caught before it is stored.
-	storedAnswer, _ := e.redact.forStore(out.answer.String())
+	// The answer as it was decided while streaming (and recorded): PII
+	// split across deltas is caught there, each part redacted once.
+	answer, _ := t.answer.whole()
 	storedQuestion := e.storedText(t.question)
 	s := saved{status: conversation.TurnOK}
 	if out.err == nil && !out.interrupted && out.requested != nil {
@@ -52,7 +52,7 @@ func (t *Turn) save(ctx context.Context, out *conversed, fitted prompt.Fitted) s
 	}
 	s.metadata = t.metadata(out, fitted, refs, s.request)
 	s.number = t.store(ctx, conversation.Turn{
-		UserText: storedQuestion, AssistantText: storedAnswer, Status: s.status,
+		UserText: storedQuestion, AssistantText: answer, Status: s.status,
 		Provider: e.provider.Name(), Model: e.cfg.Model,
 		Usage:     out.usage,
 		LatencyMS: s.metadata.LatencyMS, ReferencedNodes: ids, Metadata: s.metadata.TurnMetadata,
@@ -225,6 +225,8 @@ func (t *Turn) sentProfile() *Profile {
 		return nil
 	}
 	p := t.req.Profile
+	// Stored with the conversation: a free-text persona as chat text is.
+	p.PersonaType = t.e.storedText(p.PersonaType)
 	return &p
 }
 

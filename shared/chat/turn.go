@@ -105,6 +105,8 @@ type Turn struct {
 	// lookedUp are the fact lines lookup_facts calls returned: they join
 	// the turn's citations.
 	lookedUp []prompt.FactLine
+	// answer is the answer as it may be stored, decided as it streams.
+	answer *storedAnswer
 }
 
 // Start is the first event of every stream: the conversation and turn the
@@ -156,7 +158,8 @@ func (e *Engine) Prepare(ctx context.Context, req Request) (*Turn, error) {
 	}
 	req.Profile, _ = req.Profile.Validate() // normalised: upper-case codes, no repeats
 	ctx = conversation.WithOwner(ctx, req.UserID)
-	t := &Turn{e: e, req: req, started: time.Now(), question: req.Message, log: e.log.With("request_id", req.RequestID)}
+	t := &Turn{e: e, req: req, started: time.Now(), question: req.Message, log: e.log.With("request_id", req.RequestID),
+		answer: &storedAnswer{redact: e.redact.store}}
 	if err := t.chargeDailyCap(ctx); err != nil {
 		return nil, err
 	}
@@ -302,7 +305,7 @@ func (t *Turn) createAs(ctx context.Context, id string) error {
 	c := conversation.Conversation{ID: id, TenantID: req.TenantID, OwnerID: req.UserID,
 		Title: titleFrom(e.storedText(req.Message)), Jurisdictions: req.Profile.Jurisdictions}
 	if t.profileSent() {
-		c.Profile = &req.Profile
+		c.Profile = t.sentProfile()
 	}
 	start := t.turnStart()
 	if start.Reserve != nil {

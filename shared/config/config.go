@@ -160,6 +160,9 @@ type Chat struct {
 	ContextRequestTTL time.Duration // CONTEXT_REQUEST_TTL (15m): how long a context request waits
 	PIIRedaction      string        // PII_REDACTION: off, store, llm or both (default)
 	PromptSheetsDir   string        // PROMPT_SHEETS_DIR; empty: the embedded sheet
+	// PromptCacheSecret (PROMPT_CACHE_SECRET) keys the prompt_cache_key
+	// HMAC; empty: a random key per process.
+	PromptCacheSecret string
 	// Freshness (ENRICHMENT_FRESHNESS_DAYS, default 30) is how long enriched graph
 	// detail counts as current.
 	Freshness   time.Duration
@@ -319,11 +322,15 @@ func readChat(r *reader) Chat {
 		ContextRequestTTL: r.duration("CONTEXT_REQUEST_TTL", 15*time.Minute),
 		PIIRedaction:      r.oneOf("PII_REDACTION", "both", "off", "store", "llm", "both"),
 		PromptSheetsDir:   r.str("PROMPT_SHEETS_DIR", ""),
+		PromptCacheSecret: r.raw("PROMPT_CACHE_SECRET"),
 		Freshness:         r.days("ENRICHMENT_FRESHNESS_DAYS", 30),
 		CORSOrigins:       r.list("CORS_ORIGINS"),
 		DailyTokenLimit:   r.int("TENANT_DAILY_TOKEN_LIMIT", 0, 0, maxInt),
 		DailyCostLimitUSD: r.dollars("TENANT_DAILY_COST_LIMIT_USD"),
 		CapOnError:        r.oneOf("TENANT_CAP_ON_ERROR", "closed", "closed", "open"),
+	}
+	if c.PromptCacheSecret != "" && len(c.PromptCacheSecret) < 32 {
+		r.fail(fmt.Errorf("PROMPT_CACHE_SECRET must be at least 32 bytes (or leave it unset)"))
 	}
 	if c.TokenBudget != 0 && c.TokenBudget < 1000 {
 		r.fail(fmt.Errorf("CONTEXT_TOKEN_BUDGET=%d: use at least 1000 tokens (or leave it unset)", c.TokenBudget))
@@ -345,6 +352,8 @@ func (c Config) CheckAuth() error {
 		return fmt.Errorf("AUTH_MODE=dev trusts identity headers and is refused under Lambda: use AUTH_MODE=jwt")
 	case c.Auth.Mode == "jwt" && c.Auth.JWKSURL == "" && c.Auth.HS256Secret == "":
 		return fmt.Errorf("AUTH_MODE=jwt needs JWT_JWKS_URL or JWT_HS256_SECRET")
+	case c.Auth.Mode == "jwt" && c.Auth.HS256Secret != "" && len(c.Auth.HS256Secret) < minHS256SecretBytes:
+		return fmt.Errorf("JWT_HS256_SECRET must be at least %d bytes (RFC 7518 section 3.2: as long as the hash output)", minHS256SecretBytes)
 	case c.Auth.Mode == "jwt" && (c.Auth.Issuer == "" || c.Auth.Audience == ""):
 		// Without them a token the same keys signed for another service,
 		// or by another issuer sharing them, would be accepted here.
@@ -361,3 +370,7 @@ func isHTTPS(raw string) bool {
 	u, err := url.Parse(raw)
 	return err == nil && u.Scheme == "https" && u.Host != ""
 }
+
+// minHS256SecretBytes is auth.MinHS256SecretBytes (config does not import
+// auth): RFC 7518 section 3.2, a key as long as the hash output.
+const minHS256SecretBytes = 32

@@ -15,7 +15,7 @@ func clearEnv(t *testing.T) {
 		"LLM_PROVIDER", "OPENAI_API_KEY", "OPENAI_SECRET_ARN", "OPENAI_BASE_URL", "LLM_MODEL", "LLM_TOOLS", "LLM_MAX_CALLS", "LLM_PROMPT_CACHE_RETENTION",
 		"AUTH_MODE", "JWT_JWKS_URL", "JWT_HS256_SECRET", "JWT_ISSUER", "JWT_AUDIENCE", "JWT_TENANT_CLAIM", "JWT_USER_CLAIM", "JWT_IAT_LEEWAY",
 		"DEV_TENANT_ID", "DEV_USER_ID", "CONCEPTS_QUEUE_URL", "ENRICHMENT_QUEUE_URL",
-		"HISTORY_TURNS", "MAX_ACTIVE_NODES", "CONTEXT_TOKEN_BUDGET", "CONTEXT_REQUEST_TTL", "PII_REDACTION", "PROMPT_SHEETS_DIR",
+		"HISTORY_TURNS", "MAX_ACTIVE_NODES", "CONTEXT_TOKEN_BUDGET", "CONTEXT_REQUEST_TTL", "PII_REDACTION", "PROMPT_SHEETS_DIR", "PROMPT_CACHE_SECRET",
 		"ENRICHMENT_FRESHNESS_DAYS", "CORS_ORIGINS", "RETENTION_DAYS", "DB_SECRET_ARN", "DB_APP_USER", "DEMO_PAGE",
 		"AWS_SAM_LOCAL", "OFFLINE_WORD_DELAY", "JWT_HEADER", "DB_SSLROOTCERT", "DB_SWEEP_USER", "TENANT_DAILY_TOKEN_LIMIT", "TENANT_CAP_ON_ERROR", "TENANT_DAILY_COST_LIMIT_USD", "LLM_PRICES", "COMPAT_API",
 		"TRACING", "OTEL_EXPORTER_OTLP_ENDPOINT", "TRACING_SAMPLE_RATIO"} {
@@ -158,6 +158,10 @@ func TestLambdaRefusesDevAuthAndDefaultsToJSONAndJWT(t *testing.T) {
 	t.Setenv("JWT_HS256_SECRET", "s")
 	t.Setenv("JWT_ISSUER", "https://id.example/")
 	t.Setenv("JWT_AUDIENCE", "regintel")
+	if c = mustLoad(t); c.CheckAuth() == nil || !strings.Contains(c.CheckAuth().Error(), "at least 32 bytes") {
+		t.Fatalf("a 1-byte HS256 secret: err = %v", c.CheckAuth())
+	}
+	t.Setenv("JWT_HS256_SECRET", strings.Repeat("s", 32))
 	if c = mustLoad(t); c.CheckAuth() == nil || !strings.Contains(c.CheckAuth().Error(), "LLM_PROVIDER=offline") {
 		t.Fatalf("the offline model under Lambda: err = %v", c.CheckAuth())
 	}
@@ -361,5 +365,19 @@ func TestOfflineWordDelay(t *testing.T) {
 		if _, err := FromEnv(); err == nil || !strings.Contains(err.Error(), "OFFLINE_WORD_DELAY") {
 			t.Errorf("OFFLINE_WORD_DELAY=%q: %v", bad, err)
 		}
+	}
+}
+
+// The prompt cache secret, when set, is at least 32 bytes, and reaches
+// the chat section.
+func TestPromptCacheSecret(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("PROMPT_CACHE_SECRET", "short")
+	if _, err := FromEnv(); err == nil || !strings.Contains(err.Error(), "PROMPT_CACHE_SECRET") {
+		t.Fatalf("a 5-byte secret: err = %v", err)
+	}
+	t.Setenv("PROMPT_CACHE_SECRET", strings.Repeat("p", 32))
+	if c := mustLoad(t); c.Chat.PromptCacheSecret != strings.Repeat("p", 32) {
+		t.Fatalf("secret = %q", c.Chat.PromptCacheSecret)
 	}
 }

@@ -178,6 +178,27 @@ type Export struct {
 	Context         *StoredContext   `json:"context"`
 	ContextRequests []ContextRequest `json:"contextRequests"`
 	SuppliedItems   []SuppliedItem   `json:"suppliedContextItems"`
+	// RecordedStream is the latest turn's recorded stream (Streams), nil
+	// when none is kept.
+	RecordedStream *RecordedStream `json:"recordedStream"`
+	// Sharing is what the owner set the conversation to be shared with,
+	// nil when never set.
+	Sharing *ExportedSharing `json:"sharing"`
+}
+
+// ExportedSharing is a conversation's sharing setting as exported.
+type ExportedSharing struct {
+	ShareAudience string    `json:"shareAudience"`
+	TenantAccess  string    `json:"tenantAccess"`
+	UpdatedAt     time.Time `json:"updatedAt"`
+}
+
+// RecordedStream is a conversation's recorded turn stream as exported.
+type RecordedStream struct {
+	TurnNumber    int           `json:"turnNumber"`
+	Format        string        `json:"format"`
+	StopRequested bool          `json:"stopRequested"`
+	Events        []StreamEvent `json:"events"`
 }
 
 // Erased counts the rows a DeleteConversation removed, per table.

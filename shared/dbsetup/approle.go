@@ -28,13 +28,18 @@ func EnsureAppRole(ctx context.Context, pool *pgxpool.Pool, role string) error {
 		fmt.Sprintf(`GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO %s`, ident),
 		fmt.Sprintf(`GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA public TO %s`, ident),
 		fmt.Sprintf(`ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO %s`, ident),
+		// The migration ledger is the migration role's alone (migrations
+		// 00018, 00021): the runtime reads it, for readiness, and no more.
+		fmt.Sprintf(`REVOKE ALL ON goose_db_version FROM %s`, ident),
+		fmt.Sprintf(`GRANT SELECT ON goose_db_version TO %s`, ident),
 	)
 }
 
 // EnsureSweepRole creates the retention sweep's role: a member of
 // regintel_retention (migrations/00010), whose policies let it see every
 // tenant's rows, with only what the sweep does: read conversations, delete
-// idle context and supplied items, expire context requests.
+// idle context, supplied items and recorded streams, expire context
+// requests.
 func EnsureSweepRole(ctx context.Context, pool *pgxpool.Pool, role string) error {
 	ident := pgx.Identifier{role}.Sanitize()
 	return ensureRole(ctx, pool, role,
@@ -43,7 +48,10 @@ func EnsureSweepRole(ctx context.Context, pool *pgxpool.Pool, role string) error
 		fmt.Sprintf(`GRANT SELECT, UPDATE (updated_at) ON conversations TO %s`, ident),
 		fmt.Sprintf(`GRANT SELECT, UPDATE, DELETE ON conversation_context, supplied_context_items TO %s`, ident),
 		fmt.Sprintf(`GRANT SELECT, UPDATE ON context_requests TO %s`, ident),
+		fmt.Sprintf(`GRANT SELECT, UPDATE, DELETE ON turn_streams, turn_stream_events TO %s`, ident),
 		fmt.Sprintf(`GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA public TO %s`, ident),
+		// Granted by earlier versions; the ledger is the migration role's.
+		fmt.Sprintf(`REVOKE ALL ON goose_db_version FROM %s`, ident),
 	)
 }
 

@@ -51,18 +51,7 @@ func (a *API) chat(w http.ResponseWriter, r *http.Request) error {
 	if err := a.decodeJSONUpTo(w, r, &body, limit); err != nil {
 		return err
 	}
-	messagesOnly := body.Message == nil && body.Messages.list != nil && !body.Retry && body.ContextSupply == nil
-	if !protocolAsked(r) && (body.Trigger != "" || messagesOnly) {
-		// The AI SDK's transports: a trigger, or a body of messages and no
-		// message (the question is the last message), asks for the UI
-		// message stream.
-		chooseUIMessageStream(r)
-	}
-	if body.ID == "" && body.ConversationID == "" && !body.Stateless && wantsUIMessageStream(r) {
-		// No chat id (WorkflowChatTransport with only its URL): the chat's
-		// first message, which the client resends every turn, names it.
-		body.ID = body.Messages.firstID
-	}
+	readSDKBody(r, &body)
 	regenerate := body.Trigger == triggerRegenerate
 	if regenerate {
 		body.Retry = true
@@ -192,4 +181,19 @@ func acceptPlainJSON(r *http.Request) bool {
 	}
 	r.Header.Set("Content-Type", value)
 	return true
+}
+
+// readSDKBody reads what the AI SDK's transports leave unsaid. A trigger,
+// or a body of messages and no message (the question is the last message),
+// asks for the UI message stream. With no chat id (WorkflowChatTransport
+// given only its URL), the chat's first message, which the client resends
+// every turn, names the chat.
+func readSDKBody(r *http.Request, body *chatBody) {
+	messagesOnly := body.Message == nil && body.Messages.list != nil && !body.Retry && body.ContextSupply == nil
+	if !protocolAsked(r) && (body.Trigger != "" || messagesOnly) {
+		chooseUIMessageStream(r)
+	}
+	if body.ID == "" && body.ConversationID == "" && !body.Stateless && wantsUIMessageStream(r) {
+		body.ID = body.Messages.firstID
+	}
 }

@@ -255,6 +255,16 @@ func (a *API) exportConversation(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return fmt.Errorf("export conversation: %w", err)
 	}
+	if held.Sharing == nil && a.sharing != nil {
+		// A store whose sharing settings sit beside it (memory).
+		sh, err := a.sharing.GetSharing(r.Context(), caller(r).TenantID, held.Conversation.ID)
+		if err != nil {
+			return fmt.Errorf("export conversation sharing: %w", err)
+		}
+		if !sh.UpdatedAt.IsZero() {
+			held.Sharing = &conversation.ExportedSharing{ShareAudience: sh.Audience, TenantAccess: sh.TenantAccess, UpdatedAt: sh.UpdatedAt}
+		}
+	}
 	w.Header().Set("Content-Disposition", `attachment; filename="conversation-`+held.Conversation.ID+`.json"`)
 	writeJSON(w, http.StatusOK, exportResponse{Format: ExportFormat, ExportedAt: a.now().UTC(), Export: held})
 	return nil

@@ -84,8 +84,11 @@ func badChatInputs(otherID string) []badChatInput {
 		{"other tenant's conversation", "POST", "application/json", `{"message": "hi", "conversationId": "` + otherID + `"}`, 404, "conversation_not_found"},
 		{"unknown conversation", "POST", "application/json", `{"message": "hi", "conversationId": "6f0e1a4c-1111-4c4c-8888-123456789abc"}`, 404, "conversation_not_found"},
 		{"body too large", "POST", "application/json", `{"message": "hi", "pad": "` + strings.Repeat("x", 300<<10) + `"}`, 413, "body_too_large"},
-		{"not json", "POST", "text/plain", `message=hi`, 415, "unsupported_media_type"},
-		{"no content type", "POST", "", `{"message": "hi"}`, 415, "unsupported_media_type"},
+		// A text/plain or unlabelled body is read as JSON (fetch's label for a
+		// string body): a form encoding in it is malformed JSON.
+		{"not json", "POST", "text/plain", `message=hi`, 400, "malformed_json"},
+		{"form encoded", "POST", "application/x-www-form-urlencoded", `message=hi`, 415, "unsupported_media_type"},
+		{"html", "POST", "text/html", `{"message": "hi"}`, 415, "unsupported_media_type"},
 		{"wrong method", "GET", "", ``, 405, "method_not_allowed"},
 		{"history without stateless", "POST", "application/json", `{"message": "hi", "messages": [{"role": "user", "content": "x"}]}`, 400, "invalid_request"},
 	}

@@ -36,6 +36,18 @@ type Conversations interface {
 	ExportConversation(ctx context.Context, tenantID, conversationID string) (conversation.Export, error)
 }
 
+// redactedUpdates stores a conversation's title and persona as the
+// engine stores chat text: redacted under PII_REDACTION store or both,
+// whichever route changes them.
+type redactedUpdates struct {
+	Conversations
+	engine *chat.Engine
+}
+
+func (r redactedUpdates) UpdateConversation(ctx context.Context, tenantID, conversationID string, u conversation.Update) (conversation.Conversation, error) {
+	return r.Conversations.UpdateConversation(ctx, tenantID, conversationID, r.engine.StoredUpdate(u))
+}
+
 // Options wires the handler. A route whose dependency is nil answers 501,
 // so a missing part shows instead of the route vanishing.
 type Options struct {
@@ -101,6 +113,9 @@ func New(o Options) http.Handler {
 		graph: o.Graph, changes: o.GraphChanges, feed: o.Feed.withDefaults(),
 		keepAlive: o.KeepAlive, now: o.Now, log: o.Log, sharing: o.Sharing,
 		bodyTimeout: o.BodyReadTimeout, routeTimeout: o.RouteTimeout, readiness: o.Readiness,
+	}
+	if a.conversations != nil && a.engine != nil {
+		a.conversations = redactedUpdates{Conversations: a.conversations, engine: a.engine}
 	}
 	if a.bodyTimeout <= 0 {
 		a.bodyTimeout = DefaultBodyReadTimeout

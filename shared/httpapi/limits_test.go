@@ -21,7 +21,7 @@ func TestSecondTurnWhileStreamingIsConflict(t *testing.T) {
 		e := newEnv(t, envOptions{postgres: postgres})
 		e.llm.SetDefault(llmtest.TextScript("VAT is 23%."))
 		convID := *e.chat(map[string]any{"message": "What is VAT?"}, nil).metadata(t).ConversationID
-		e.llm.Enqueue(llmtest.Script{Steps: llmtest.Steps(llmtest.Words("The reduced rate "), llmtest.Pause(time.Second), llmtest.Words("is 13.5%."))})
+		e.llm.Enqueue(llmtest.Script{Steps: llmtest.Steps(llmtest.Words("The reduced rate follows. "), llmtest.Pause(time.Second), llmtest.Words("It is 13.5%."))})
 
 		body := `{"conversationId":"` + convID + `","message":"And the reduced rate?"}`
 		resp, err := http.Post(e.server.URL+"/chat", "application/json", strings.NewReader(body))

@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 
@@ -116,4 +117,48 @@ func checkSentRedaction(t *testing.T, e *env, convID string, store, llm bool) {
 			t.Errorf("model request contains stored %q: %v, want %v", raw, got, want)
 		}
 	}
+}
+
+// A free-text persona and a title are stored redacted, whichever route
+// sets them (a chat turn's profile, PATCH /conversations/{id}, the
+// compatibility PATCH): the list, the conversation and the export return
+// no personal data.
+func TestPersonaAndTitleAreRedactedAtRest(t *testing.T) {
+	forEachStore(t, func(t *testing.T, postgres bool) {
+		e := newEnv(t, envOptions{postgres: postgres, api: withCompatRoutes})
+		e.llm.SetDefault(llmtest.TextScript("VAT is 23%."))
+		persona := "sole trader, reach me on 087 123 4567"
+		id := e.chat(map[string]any{"message": "What is VAT?", "profile": map[string]any{"personaType": persona, "jurisdictions": []string{"IE"}}}, nil).Header.Get("X-Conversation-Id")
+		held := e.export(id)
+		if p := held.Conversation.Profile; p == nil || strings.Contains(p.PersonaType, "087") || !strings.Contains(p.PersonaType, "[REDACTED:PHONE]") {
+			t.Fatalf("persona stored from a turn: %+v", p)
+		}
+		patch := func(path, body string) {
+			t.Helper()
+			req, _ := http.NewRequest(http.MethodPatch, e.server.URL+path, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("X-Tenant-Id", "tenant-a")
+			if resp := e.send(req); resp.Status >= 300 {
+				t.Fatalf("PATCH %s: %d %s", path, resp.Status, resp.Body)
+			}
+		}
+		patch("/conversations/"+id, `{"title":"Refund for mary.obrien@example.ie","profile":{"personaType":"PAYE worker, PPSN 1234567FA","jurisdictions":["IE"]}}`)
+		held = e.export(id)
+		if held.Conversation.Title != "Refund for [REDACTED:EMAIL]" {
+			t.Errorf("title stored %q", held.Conversation.Title)
+		}
+		if p := held.Conversation.Profile; p == nil || p.PersonaType != "PAYE worker, PPSN [REDACTED:PPSN]" {
+			t.Errorf("persona stored by PATCH: %+v", p)
+		}
+		patch("/api/conversations/"+id, `{"title":"Call 087 123 4567"}`)
+		if title := e.export(id).Conversation.Title; title != "Call [REDACTED:PHONE]" {
+			t.Errorf("title stored by the compatibility PATCH %q", title)
+		}
+		list := e.get("/conversations", map[string]string{"X-Tenant-Id": "tenant-a"})
+		for _, leak := range []string{"087 123", "mary.obrien", "1234567FA"} {
+			if strings.Contains(list.Body, leak) {
+				t.Errorf("the conversation list holds %q: %s", leak, list.Body)
+			}
+		}
+	})
 }

@@ -36,7 +36,9 @@ func streamEventID(turn, seq int) string {
 	return strconv.Itoa(turn) + ":" + strconv.Itoa(seq)
 }
 
-// parseStreamEventID reads an id streamEventID wrote.
+// parseStreamEventID reads an id streamEventID wrote. Turn numbers and
+// places are stored as integer columns, so an id beyond their range is
+// none of ours.
 func parseStreamEventID(id string) (turn, seq int, ok bool) {
 	t, s, found := strings.Cut(id, ":")
 	if !found {
@@ -44,7 +46,7 @@ func parseStreamEventID(id string) (turn, seq int, ok bool) {
 	}
 	turn, err1 := strconv.Atoi(t)
 	seq, err2 := strconv.Atoi(s)
-	return turn, seq, err1 == nil && err2 == nil && turn > 0 && seq >= 0
+	return turn, seq, err1 == nil && err2 == nil && turn > 0 && seq >= 0 && turn <= math.MaxInt32 && seq <= math.MaxInt32
 }
 
 // resumeStream serves GET /chat/{conversationId}/stream: 204 when no turn
@@ -57,7 +59,11 @@ func (a *API) resumeStream(w http.ResponseWriter, r *http.Request) error {
 		return reply.InvalidRequest.With("startIndex must be a whole number of chunks, 0 or more")
 	}
 	turn, after := 0, -1
-	if t, seq, ok := parseStreamEventID(r.Header.Get(HeaderLastEventID)); ok && !wantsUIMessageStream(r) {
+	if last := r.Header.Get(HeaderLastEventID); last != "" && !wantsUIMessageStream(r) {
+		t, seq, ok := parseStreamEventID(last)
+		if !ok {
+			return reply.InvalidRequest.With("Last-Event-ID must be an event id of this stream (TURN:SEQ)")
+		}
 		turn, after = t, seq
 	}
 	var ts conversation.TurnStream

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"regintel/shared/conversation"
+	convmem "regintel/shared/conversation/memory"
+	convpg "regintel/shared/conversation/postgres"
 	"regintel/shared/httpapi"
 	"regintel/shared/llm/llmtest"
 )
@@ -349,5 +351,100 @@ func TestWorkflowTransportWithOnlyItsURL(t *testing.T) {
 	}
 	if r := e.post("/chat", "text/html", `{"messages":[`+first+`]}`, nil); r.Status != http.StatusUnsupportedMediaType {
 		t.Fatalf("text/html: %d, want 415", r.Status)
+	}
+}
+
+// A model that pauses mid-item does not get the item recorded in plain
+// text: the recorder holds the undecided tail however long the pause, so
+// what a reconnect replays is the stored answer, redacted whole. Each
+// answer is cut inside its item, with a pause longer than the recorder's
+// tick (160 ms) and one shorter (30 ms).
+func TestPausingModelRecordsNoItemInPlainText(t *testing.T) {
+	answers := map[string][2]string{
+		"iban":    {"Refunds go to IE29 AIBK 93", "11 5212 3456 78 within ten days."},
+		"email":   {"Write to mary.obr", "ien@example.ie about the claim."},
+		"phone":   {"The office rang 087 12", "3 4567 about the refund."},
+		"ppsn":    {"Your PPSN 12345", "67FA is on the statement."},
+		"card":    {"The card 4111 1111 11", "11 1111 was charged the fee."},
+		"eircode": {"The property at D02", " X285 is your main residence."},
+		"name":    {"The letter came from Dr Aoife", " Byrne about the relief."},
+	}
+	forEachStore(t, func(t *testing.T, postgres bool) {
+		for _, pause := range []time.Duration{160 * time.Millisecond, 30 * time.Millisecond} {
+			for name, parts := range answers {
+				t.Run(name+"/"+pause.String(), func(t *testing.T) {
+					e := newEnv(t, envOptions{postgres: postgres})
+					e.llm.Enqueue(llmtest.Script{Steps: llmtest.Steps(llmtest.Text(parts[0]), llmtest.Pause(pause), llmtest.Text(parts[1]))})
+					live := e.chat(map[string]any{"message": "Where does it go?"}, nil)
+					id := live.Header.Get("X-Conversation-Id")
+					if live.text() != parts[0]+parts[1] {
+						t.Fatalf("live text %q, want the model's own", live.text())
+					}
+					replayed := e.get("/chat/"+id+"/stream", map[string]string{"Last-Event-ID": "1:0"})
+					stored := e.export(id).Turns[0].AssistantText
+					if !strings.Contains(stored, "[REDACTED:") {
+						t.Fatalf("stored %q, want the item redacted", stored)
+					}
+					if replayed.Status != http.StatusOK || replayed.text() != stored {
+						t.Fatalf("replayed %d %q, want the stored %q", replayed.Status, replayed.text(), stored)
+					}
+				})
+			}
+		}
+	})
+}
+
+// A Last-Event-ID beyond the stored columns' range, or not of the
+// TURN:SEQ form, is the client's error (400), on every store.
+func TestLastEventIDOutOfRangeIsInvalid(t *testing.T) {
+	forEachStore(t, func(t *testing.T, postgres bool) {
+		e := newEnv(t, envOptions{postgres: postgres})
+		e.llm.Enqueue(llmtest.TextScript("VAT is 23%."))
+		id := e.chat(map[string]any{"message": "What is VAT?"}, nil).Header.Get("X-Conversation-Id")
+		for _, last := range []string{"1:2147483648", "2147483648:0", "1:9223372036854775807", "9223372036854775808:1", "1:-1", "one:two"} {
+			resp := e.get("/chat/"+id+"/stream", map[string]string{"Last-Event-ID": last})
+			if resp.Status != http.StatusBadRequest || !strings.Contains(resp.Body, `"code":"invalid_request"`) {
+				t.Errorf("Last-Event-ID %s: %d %s, want 400 invalid_request", last, resp.Status, resp.Body)
+			}
+		}
+		if resp := e.get("/chat/"+id+"/stream", map[string]string{"Last-Event-ID": "1:2147483647"}); resp.Status >= 400 {
+			t.Errorf("the largest id in range: %d %s", resp.Status, resp.Body)
+		}
+	})
+}
+
+// The export holds every row a conversation owns: its recorded stream
+// (what a reconnect replays) and its sharing setting among them.
+func TestExportHoldsRecordedStreamAndSharing(t *testing.T) {
+	forEachStore(t, func(t *testing.T, postgres bool) {
+		e := newEnv(t, envOptions{postgres: postgres, api: withCompatRoutes})
+		e.llm.Enqueue(llmtest.TextScript("VAT is 23% in Ireland."))
+		id := e.chat(map[string]any{"message": "What is VAT?"}, nil).Header.Get("X-Conversation-Id")
+		req, _ := http.NewRequest(http.MethodPatch, e.server.URL+"/api/conversations/"+id, strings.NewReader(`{"shareAudience":"tenant","tenantAccess":"view"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Tenant-Id", "tenant-a")
+		if resp := e.send(req); resp.Status >= 300 {
+			t.Fatalf("set sharing: %d %s", resp.Status, resp.Body)
+		}
+		held := e.export(id)
+		rs := held.RecordedStream
+		if rs == nil || rs.TurnNumber != 1 || len(rs.Events) == 0 || rs.Events[0].Name != "start" || rs.Events[len(rs.Events)-1].Name != "done" {
+			t.Fatalf("export's recorded stream = %+v, want turn 1's events from start to done", rs)
+		}
+		if sh := held.Sharing; sh == nil || sh.ShareAudience != "tenant" || sh.TenantAccess != "view" {
+			t.Fatalf("export's sharing = %+v, want tenant/view", sh)
+		}
+	})
+}
+
+// withCompatRoutes serves the compatibility routes, with the sharing
+// settings of the env's store.
+func withCompatRoutes(o *httpapi.Options) {
+	o.CompatAPI = true
+	switch s := o.Conversations.(type) {
+	case *convmem.Store:
+		o.Sharing = convmem.NewSharing(s)
+	case *convpg.Store:
+		o.Sharing = convpg.NewSharing(s)
 	}
 }

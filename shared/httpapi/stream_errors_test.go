@@ -55,7 +55,7 @@ func TestFailedTurnSendsACodedErrorAndItsMetadata(t *testing.T) {
 // while the previous answer streams.
 func TestTurnInProgressConflictCarriesRetryAfter(t *testing.T) {
 	e := newEnv(t, envOptions{})
-	e.llm.Enqueue(llmtest.Script{Steps: llmtest.Steps(llmtest.Words("The rate "), llmtest.Pause(time.Second), llmtest.Words("is 23%."))})
+	e.llm.Enqueue(llmtest.Script{Steps: llmtest.Steps(llmtest.Words("The rate follows. "), llmtest.Pause(time.Second), llmtest.Words("It is 23%."))})
 	resp, err := http.Post(e.server.URL+"/chat", "application/json", strings.NewReader(`{"message":"VAT?"}`))
 	if err != nil {
 		t.Fatal(err)

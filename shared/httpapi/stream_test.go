@@ -129,13 +129,13 @@ func TestUIMessageStreamAnswersUseChat(t *testing.T) {
 
 // A model that goes quiet mid-answer does not leave the stream silent: a
 // keepalive comment keeps proxies from closing it, and the answer is whole.
-// (Under store redaction a word waits for the next or a pause of
-// chat.RecordEvery, so the pause is longer than that.)
+// (Under store redaction an unfinished sentence waits for the words after
+// it however long the pause, so the first piece ends a sentence.)
 func TestSilentModelGetsKeepaliveComments(t *testing.T) {
 	for _, protocol := range []string{"", "ui-message-stream"} {
 		t.Run("protocol="+protocol, func(t *testing.T) {
 			e := newEnv(t, envOptions{keepAlive: 20 * time.Millisecond})
-			e.llm.Enqueue(llmtest.Script{Steps: llmtest.Steps(llmtest.Text("Hello"), llmtest.Pause(400*time.Millisecond), llmtest.Text(" world"))})
+			e.llm.Enqueue(llmtest.Script{Steps: llmtest.Steps(llmtest.Text("Hello there. "), llmtest.Pause(400*time.Millisecond), llmtest.Text("world"))})
 			resp := e.chat(map[string]any{"message": "hi"}, map[string]string{"X-Stream-Protocol": protocol})
 			if resp.Status != 200 {
 				t.Fatalf("%d %s", resp.Status, resp.Body)
@@ -147,20 +147,22 @@ func TestSilentModelGetsKeepaliveComments(t *testing.T) {
 			if !found || !strings.Contains(pause, "\n\n: keepalive\n\n") {
 				t.Fatalf("no keepalive comment during the pause:\n%s", resp.Body)
 			}
-			if protocol == "" && resp.text() != "Hello world" {
+			if protocol == "" && resp.text() != "Hello there. world" {
 				t.Fatalf("text = %q", resp.text())
 			}
 		})
 	}
 }
 
-// Answer deltas are held only while more are already waiting: a delta the
-// model sent before it paused reaches the client during the pause.
+// Answer deltas are held only while more are already waiting, or (under
+// store redaction) while the words after could make them part of personal
+// data: a finished sentence the model sent before it paused reaches the
+// client during the pause.
 func TestDeltaReachesClientWhileModelPauses(t *testing.T) {
 	for _, protocol := range []string{"", "ui-message-stream"} {
 		t.Run("protocol="+protocol, func(t *testing.T) {
 			e := newEnv(t, envOptions{})
-			e.llm.Enqueue(llmtest.Script{Steps: llmtest.Steps(llmtest.Text("Hello"), llmtest.Pause(time.Second), llmtest.Text(" world"))})
+			e.llm.Enqueue(llmtest.Script{Steps: llmtest.Steps(llmtest.Text("Hello there. "), llmtest.Pause(time.Second), llmtest.Text("world"))})
 			req, _ := http.NewRequest(http.MethodPost, e.server.URL+"/chat", strings.NewReader(`{"message":"hi"}`))
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("X-Stream-Protocol", protocol)
@@ -178,11 +180,11 @@ func TestDeltaReachesClientWhileModelPauses(t *testing.T) {
 					t.Fatalf("stream ended before the first delta: %v\n%s", err, seen.String())
 				}
 			}
-			if strings.Contains(seen.String(), " world") {
+			if strings.Contains(seen.String(), "world") {
 				t.Fatalf("the first delta was held until the model went on:\n%s", seen.String())
 			}
 			rest, _ := io.ReadAll(resp.Body)
-			if !strings.Contains(string(rest), " world") {
+			if !strings.Contains(string(rest), "world") {
 				t.Fatalf("the second delta never came:\n%s", rest)
 			}
 		})

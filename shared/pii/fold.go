@@ -242,7 +242,7 @@ func forms(text string) []folded {
 	out := []folded{base}
 	// Compaction only serves the number detectors, and those need six
 	// grouped digits at least (see textShape).
-	if shapeOf(base.text).cluster < 6 {
+	if mostGroupedDigits(base.text) < 6 {
 		return out
 	}
 	for _, f := range []folded{base.compact(true), base.compact(false)} {
@@ -260,4 +260,13 @@ func containsAny(s string, subs ...string) bool {
 		}
 	}
 	return false
+}
+
+// mostGroupedDigits is the most digits of one cluster (see digitClusters).
+func mostGroupedDigits(text string) int {
+	most := 0
+	for _, c := range digitClusters(text) {
+		most = max(most, c.n)
+	}
+	return most
 }

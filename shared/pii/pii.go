@@ -74,14 +74,31 @@ func FindKinds(text string, kinds ...Kind) []Match {
 		want[k] = true
 	}
 	var all []Match
-	for _, f := range forms(text) {
-		for _, m := range findIn(f.text, want) {
+	fs := forms(text)
+	// The forms differ only in separators inside numbers: their words,
+	// cues and names are the base form's.
+	words := wordShapeOf(fs[0].text)
+	compactWant := make(map[Kind]bool, len(want))
+	for k := range want {
+		compactWant[k] = !readsSeparators[k]
+	}
+	for i, f := range fs {
+		w := want
+		if i > 0 {
+			w = compactWant
+		}
+		for _, m := range findIn(f.text, w, words) {
 			m.Start, m.End = f.span(m.Start, m.End)
 			all = append(all, m)
 		}
 	}
 	return mergeSpans(all)
 }
+
+// readsSeparators are the kinds whose values keep their separators (an
+// e-mail's dots, an IP's, a date's slashes) or hold no digits to compact:
+// the compacted forms (see forms) only serve the others.
+var readsSeparators = map[Kind]bool{KindEmail: true, KindIP: true, KindDOB: true, KindAddress: true, KindName: true}
 
 // mergeSpans orders matches by start and merges those that overlap (the
 // same value found in two forms, or two values sharing one character of
@@ -114,39 +131,296 @@ func priority(k Kind) int {
 }
 
 // findIn runs the wanted detectors on one form, highest priority first;
-// a match overlapping one already accepted is dropped.
-func findIn(text string, want map[Kind]bool) []Match {
-	var accepted []Match
+// a match overlapping one already accepted is dropped. Every kind but
+// names holds a digit, an '@' or a "::" (an address its house number), so
+// those detectors read only the regions around them (see regions), each
+// gated by its own shape: the work grows with the text, and most of a
+// regulatory answer (rates, years, section numbers) is gated out.
+func findIn(text string, want map[Kind]bool, words wordShape) []Match {
+	acc := acceptor{text: text}
+	rs := kindRegions{text: text, words: words}
+	for _, k := range AllKinds {
+		if !want[k] {
+			continue
+		}
+		if k == KindName {
+			if words.mayHoldName() {
+				acc.accept(detectors[k](text), 0)
+			}
+			continue
+		}
+		spans, gated := rs.spansFor(k)
+		for i := range spans {
+			r := &spans[i]
+			if !gated || shapeGated[k] {
+				if r.shape == nil {
+					sh := shapeOf(text[r.start:r.end])
+					r.shape = &sh
+				}
+				if !r.shape.mayHold(k) {
+					continue
+				}
+			}
+			acc.accept(detectors[k](text[r.start:r.end]), r.start)
+		}
+	}
+	return acc.accepted
+}
+
+// acceptor keeps the matches of one form, highest priority first.
+type acceptor struct {
+	text     string
+	accepted []Match
 	// covered marks bytes already claimed by a higher-priority match; it
 	// keeps overlap checks linear in the text however many matches there are.
-	var covered []bool
-	overlaps := func(m Match) bool {
+	covered []bool
+}
+
+// accept takes each match (at offset in the text) that overlaps none
+// already accepted.
+func (a *acceptor) accept(ms []Match, offset int) {
+	for _, m := range ms {
+		m.Start, m.End = m.Start+offset, m.End+offset
+		if a.covered == nil {
+			a.covered = make([]bool, len(a.text))
+		}
+		if a.overlaps(m) {
+			continue
+		}
 		for i := m.Start; i < m.End; i++ {
-			if covered[i] {
+			a.covered[i] = true
+		}
+		a.accepted = append(a.accepted, m)
+	}
+}
+
+func (a *acceptor) overlaps(m Match) bool {
+	for i := m.Start; i < m.End; i++ {
+		if a.covered[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// kindRegions finds, per kind, the regions of one form its detector
+// reads; the digit groups and the cue regions are found once.
+type kindRegions struct {
+	text         string
+	words        wordShape
+	narrow, wide []region
+	clusters     []cluster
+}
+
+// spansFor returns the kind's regions, and whether their anchors or digit
+// groups already gate them (no shape needed).
+func (rs *kindRegions) spansFor(k Kind) ([]region, bool) {
+	if rule, ok := anchorRules[k]; ok {
+		return anchoredRegions(rs.text, rule), true
+	}
+	if least := leastDigits[k]; least > 0 && !rs.words.cueFor(k) {
+		// Only the digit groups long enough for the kind.
+		if rs.clusters == nil {
+			rs.clusters = digitClusters(rs.text)
+		}
+		return clusterRegions(rs.text, rs.clusters, least, k), true
+	}
+	if rs.words.cueFor(k) {
+		// The cue may stand a few words before the number.
+		if rs.wide == nil {
+			rs.wide = regions(rs.text, wideBefore, wideAfter)
+		}
+		return rs.wide, false
+	}
+	if rs.narrow == nil {
+		rs.narrow = regions(rs.text, narrowMargin, narrowMargin)
+	}
+	return rs.narrow, false
+}
+
+// shapeGated are the kinds whose anchors are loose enough that a region's
+// shape (textShape.mayHold) still rules many out.
+var shapeGated = map[Kind]bool{KindVehicleReg: true, KindEircode: true, KindPostcode: true}
+
+// leastDigits is, for the kinds found by their digits alone, the fewest
+// grouped digits a match holds (see textShape.mayHold).
+var leastDigits = map[Kind]int{KindPhone: 8, KindCard: 13, KindPPSN: 7, KindNINO: 6, KindPassport: 7, KindDOB: 6}
+
+// cluster is a run of digits each within maxDigitGap separators of the
+// last (as textShape counts them): text[start:end], n digits.
+type cluster struct{ start, end, n int }
+
+func digitClusters(text string) []cluster {
+	out := []cluster{}
+	cur, gap := cluster{start: -1}, 0
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case isDigit(c):
+			if cur.start < 0 || gap > maxDigitGap {
+				if cur.start >= 0 {
+					out = append(out, cur)
+				}
+				cur = cluster{start: i}
+			}
+			cur.n++
+			cur.end = i + 1
+			gap = 0
+		case cur.start >= 0 && (isSeparator(c) || c == '(' || c == ')'):
+			gap++
+		default:
+			if cur.start >= 0 {
+				out = append(out, cur)
+			}
+			cur, gap = cluster{start: -1}, 0
+		}
+	}
+	if cur.start >= 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// clusterFits is what the digit group itself must show for a match of the
+// kind to hold it: a phone number's trunk 0 or '+', a PPSN's check letter
+// after it, a NINO's letters either side, a card's issuer digit, a
+// passport's letters before it, a date of birth's year.
+func clusterFits(text string, c cluster, k Kind) bool {
+	letterBefore := c.start > 0 && isLetter(text[c.start-1]) || c.start > 1 && text[c.start-1] == ' ' && isLetter(text[c.start-2])
+	letterAfter := c.end < len(text) && isLetter(text[c.end]) ||
+		c.end+1 < len(text) && (isSeparator(text[c.end]) || text[c.end] == ' ') && isLetter(text[c.end+1])
+	switch k {
+	case KindPhone:
+		return c.start > 0 && text[c.start-1] == '+' || c.start > 1 && text[c.start-2] == '+' || groupStartsWithZero(text[c.start:c.end])
+	case KindPPSN:
+		return letterAfter
+	case KindNINO:
+		return letterBefore && letterAfter
+	case KindPassport:
+		// Two capitals, then seven digits with nothing between.
+		return c.start > 1 && isLetter(text[c.start-1]) && isLetter(text[c.start-2]) && c.end-c.start >= 7 &&
+			isPlainDigits(text[c.start:c.start+7])
+	case KindDOB:
+		return holdsBirthYear(text[c.start:c.end])
+	}
+	return true
+}
+
+func isPlainDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// groupStartsWithZero: some group of digits in s starts with 0 (a trunk
+// prefix, or the 00 of an international number).
+func groupStartsWithZero(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '0' && (i == 0 || !isDigit(s[i-1])) {
+			return true
+		}
+	}
+	return false
+}
+
+// holdsBirthYear: a group of four digits that is a year from 1900 to
+// adultYear, as every numeric date of birth has.
+func holdsBirthYear(s string) bool {
+	latest := adultYear()
+	for i := 0; i < len(s); {
+		if !isDigit(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isDigit(s[j]) {
+			j++
+		}
+		if j-i == 4 {
+			if y := atoi(s[i:j]); y >= 1900 && y <= latest {
 				return true
 			}
 		}
-		return false
+		i = j
 	}
-	shape := shapeOf(text)
-	for _, k := range AllKinds {
-		if !want[k] || !shape.mayHold(k) {
+	return false
+}
+
+// clusterRegions are the regions (narrowMargin either side, widened to
+// white space) around the clusters of at least least digits.
+func clusterRegions(text string, clusters []cluster, least int, k Kind) []region {
+	var out []region
+	for _, c := range clusters {
+		if c.n < least || !clusterFits(text, c, k) {
 			continue
 		}
-		for _, m := range detectors[k](text) {
-			if covered == nil {
-				covered = make([]bool, len(text))
-			}
-			if overlaps(m) {
-				continue
-			}
-			for i := m.Start; i < m.End; i++ {
-				covered[i] = true
-			}
-			accepted = append(accepted, m)
+		start := max(0, c.start-narrowMargin)
+		for start > 0 && !isSpaceByte(text[start-1]) {
+			start--
+		}
+		end := min(len(text), c.end+narrowMargin)
+		for end < len(text) && !isSpaceByte(text[end]) {
+			end++
+		}
+		if n := len(out); n > 0 && start <= out[n-1].end {
+			out[n-1].end = max(out[n-1].end, end)
+		} else {
+			out = append(out, region{start: start, end: end})
 		}
 	}
-	return accepted
+	return out
+}
+
+// region is a stretch of a text around digits, '@' or "::", with its
+// shape once read.
+type region struct {
+	start, end int
+	shape      *textShape
+}
+
+// How far a match may reach from the digits, '@' or "::" it holds: an
+// IBAN's letter groups, a NINO's letters, an e-mail address (one word)
+// are within narrowMargin; a cue word before a date of birth or a
+// passport number, and a street's name after the house number, within
+// the wide margins.
+const (
+	narrowMargin = 16
+	wideBefore   = 32
+	wideAfter    = 48
+)
+
+// regions are the stretches of text from before bytes ahead of a digit,
+// an '@' or a "::" to after bytes past it, widened to white space so no
+// word is cut (a region's edges are word boundaries in the text too),
+// overlapping ones merged.
+func regions(text string, before, after int) []region {
+	var out []region
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if !isDigit(c) && c != '@' && (c != ':' || i+1 >= len(text) || text[i+1] != ':') {
+			continue
+		}
+		if n := len(out); n > 0 && i+1+after <= out[n-1].end {
+			continue // its region is inside the last one
+		}
+		start := max(0, i-before)
+		for start > 0 && !isSpaceByte(text[start-1]) {
+			start--
+		}
+		end := min(len(text), i+1+after)
+		for end < len(text) && !isSpaceByte(text[end]) {
+			end++
+		}
+		if n := len(out); n > 0 && start <= out[n-1].end {
+			out[n-1].end = max(out[n-1].end, end)
+		} else {
+			out = append(out, region{start: start, end: end})
+		}
+	}
+	return out
 }
 
 // Contains reports whether text holds personal data of any of the kinds
@@ -309,7 +583,7 @@ func (s textShape) mayHold(k Kind) bool {
 	case KindAddress:
 		return s.words.street
 	case KindName:
-		return s.words.honorific || s.words.intro || s.words.givenName
+		return s.words.mayHoldName()
 	}
 	return true
 }

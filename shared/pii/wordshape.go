@@ -117,3 +117,20 @@ func lowerASCII(word string, buf *[24]byte) []byte {
 	}
 	return buf[:len(word)]
 }
+
+// mayHoldName: one of the three ways names are found (see findNames).
+func (s wordShape) mayHoldName() bool { return s.honorific || s.intro || s.givenName }
+
+// cueFor reports whether the text has a word the kind's detector may find
+// some way before the number it holds.
+func (s wordShape) cueFor(k Kind) bool {
+	switch k {
+	case KindDOB:
+		return s.birthCue
+	case KindPassport:
+		return s.passportCue
+	case KindAddress:
+		return s.street
+	}
+	return false
+}

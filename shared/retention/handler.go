@@ -53,6 +53,8 @@ func (h *Handler) Handle(ctx context.Context, event events.EventBridgeEvent) (Ou
 		"contexts_deleted", out.ContextsDeleted,
 		"supplied_items_deleted", out.SuppliedItemsDeleted,
 		"requests_expired", out.RequestsExpired,
+		"stream_events_deleted", out.StreamEventsDeleted,
+		"streams_deleted", out.StreamsDeleted,
 		"rows_removed", out.RowsRemoved,
 		"expired_rows_remaining", out.ExpiredRowsRemaining,
 		"max_idle_days", cfg.withDefaults().ContextMaxIdle.Hours() / 24,
@@ -82,6 +84,8 @@ func (h *Handler) emit(o Outcome, err error, took time.Duration) {
 		{Name: "ContextsDeleted", Unit: metrics.Count, Value: float64(o.ContextsDeleted)},
 		{Name: "SuppliedItemsDeleted", Unit: metrics.Count, Value: float64(o.SuppliedItemsDeleted)},
 		{Name: "RequestsExpired", Unit: metrics.Count, Value: float64(o.RequestsExpired)},
+		{Name: "StreamEventsDeleted", Unit: metrics.Count, Value: float64(o.StreamEventsDeleted)},
+		{Name: "StreamsDeleted", Unit: metrics.Count, Value: float64(o.StreamsDeleted)},
 		{Name: "SweepTime", Unit: metrics.Milliseconds, Value: metrics.Millis(took)},
 	}})
 }

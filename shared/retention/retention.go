@@ -1,6 +1,6 @@
 // Package retention is the sweep function's code: the retention policy. The
 // engine memory of conversations idle for N days (their conversation
-// context and supplied context items) is deleted, and pending context
+// context, supplied context items and recorded turn stream) is deleted, and pending context
 // requests past their expiry are marked expired. Turns are kept: they are
 // the user's history, erased only through the conversation API.
 //
@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -56,6 +57,8 @@ type Counts struct {
 	ContextsDeleted      int64 `json:"contextsDeleted"`
 	SuppliedItemsDeleted int64 `json:"suppliedItemsDeleted"`
 	RequestsExpired      int64 `json:"requestsExpired"`
+	StreamEventsDeleted  int64 `json:"streamEventsDeleted"`
+	StreamsDeleted       int64 `json:"streamsDeleted"`
 }
 
 // A conversation is idle when neither it (a turn bumps updated_at) nor the
@@ -91,6 +94,37 @@ DELETE FROM supplied_context_items s
 USING idle
 WHERE s.id = idle.id`
 
+// A recorded turn stream (its events, then its row) goes with the rest of
+// an idle conversation's engine memory: the stored turn keeps the answer.
+const (
+	deleteIdleStreamEvents = `
+WITH idle AS (
+    SELECT e.tenant_id, e.conversation_id, e.seq
+    FROM turn_stream_events e
+    JOIN conversations c ON c.tenant_id = e.tenant_id AND c.id = e.conversation_id
+    WHERE c.updated_at < $1::timestamptz
+    LIMIT $2::integer
+    FOR UPDATE OF e SKIP LOCKED
+    FOR SHARE OF c SKIP LOCKED
+)
+DELETE FROM turn_stream_events e
+USING idle
+WHERE e.tenant_id = idle.tenant_id AND e.conversation_id = idle.conversation_id AND e.seq = idle.seq`
+	deleteIdleStreams = `
+WITH idle AS (
+    SELECT s.tenant_id, s.conversation_id
+    FROM turn_streams s
+    JOIN conversations c ON c.tenant_id = s.tenant_id AND c.id = s.conversation_id
+    WHERE c.updated_at < $1::timestamptz
+    LIMIT $2::integer
+    FOR UPDATE OF s SKIP LOCKED
+    FOR SHARE OF c SKIP LOCKED
+)
+DELETE FROM turn_streams s
+USING idle
+WHERE s.tenant_id = idle.tenant_id AND s.conversation_id = idle.conversation_id`
+)
+
 // A request expires at expires_at, as the chat turn judges it.
 const expireDueRequests = `
 WITH due AS (
@@ -115,10 +149,18 @@ SELECT
      WHERE cc.updated_at < $1::timestamptz AND c.updated_at < $1::timestamptz)
   + (SELECT count(*) FROM supplied_context_items s
      JOIN conversations c ON c.tenant_id = s.tenant_id AND c.id = s.conversation_id
-     WHERE s.last_used_at < $1::timestamptz AND c.updated_at < $1::timestamptz)`
+     WHERE s.last_used_at < $1::timestamptz AND c.updated_at < $1::timestamptz)
+  + (SELECT count(*) FROM turn_stream_events e
+     JOIN conversations c ON c.tenant_id = e.tenant_id AND c.id = e.conversation_id
+     WHERE c.updated_at < $1::timestamptz)
+  + (SELECT count(*) FROM turn_streams s
+     JOIN conversations c ON c.tenant_id = s.tenant_id AND c.id = s.conversation_id
+     WHERE c.updated_at < $1::timestamptz)`
 
 // Removed is the number of rows the sweep deleted.
-func (c Counts) Removed() int64 { return c.ContextsDeleted + c.SuppliedItemsDeleted }
+func (c Counts) Removed() int64 {
+	return c.ContextsDeleted + c.SuppliedItemsDeleted + c.StreamEventsDeleted + c.StreamsDeleted
+}
 
 // ExpiredRemaining counts the contexts and supplied items past the
 // retention period that are still stored. After a sweep it is zero unless
@@ -160,6 +202,37 @@ func CheckRole(ctx context.Context, pool *pgxpool.Pool) error {
 	return nil
 }
 
+// sweepStep is one statement of the policy, run in batches.
+type sweepStep struct {
+	name  string
+	sql   string
+	count func(*Counts) *int64
+	// byExpiry: the cutoff is now (an expiry), else the idle cutoff.
+	byExpiry bool
+}
+
+var sweepSteps = []sweepStep{
+	{"delete idle contexts", deleteIdleContexts, func(c *Counts) *int64 { return &c.ContextsDeleted }, false},
+	{"delete idle supplied items", deleteIdleSuppliedItems, func(c *Counts) *int64 { return &c.SuppliedItemsDeleted }, false},
+	{"delete idle stream events", deleteIdleStreamEvents, func(c *Counts) *int64 { return &c.StreamEventsDeleted }, false},
+	{"delete idle streams", deleteIdleStreams, func(c *Counts) *int64 { return &c.StreamsDeleted }, false},
+	{"expire context requests", expireDueRequests, func(c *Counts) *int64 { return &c.RequestsExpired }, true},
+}
+
+var deletedTable = regexp.MustCompile(`(?m)^DELETE FROM (\w+)`)
+
+// SweptTables names the tables the sweep deletes rows from, read from its
+// statements.
+func SweptTables() []string {
+	var out []string
+	for _, step := range sweepSteps {
+		if m := deletedTable.FindStringSubmatch(step.sql); m != nil {
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
 // Sweep applies the policy once and reports what it changed. On error the
 // counts so far are returned with it; committed batches stay committed.
 func Sweep(ctx context.Context, pool *pgxpool.Pool, cfg Config) (Counts, error) {
@@ -167,19 +240,14 @@ func Sweep(ctx context.Context, pool *pgxpool.Pool, cfg Config) (Counts, error) 
 	idleSince := cfg.Now.Add(-cfg.ContextMaxIdle)
 	var counts Counts
 	var errs []error
-	for _, step := range []struct {
-		name   string
-		sql    string
-		cutoff time.Time
-		count  *int64
-	}{
-		{"delete idle contexts", deleteIdleContexts, idleSince, &counts.ContextsDeleted},
-		{"delete idle supplied items", deleteIdleSuppliedItems, idleSince, &counts.SuppliedItemsDeleted},
-		{"expire context requests", expireDueRequests, cfg.Now, &counts.RequestsExpired},
-	} {
+	for _, step := range sweepSteps {
+		cutoff := idleSince
+		if step.byExpiry {
+			cutoff = cfg.Now
+		}
 		// Each step runs to completion on its own: a failing one does not
 		// stop the others.
-		if err := inBatches(ctx, pool, step.sql, step.cutoff, cfg.BatchSize, step.count); err != nil {
+		if err := inBatches(ctx, pool, step.sql, cutoff, cfg.BatchSize, step.count(&counts)); err != nil {
 			errs = append(errs, fmt.Errorf("retention: %s: %w", step.name, err))
 		}
 	}

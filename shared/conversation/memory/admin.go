@@ -185,6 +185,10 @@ func (s *Store) ExportConversation(ctx context.Context, tenantID, conversationID
 	}
 	// Supplied items hold only strings, times and a bool: a copy is a copy.
 	out.SuppliedItems = append(out.SuppliedItems, r.supplied...)
+	if r.stream != nil {
+		out.RecordedStream = &conversation.RecordedStream{TurnNumber: r.stream.turn, Format: r.stream.format,
+			StopRequested: r.stream.stop, Events: append([]conversation.StreamEvent{}, r.stream.events...)}
+	}
 	if r.context != nil {
 		data, err := json.Marshal(r.context)
 		if err != nil {

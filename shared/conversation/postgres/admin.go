@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -122,13 +123,101 @@ func (s *Store) ExportConversation(ctx context.Context, tenantID, conversationID
 	err = pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
 		func(tx pgx.Tx) error {
 			var err error
-			out, err = readHeld(ctx, tx, sc, conversationID, false)
+			if out, err = readHeld(ctx, tx, sc, conversationID, false); err != nil {
+				return err
+			}
+			if out.RecordedStream, err = readRecordedStream(ctx, tx, sc, conversationID); err != nil {
+				return err
+			}
+			out.Sharing, err = readExportedSharing(ctx, tx, sc, conversationID)
 			return err
 		})
 	if err != nil {
 		return conversation.Export{}, err
 	}
 	return out, nil
+}
+
+const (
+	selectStreamRow = `
+SELECT turn_number, format, stop_requested FROM turn_streams
+WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid` + ofOwnedConversation
+	selectStreamEvents = `
+SELECT seq, name, data FROM turn_stream_events
+WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid` + ofOwnedConversation + `
+ORDER BY seq`
+)
+
+var readTable = regexp.MustCompile(`FROM (\w+)`)
+
+// ExportedTables names the tables an export reads, from its statements.
+func ExportedTables() []string {
+	var out []string
+	for _, sql := range []string{selectConversation, selectAllTurns, selectContextRow, selectContextRequests,
+		selectSuppliedItems, selectStreamRow, selectStreamEvents, selectSharingRow} {
+		if m := readTable.FindStringSubmatch(sql); m != nil {
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
+const selectSharingRow = `
+SELECT share_audience, tenant_access, updated_at FROM conversation_sharing
+WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid` + ofOwnedConversation
+
+// readExportedSharing reads the conversation's sharing setting for its
+// export; nil when never set.
+func readExportedSharing(ctx context.Context, db batchSender, sc callScope, conversationID string) (*conversation.ExportedSharing, error) {
+	var sh conversation.ExportedSharing
+	err := sc.queryRow(ctx, db, selectSharingRow, sc.tenant, conversationID).Scan(&sh.ShareAudience, &sh.TenantAccess, &sh.UpdatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read sharing: %w", err)
+	}
+	return &sh, nil
+}
+
+// readRecordedStream reads the conversation's recorded stream for its
+// export; nil when none is kept.
+func readRecordedStream(ctx context.Context, db batchSender, sc callScope, conversationID string) (*conversation.RecordedStream, error) {
+	batch := sc.newBatch()
+	batch.Queue(selectStreamRow, sc.tenant, conversationID)
+	batch.Queue(selectStreamEvents, sc.tenant, conversationID)
+	results, err := send(ctx, db, batch)
+	if err != nil {
+		return nil, fmt.Errorf("read recorded stream: %w", err)
+	}
+	defer results.Close()
+	var rs conversation.RecordedStream
+	err = results.QueryRow().Scan(&rs.TurnNumber, &rs.Format, &rs.StopRequested)
+	noRow := errors.Is(err, pgx.ErrNoRows)
+	if err != nil && !noRow {
+		return nil, fmt.Errorf("read recorded stream: %w", err)
+	}
+	rows, err := results.Query()
+	if err != nil {
+		return nil, fmt.Errorf("read recorded stream: %w", err)
+	}
+	rs.Events, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (conversation.StreamEvent, error) {
+		var ev conversation.StreamEvent
+		var data string
+		err := row.Scan(&ev.Seq, &ev.Name, &data)
+		ev.Data = []byte(data)
+		return ev, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read recorded stream: %w", err)
+	}
+	if noRow && len(rs.Events) == 0 {
+		return nil, nil
+	}
+	if rs.Events == nil {
+		rs.Events = []conversation.StreamEvent{}
+	}
+	return &rs, nil
 }
 
 // readHeld reads the conversation and every row tied to it in one batch.
