@@ -481,7 +481,17 @@ async function watchGraph() {
   }
 }
 
+// The skip link focuses the question box without touching the URL's hash,
+// which names the open conversation.
+function initSkipLink() {
+  $(".skip-link").addEventListener("click", (ev) => {
+    ev.preventDefault();
+    $("#question").focus();
+  });
+}
+
 initSettings();
+initSkipLink();
 initAsk();
 initContextForm();
 $("#watch-graph").addEventListener("click", () => reported(watchGraph()));
