@@ -92,14 +92,79 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+// formatValue writes a fact's number with its unit: "13.5%", "€232.00 per
+// week" (a currency, per its period when the unit names one), "12 tonnes".
+function formatValue(value, unit = "") {
+  if (value === null || value === undefined) return "";
+  if (unit === "%") return value.toLocaleString("en-IE") + "%";
+  const [currency, per] = unit.split("/");
+  if (/^[A-Z]{3}$/.test(currency)) {
+    let amount;
+    try {
+      amount = new Intl.NumberFormat("en-IE", { style: "currency", currency }).format(value);
+    } catch {
+      amount = currency + " " + value.toLocaleString("en-IE");
+    }
+    return per ? amount + " per " + per.replaceAll("_", " ") : amount;
+  }
+  return (value.toLocaleString("en-IE") + " " + unit.replaceAll("_", " ")).trim();
+}
+
+// validity names a fact's valid time: its dates, "in force" while it has no end.
+function validity(c) {
+  if (!c.validFrom && !c.validTo) return "no dates recorded";
+  return "valid " + (c.validFrom || "…") + " – " + (c.validTo || "in force");
+}
+
+const statusWords = { announced: "announced, not yet in force", enacted: "enacted", in_force: "in force", superseded: "superseded" };
+
+function badge(cls, text) { return el("span", { class: "badge " + cls }, text); }
+
+// citationItem shows what the answer rests on: the fact, its value and
+// dates, its status, how sure the source is, and a link to the source.
+function citationItem(c) {
+  const label = c.label || c.nodeId;
+  const head = el("div", { class: "citation-head" }, el("span", { class: "citation-label" }, label));
+  const value = formatValue(c.value, c.unit);
+  if (value) head.append(el("strong", { class: "citation-value" }, value));
+  const facts = el("div", { class: "citation-facts" });
+  if ("validFrom" in c || "validTo" in c) facts.append(el("span", {}, validity(c)));
+  if (c.status) facts.append(badge("status-" + c.status, statusWords[c.status] || c.status));
+  if (c.mayBeOutdated) facts.append(badge("stale", "may be out of date"));
+  if (c.confidence === "corroborated") facts.append(badge("corroborated", "corroborated: no official page, two secondary sources agree"));
+  if (c.lastVerifiedAt) facts.append(el("span", {}, "checked " + c.lastVerifiedAt.slice(0, 10)));
+  if (c.url) {
+    let host = c.url;
+    try { host = new URL(c.url).hostname.replace(/^www\./, ""); } catch { /* keep the URL as written */ }
+    facts.append(el("a", { href: c.url, target: "_blank", rel: "noopener", "aria-label": "Source of “" + label + "”: " + host }, host + " ↗"));
+  }
+  return el("li", { "data-node-id": c.nodeId }, head, facts);
+}
+
 function citationList(citations) {
   const list = el("ul", { class: "citations" });
-  for (const c of citations || []) {
-    const when = c.lastVerifiedAt ? " (verified " + c.lastVerifiedAt.slice(0, 10) + ")" : "";
-    const label = c.url ? el("a", { href: c.url, target: "_blank", rel: "noopener" }, c.label || c.nodeId) : c.label || c.nodeId;
-    list.append(el("li", { "data-node-id": c.nodeId }, label, when));
-  }
-  return list;
+  for (const c of citations || []) list.append(citationItem(c));
+  if (!list.children.length) return list;
+  return el("details", { class: "sources", open: "" }, el("summary", {}, "What this answer rests on (" + list.children.length + ")"), list);
+}
+
+// asOfLine says which date the answer is about and where that date came from.
+function asOfLine(asOf) {
+  if (!asOf || !asOf.date) return null;
+  const day = new Date(asOf.date + "T00:00:00Z").toLocaleDateString("en-IE", { day: "numeric", month: "long", year: "numeric", timeZone: "UTC" });
+  const why = {
+    request: "the date you chose",
+    question: asOf.phrase ? "named in your question (“" + asOf.phrase + "”)" : "named in your question",
+    today: "today: neither you nor the question named a date",
+  }[asOf.source] || asOf.source;
+  return el("p", { class: "asof" }, el("strong", {}, "As of " + day), " — " + why);
+}
+
+// showMetadata adds a turn's as-of date and citations under its answer.
+function showMetadata(li, metadata) {
+  const line = asOfLine(metadata && metadata.asOf);
+  if (line) li.append(line);
+  li.append(citationList(metadata && metadata.citations));
 }
 
 // addTurn adds a question and its answer, which screen readers hear as it
@@ -218,7 +283,7 @@ function onTurnEvent(turn, name, data, progress) {
       break;
     case "metadata":
       if (data.conversationId) setConversation(data.conversationId);
-      turn.li.append(citationList(data.citations));
+      showMetadata(turn.li, data);
       break;
     case "error":
       failTurn(turn, data.message);
@@ -383,7 +448,7 @@ async function openConversation(id) {
     last = addTurn(t.userText);
     last.answer.textContent = t.assistantText;
     if (t.status !== "ok") last.answer.classList.add(t.status === "error" ? "failed" : "pending");
-    last.li.append(citationList(t.metadata.citations));
+    showMetadata(last.li, t.metadata);
   }
   const lastTurn = (d.turns || []).at(-1);
   if (lastTurn && lastTurn.status === "streaming") await resume(id, last);
