@@ -342,7 +342,7 @@ function initAsk() {
     const message = $("#question").value.trim();
     if (!message) return;
     $("#question").value = "";
-    const body = { message };
+    const body = { message, ...askOptions() };
     if (state.conversationId) body.conversationId = state.conversationId;
     await streamTurn("/chat", body, message);
   });
@@ -371,6 +371,7 @@ function initAsk() {
     $("#turns").replaceChildren();
     $("#concepts").replaceChildren();
     $("#context-form").hidden = true;
+    showProfile(null);
     loadConversations();
   });
   $("#show-archived").addEventListener("change", loadConversations);
@@ -459,6 +460,7 @@ async function openConversation(id) {
   if (pending) showContextForm({ requestId: pending.id, items: pending.items });
   else $("#context-form").hidden = true;
   renderConcepts(d.activeConcepts);
+  showProfile(d.profile);
   await loadConversations();
 }
 
@@ -546,6 +548,49 @@ async function watchGraph() {
   }
 }
 
+// askOptions are the chosen as-of date and profile as POST /chat fields;
+// nothing chosen sends neither, so the conversation's remembered profile
+// stays.
+function askOptions() {
+  const out = {};
+  const asOf = $("#as-of").value;
+  if (asOf) out.asOf = asOf;
+  const jurisdictions = [...document.querySelectorAll("input[name=jurisdiction]:checked")].map((i) => i.value);
+  const personaType = $("#persona").value;
+  if (jurisdictions.length || personaType) {
+    out.profile = {};
+    if (jurisdictions.length) out.profile.jurisdictions = jurisdictions;
+    if (personaType) out.profile.personaType = personaType;
+  }
+  return out;
+}
+
+// showProfile sets the controls to a conversation's remembered profile.
+function showProfile(profile) {
+  const p = profile || {};
+  const chosen = new Set((p.jurisdictions || []).map((j) => j.toUpperCase()));
+  for (const box of document.querySelectorAll("input[name=jurisdiction]")) box.checked = chosen.has(box.value);
+  const persona = (p.personaType || "").toLowerCase().replace(/[ -]/g, "_");
+  $("#persona").value = [...$("#persona").options].some((o) => o.value === persona) ? persona : "";
+  summariseOptions();
+}
+
+// summariseOptions repeats the choices in the closed options' summary.
+function summariseOptions() {
+  const asOf = $("#as-of").value;
+  const parts = [asOf ? "as of " + asOf : "the question's date or today"];
+  const jurisdictions = [...document.querySelectorAll("input[name=jurisdiction]:checked")].map((i) => i.value);
+  if (jurisdictions.length) parts.push(jurisdictions.join(", "));
+  const persona = $("#persona");
+  if (persona.value) parts.push(persona.selectedOptions[0].textContent.toLowerCase());
+  $("#options-summary").textContent = parts.join("; ");
+}
+
+function initOptions() {
+  $("#options").addEventListener("change", summariseOptions);
+  summariseOptions();
+}
+
 // The skip link focuses the question box without touching the URL's hash,
 // which names the open conversation.
 function initSkipLink() {
@@ -557,6 +602,7 @@ function initSkipLink() {
 
 initSettings();
 initSkipLink();
+initOptions();
 initAsk();
 initContextForm();
 $("#watch-graph").addEventListener("click", () => reported(watchGraph()));
