@@ -1,4 +1,5 @@
-// The demo page: a client of the API like any other, no build step. It
+// The demo page: a client of the API like any other, no build step (its
+// libraries, marked and DOMPurify, are vendored browser builds). It
 // streams answers with fetch (so it can send a bearer token), keeps the
 // conversation id the stream names, and reads everything else from the
 // conversation routes.
@@ -167,14 +168,38 @@ function showMetadata(li, metadata) {
   li.append(citationList(metadata && metadata.citations));
 }
 
+// renderMarkdown shows an answer's markdown as HTML, sanitised by DOMPurify
+// (the model's text is not trusted: no script, handler or javascript: URL,
+// and no image or form, which could call out); links open in a new tab. Without the
+// libraries the text is shown as it is.
+function renderMarkdown(target, text) {
+  if (!window.marked || !window.DOMPurify) {
+    target.textContent = text;
+    return;
+  }
+  target.innerHTML = DOMPurify.sanitize(marked.parse(text, { gfm: true }), { FORBID_TAGS: ["img", "form", "input", "style"] });
+  for (const a of target.querySelectorAll("a[href]")) {
+    a.target = "_blank";
+    a.rel = "noopener noreferrer";
+  }
+}
+
 // addTurn adds a question and its answer, which screen readers hear as it
-// arrives (a polite live region), and scrolls it into view.
+// arrives (a polite live region, busy while it streams), and scrolls it
+// into view. The answer's markdown is kept in text and shown in body.
 function addTurn(question) {
-  const answer = el("div", { class: "answer", "aria-live": "polite" });
+  const body = el("div", { class: "markdown" });
+  const answer = el("div", { class: "answer", "aria-live": "polite" }, body);
   const li = el("li", { class: "turn" }, el("div", { class: "question" }, question), answer);
   $("#turns").append(li);
   li.scrollIntoView({ block: "nearest" });
-  return { li, answer };
+  return { li, answer, body, text: "" };
+}
+
+// setAnswer replaces a turn's answer text and shows it.
+function setAnswer(turn, text) {
+  turn.text = text;
+  renderMarkdown(turn.body, text);
 }
 
 // followAnswer keeps the growing answer in view unless the reader scrolled up.
@@ -269,7 +294,7 @@ function onTurnEvent(turn, name, data, progress) {
       break;
     case "message":
       setStatus("answering…");
-      turn.answer.append(document.createTextNode(data.text));
+      setAnswer(turn, turn.text + data.text);
       followAnswer(turn);
       break;
     case "warning":
@@ -447,7 +472,7 @@ async function openConversation(id) {
   let last = null;
   for (const t of d.turns || []) {
     last = addTurn(t.userText);
-    last.answer.textContent = t.assistantText;
+    setAnswer(last, t.assistantText || "");
     if (t.status !== "ok") last.answer.classList.add(t.status === "error" ? "failed" : "pending");
     showMetadata(last.li, t.metadata);
   }
@@ -476,7 +501,7 @@ async function resume(id, turn) {
       await resp.text();
       return;
     }
-    turn.answer.textContent = "";
+    setAnswer(turn, "");
     turn.answer.classList.remove("pending");
     await readEvents(resp, (name, data) => onTurnEvent(turn, name, data, progress));
   } catch (err) {
