@@ -191,9 +191,33 @@ function addTurn(question) {
   const body = el("div", { class: "markdown" });
   const answer = el("div", { class: "answer", "aria-live": "polite" }, body);
   const li = el("li", { class: "turn" }, el("div", { class: "question" }, question), answer);
+  const turn = { li, answer, body, text: "" };
+  const copy = el("button", { type: "button", class: "copy", onclick: () => reported(copyAnswer(turn, copy)) }, "Copy");
+  copy.setAttribute("aria-label", "Copy the answer to “" + question.slice(0, 60) + "”");
+  li.append(el("div", { class: "turn-actions" }, copy));
   $("#turns").append(li);
   li.scrollIntoView({ block: "nearest" });
-  return { li, answer, body, text: "" };
+  return turn;
+}
+
+// copyAnswer puts a turn's answer, as markdown, on the clipboard. Where the
+// clipboard API is missing (a page served over plain HTTP from another
+// host), a selected text area is copied instead.
+async function copyAnswer(turn, button) {
+  if (navigator.clipboard && window.isSecureContext) {
+    await navigator.clipboard.writeText(turn.text);
+  } else {
+    const area = el("textarea", { class: "visually-hidden", "aria-hidden": "true", tabindex: "-1" });
+    area.value = turn.text;
+    document.body.append(area);
+    area.select();
+    const copied = document.execCommand("copy");
+    area.remove();
+    if (!copied) throw new Error("the browser refused to copy");
+  }
+  button.textContent = "Copied";
+  setStatus("answer copied");
+  setTimeout(() => { button.textContent = "Copy"; }, 2000);
 }
 
 // setAnswer replaces a turn's answer text and shows it.
