@@ -93,7 +93,7 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-// formatValue writes a fact's number with its unit: "13.5%", "€232.00 per
+// formatValue writes a fact's number with its unit: "13.5%", "€232 per
 // week" (a currency, per its period when the unit names one), "12 tonnes".
 function formatValue(value, unit = "") {
   if (value === null || value === undefined) return "";
@@ -102,7 +102,8 @@ function formatValue(value, unit = "") {
   if (/^[A-Z]{3}$/.test(currency)) {
     let amount;
     try {
-      amount = new Intl.NumberFormat("en-IE", { style: "currency", currency }).format(value);
+      const cents = Number.isInteger(value) ? 0 : 2;
+      amount = new Intl.NumberFormat("en-IE", { style: "currency", currency, minimumFractionDigits: cents }).format(value);
     } catch {
       amount = currency + " " + value.toLocaleString("en-IE");
     }
@@ -192,8 +193,8 @@ function addTurn(question) {
   const answer = el("div", { class: "answer", "aria-live": "polite" }, body);
   const li = el("li", { class: "turn" }, el("div", { class: "question" }, question), answer);
   const turn = { li, answer, body, text: "" };
-  const copy = el("button", { type: "button", class: "copy", onclick: () => reported(copyAnswer(turn, copy)) }, "Copy");
-  copy.setAttribute("aria-label", "Copy the answer to “" + question.slice(0, 60) + "”");
+  const copy = el("button", { type: "button", class: "copy", onclick: () => reported(copyAnswer(turn, copy)) });
+  labelCopy(copy, "Copy", question);
   li.append(el("div", { class: "turn-actions" }, copy));
   $("#turns").append(li);
   li.scrollIntoView({ block: "nearest" });
@@ -215,9 +216,17 @@ async function copyAnswer(turn, button) {
     area.remove();
     if (!copied) throw new Error("the browser refused to copy");
   }
-  button.textContent = "Copied";
+  labelCopy(button, "Copied", button.dataset.question);
   setStatus("answer copied");
-  setTimeout(() => { button.textContent = "Copy"; }, 2000);
+  setTimeout(() => labelCopy(button, "Copy", button.dataset.question), 2000);
+}
+
+// labelCopy sets a Copy button's text and its name, which names the turn
+// and starts with the visible text (as speech input expects).
+function labelCopy(button, text, question) {
+  button.dataset.question = question;
+  button.textContent = text;
+  button.setAttribute("aria-label", text + " the answer to “" + question.slice(0, 60) + "”");
 }
 
 // setAnswer replaces a turn's answer text and shows it.
