@@ -400,6 +400,7 @@ function initAsk() {
     const message = $("#question").value.trim();
     if (!message) return;
     $("#question").value = "";
+    $("#options").open = false; // its summary still names the choices; the answer gets the room
     const body = { message, ...askOptions() };
     if (state.conversationId) body.conversationId = state.conversationId;
     await streamTurn("/chat", body, message);
