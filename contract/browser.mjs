@@ -234,6 +234,24 @@ await check("answers are markdown, sanitised; Copy copies the answer", async () 
   if (!copied.includes("23%") || !answer.includes(copied.trim().slice(0, 40))) throw new Error("copied: " + JSON.stringify(copied));
 });
 
+await check("a citation shows its value with its unit, dates or in force, status, staleness, confidence and source", async () => {
+  const shown = await page.evaluate(() => [
+    citationItem({ nodeId: "A", label: "Weekly rate", value: 244, unit: "EUR/week", validFrom: "2025-01-01", validTo: null, status: "in_force",
+      url: "https://www.gov.ie/x", lastVerifiedAt: "2024-01-02T00:00:00Z", mayBeOutdated: true, confidence: "corroborated" }),
+    citationItem({ nodeId: "B", label: "Old rate", value: 13.5, unit: "%", validFrom: "2023-09-01", validTo: "2025-06-30", status: "superseded",
+      url: "https://www.revenue.ie/y", lastVerifiedAt: null, mayBeOutdated: false }),
+  ].map((li) => li.innerText.replace(/\s+/g, " ")));
+  const want = [
+    ["Weekly rate", "€244 per week", "valid 2025-01-01 – in force", "in force", "may be out of date", "corroborated", "checked 2024-01-02", "gov.ie"],
+    ["Old rate", "13.5%", "valid 2023-09-01 – 2025-06-30", "superseded", "revenue.ie"],
+  ];
+  want.forEach((parts, i) => {
+    const missing = parts.filter((p) => !shown[i].includes(p));
+    if (missing.length) throw new Error(`citation ${i}: ${shown[i]} lacks ${missing.join(", ")}`);
+  });
+  if (shown[1].includes("may be out of date") || shown[1].includes("corroborated")) throw new Error("badges on a current, official value: " + shown[1]);
+});
+
 // Each layout and colour scheme is audited and kept as a screenshot.
 for (const width of [390, 1280]) {
   for (const scheme of ["light", "dark"]) {
