@@ -4,13 +4,16 @@ GO ?= go
 PORT ?= 8080
 FUNCTIONS := $(notdir $(wildcard functions/*))
 
-.PHONY: help dev migrate test test-unit test-go lint fmt build bench cachebench clean loadtest fuzz policyengine
+.PHONY: help dev web-vendor migrate test test-unit test-go lint fmt build bench cachebench clean loadtest fuzz policyengine
 
 help: ## list targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
 dev: ## run the chat API locally on http://127.0.0.1:$(PORT) with embedded defaults
 	PORT=$(PORT) $(GO) run ./cmd/dev
+
+web-vendor: ## copy the demo page's pinned browser libraries (tools/web-vendor) into shared/httpapi/web/vendor
+	bash tools/web-vendor/vendor.sh
 
 migrate: ## apply the Postgres migrations to DATABASE_URL (and the graph schema when MEMGRAPH_URI is set)
 	$(GO) run ./functions/migrate

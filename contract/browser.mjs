@@ -3,7 +3,9 @@
 // on its own port) and uses the API across origins: a two-turn
 // conversation whose text arrives incrementally (sent with Enter), a reload
 // that restores it, Stop and Retry, keyboard access, rename (PATCH) and
-// delete (DELETE), an unreachable API, and axe-core's audit.
+// delete (DELETE), the as-of date and profile controls with what the answer
+// rests on, an unreachable API, and axe-core's audit at 390 and 1280 px in
+// light and dark, each screenshot kept for review (SCREENSHOT_DIR).
 // Usage: node browser.mjs <api base URL> <page port>
 import http from "node:http";
 import { createRequire } from "node:module";
@@ -80,7 +82,6 @@ await check("two-turn conversation, text arriving incrementally", async () => {
   await page.waitForSelector("#conversations li.current", { timeout: 5000 });
   conversationId = await page.$eval("#conversations li.current", (e) => e.dataset.id);
   if ((await listed()).length !== before + 1) throw new Error("the list did not gain the new conversation");
-  await page.screenshot({ path: process.env.SCREENSHOT || "demo-page.png" });
 });
 
 await check("Shift+Enter starts a new line instead of sending", async () => {
@@ -165,10 +166,14 @@ await check("the graph panel names nodes by label, not by id", async () => {
   if (named.some((n) => /[A-Z]+:[A-Z]/.test(n)) || named[1] !== "Vehicle Registration Tax") throw new Error("labels: " + named);
 });
 
+const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+async function axeViolations() {
+  if (!(await page.evaluate(() => !!window.axe))) await page.addScriptTag({ path: axePath });
+  return page.evaluate(async () => (await window.axe.run(document)).violations.map((v) => ({ id: v.id, nodes: v.nodes.map((n) => n.target.join(" ")) })));
+}
+
 await check("axe-core finds no accessibility violation", async () => {
-  const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
-  await page.addScriptTag({ path: axePath });
-  const result = await page.evaluate(async () => (await window.axe.run(document)).violations.map((v) => ({ id: v.id, nodes: v.nodes.map((n) => n.target.join(" ")) })));
+  const result = await axeViolations();
   if (result.length) throw new Error(JSON.stringify(result, null, 1));
 });
 
@@ -184,6 +189,97 @@ await check("delete (DELETE) across origins", async () => {
   await page.waitForFunction((id) => !document.querySelector(`#conversations li[data-id="${id}"]`), { timeout: 5000 }, conversationId);
   const gone = await fetch(api + "/conversations/" + conversationId);
   if (gone.status !== 404) throw new Error("the server still has it: " + gone.status);
+});
+
+await check("as-of date, jurisdictions and persona are sent; the answer shows its date and the values it rests on", async () => {
+  const sent = [];
+  const onRequest = (r) => r.method() === "POST" && new URL(r.url()).pathname === "/chat" && sent.push(JSON.parse(r.postData()));
+  page.on("request", onRequest);
+  await page.click("#options summary");
+  await page.$eval("#as-of", (e) => { e.value = "2025-03-01"; e.dispatchEvent(new Event("change", { bubbles: true })); });
+  await page.click("input[name=jurisdiction][value=IE]");
+  await page.select("#persona", "employee");
+  await ask("What VAT rate applies to restaurant meals?");
+  page.off("request", onRequest);
+  const body = sent.at(-1);
+  if (body?.asOf !== "2025-03-01" || body.profile?.personaType !== "employee" || body.profile?.jurisdictions?.join() !== "IE") {
+    throw new Error("POST /chat body: " + JSON.stringify(body));
+  }
+  const shown = await page.$eval("#turns .turn:last-child", (li) => ({
+    asOf: li.querySelector(".asof")?.textContent,
+    citations: [...li.querySelectorAll(".citations li")].map((c) => ({
+      value: c.querySelector(".citation-value")?.textContent, facts: c.querySelector(".citation-facts")?.textContent,
+      link: c.querySelector(".citation-facts a")?.href,
+    })),
+  }));
+  if (shown.asOf !== "As of 1 March 2025 — the date you chose") throw new Error("as-of line: " + shown.asOf);
+  const valued = shown.citations.filter((c) => /\d/.test(c.value || "") && /no dates recorded|valid /.test(c.facts) && c.link?.startsWith("https://"));
+  if (!valued.length) throw new Error("no citation with its value, dates and source: " + JSON.stringify(shown.citations));
+});
+
+await check("answers are markdown, sanitised; Copy copies the answer", async () => {
+  const html = await page.evaluate(() => {
+    const t = addTurn("markdown");
+    setAnswer(t, "**bold** [x](javascript:alert(1)) <img src=x onerror=alert(1)><script>alert(1)</script>");
+    const out = t.body.innerHTML;
+    t.li.remove();
+    return out;
+  });
+  if (!html.includes("<strong>bold</strong>") || /script|onerror|javascript:|<img/.test(html)) throw new Error("rendered: " + html);
+  await browser.defaultBrowserContext().overridePermissions(`http://127.0.0.1:${pagePort}`, ["clipboard-read", "clipboard-write", "clipboard-sanitized-write"]);
+  await page.click("#turns .turn:last-child .copy");
+  await page.waitForFunction(() => document.querySelector("#status").textContent === "answer copied", { timeout: 5000 });
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  const answer = await page.$eval("#turns .turn:last-child .answer", (e) => e.textContent);
+  if (!copied.includes("23%") || !answer.includes(copied.trim().slice(0, 40))) throw new Error("copied: " + JSON.stringify(copied));
+});
+
+await check("a citation shows its value with its unit, dates or in force, status, staleness, confidence and source", async () => {
+  const shown = await page.evaluate(() => [
+    citationItem({ nodeId: "A", label: "Weekly rate", value: 244, unit: "EUR/week", validFrom: "2025-01-01", validTo: null, status: "in_force",
+      url: "https://www.gov.ie/x", lastVerifiedAt: "2024-01-02T00:00:00Z", mayBeOutdated: true, confidence: "corroborated" }),
+    citationItem({ nodeId: "B", label: "Old rate", value: 13.5, unit: "%", validFrom: "2023-09-01", validTo: "2025-06-30", status: "superseded",
+      url: "https://www.revenue.ie/y", lastVerifiedAt: null, mayBeOutdated: false }),
+  ].map((li) => li.innerText.replace(/\s+/g, " ")));
+  const want = [
+    ["Weekly rate", "€244 per week", "valid 2025-01-01 – in force", "in force", "may be out of date", "corroborated", "checked 2024-01-02", "gov.ie"],
+    ["Old rate", "13.5%", "valid 2023-09-01 – 2025-06-30", "superseded", "revenue.ie"],
+  ];
+  want.forEach((parts, i) => {
+    const missing = parts.filter((p) => !shown[i].includes(p));
+    if (missing.length) throw new Error(`citation ${i}: ${shown[i]} lacks ${missing.join(", ")}`);
+  });
+  if (shown[1].includes("may be out of date") || shown[1].includes("corroborated")) throw new Error("badges on a current, official value: " + shown[1]);
+});
+
+// Each layout and colour scheme is audited and kept as a screenshot.
+for (const width of [390, 1280]) {
+  for (const scheme of ["light", "dark"]) {
+    await check(`at ${width} px, ${scheme}: the chat is usable, axe finds no violation, screenshot kept`, async () => {
+      await page.setViewport({ width, height: width === 390 ? 844 : 800 });
+      await page.emulateMediaFeatures([{ name: "prefers-color-scheme", value: scheme }]);
+      const chat = await page.$eval("#chat", (e) => e.getBoundingClientRect().width);
+      if (chat < width * 0.5) throw new Error(`the chat column is ${chat} px wide`);
+      await page.$eval("#turns .turn:last-child", (e) => e.scrollIntoView({ block: "start" }));
+      const result = await axeViolations();
+      await page.screenshot({ path: `${process.env.SCREENSHOT_DIR || "."}/demo-page-${width}-${scheme}.png` });
+      if (result.length) throw new Error(JSON.stringify(result, null, 1));
+    });
+  }
+}
+await page.setViewport({ width: 1280, height: 800 });
+await page.emulateMediaFeatures([{ name: "prefers-color-scheme", value: "light" }]);
+
+await check("the skip link is the first Tab stop and focuses the question box", async () => {
+  await page.reload({ waitUntil: "networkidle0" });
+  await page.keyboard.press("Tab");
+  const first = await page.evaluate(() => document.activeElement.className);
+  if (first !== "skip-link") throw new Error("first Tab stop: " + first);
+  const hash = await page.evaluate(() => location.hash);
+  await page.keyboard.press("Enter");
+  const focused = await page.evaluate(() => document.activeElement.id);
+  if (focused !== "question") throw new Error("focused after the skip link: " + focused);
+  if ((await page.evaluate(() => location.hash)) !== hash) throw new Error("the skip link changed the URL's hash");
 });
 
 // The page's own script may read X-Conversation-Id across origins (the

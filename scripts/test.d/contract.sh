@@ -53,13 +53,13 @@ results="$STATE/results"
 : >"$results"
 export CONTRACT_RESULTS="$results"
 node "$STATE/sdk.mjs" "$api" || true
-CHROMIUM="$(command -v chromium)" SCREENSHOT="$STATE/demo-page.png" \
+CHROMIUM="$(command -v chromium)" SCREENSHOT_DIR="$STATE" \
   node "$STATE/browser.mjs" "$api" "$page_port" || true
 CHROMIUM="$(command -v chromium)" node "$STATE/resume.mjs" "$api" "$page_port" || true
 CHROMIUM="$(command -v chromium)" node "$STATE/recipes.mjs" "$api" "$page_port" "$ROOT/README.md" || true
 
 read -r passed failed < <(awk '{p+=$1; f+=$2} END {print p+0, f+0}' "$results")
 [ -s "$results" ] || failed=1
-echo "contract: screenshot in .testenv/contract/demo-page.png, $((SECONDS - start))s"
+echo "contract: screenshots at 390 and 1280 px, light and dark, in .testenv/contract/demo-page-*.png, $((SECONDS - start))s"
 echo "contract: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -65,7 +65,7 @@ func TestOpenAPIDocumentAndDemoPageAreServed(t *testing.T) {
 	if page.Status != http.StatusOK || !strings.HasPrefix(page.Header.Get("Content-Type"), "text/html") || !strings.Contains(page.Body, "assets/app.js") {
 		t.Fatalf("GET /: %d %s %.200s", page.Status, page.Header.Get("Content-Type"), page.Body)
 	}
-	for _, asset := range []string{"app.js", "style.css"} {
+	for _, asset := range []string{"app.js", "style.css", "marked.umd.js", "purify.min.js"} {
 		if r := e.do(http.MethodGet, "/assets/"+asset, nil); r.Status != http.StatusOK || len(r.Body) < 500 {
 			t.Fatalf("GET /assets/%s: %d", asset, r.Status)
 		}

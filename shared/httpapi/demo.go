@@ -9,15 +9,30 @@ import (
 	"regintel/shared/httpapi/reply"
 )
 
-// web holds the demo page: plain HTML, JavaScript and CSS, no build step.
+// web holds the demo page: plain HTML, JavaScript and CSS, and in vendor/
+// the browser builds of its pinned libraries (copied there by `make
+// web-vendor`, committed), so nothing is built at run time.
 //
 //go:embed web
 var web embed.FS
 
-// demoAssets are the files GET /assets/{name} serves, with their types.
-var demoAssets = map[string]string{
-	"app.js":    "text/javascript; charset=utf-8",
-	"style.css": "text/css; charset=utf-8",
+// demoAssetFile is a file GET /assets/{name} serves: its path under web/ and
+// its type.
+type demoAssetFile struct {
+	file, contentType string
+}
+
+const (
+	javaScript = "text/javascript; charset=utf-8"
+	css        = "text/css; charset=utf-8"
+)
+
+// demoAssets are the files GET /assets/{name} serves, by name.
+var demoAssets = map[string]demoAssetFile{
+	"app.js":        {"app.js", javaScript},
+	"style.css":     {"style.css", css},
+	"marked.umd.js": {"vendor/marked.umd.js", javaScript},
+	"purify.min.js": {"vendor/purify.min.js", javaScript},
 }
 
 // DemoRoutes are the demo page's routes, served beside the API when
@@ -37,11 +52,11 @@ func (a *API) demoPage(w http.ResponseWriter, r *http.Request) error {
 
 func (a *API) demoAsset(w http.ResponseWriter, r *http.Request) error {
 	name := r.PathValue("name")
-	contentType, ok := demoAssets[name]
+	asset, ok := demoAssets[name]
 	if !ok {
 		return reply.NotFound.With("no such asset: " + name)
 	}
-	return serveWebFile(w, r, name, contentType)
+	return serveWebFile(w, r, asset.file, asset.contentType)
 }
 
 func serveWebFile(w http.ResponseWriter, r *http.Request, name, contentType string) error {

@@ -1,4 +1,5 @@
-// The demo page: a client of the API like any other, no build step. It
+// The demo page: a client of the API like any other, no build step (its
+// libraries, marked and DOMPurify, are vendored browser builds). It
 // streams answers with fetch (so it can send a bearer token), keeps the
 // conversation id the stream names, and reads everything else from the
 // conversation routes.
@@ -92,24 +93,146 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+// formatValue writes a fact's number with its unit: "13.5%", "€232 per
+// week" (a currency, per its period when the unit names one), "12 tonnes".
+function formatValue(value, unit = "") {
+  if (value === null || value === undefined) return "";
+  if (unit === "%") return value.toLocaleString("en-IE") + "%";
+  const [currency, per] = unit.split("/");
+  if (/^[A-Z]{3}$/.test(currency)) {
+    let amount;
+    try {
+      const cents = Number.isInteger(value) ? 0 : 2;
+      amount = new Intl.NumberFormat("en-IE", { style: "currency", currency, minimumFractionDigits: cents }).format(value);
+    } catch {
+      amount = currency + " " + value.toLocaleString("en-IE");
+    }
+    return per ? amount + " per " + per.replaceAll("_", " ") : amount;
+  }
+  return (value.toLocaleString("en-IE") + " " + unit.replaceAll("_", " ")).trim();
+}
+
+// validity names a fact's valid time: its dates, "in force" while it has no end.
+function validity(c) {
+  if (!c.validFrom && !c.validTo) return "no dates recorded";
+  return "valid " + (c.validFrom || "…") + " – " + (c.validTo || "in force");
+}
+
+const statusWords = { announced: "announced, not yet in force", enacted: "enacted", in_force: "in force", superseded: "superseded" };
+
+function badge(cls, text) { return el("span", { class: "badge " + cls }, text); }
+
+// citationItem shows what the answer rests on: the fact, its value and
+// dates, its status, how sure the source is, and a link to the source.
+function citationItem(c) {
+  const label = c.label || c.nodeId;
+  const head = el("div", { class: "citation-head" }, el("span", { class: "citation-label" }, label));
+  const value = formatValue(c.value, c.unit);
+  if (value) head.append(el("strong", { class: "citation-value" }, value));
+  const facts = el("div", { class: "citation-facts" });
+  if ("validFrom" in c || "validTo" in c) facts.append(el("span", {}, validity(c)));
+  if (c.status) facts.append(badge("status-" + c.status, statusWords[c.status] || c.status));
+  if (c.mayBeOutdated) facts.append(badge("stale", "may be out of date"));
+  if (c.confidence === "corroborated") facts.append(badge("corroborated", "corroborated: no official page, two secondary sources agree"));
+  if (c.lastVerifiedAt) facts.append(el("span", {}, "checked " + c.lastVerifiedAt.slice(0, 10)));
+  if (c.url) {
+    let host = c.url;
+    try { host = new URL(c.url).hostname.replace(/^www\./, ""); } catch { /* keep the URL as written */ }
+    facts.append(el("a", { href: c.url, target: "_blank", rel: "noopener", "aria-label": "Source of “" + label + "”: " + host }, host + " ↗"));
+  }
+  return el("li", { "data-node-id": c.nodeId }, head, facts);
+}
+
 function citationList(citations) {
   const list = el("ul", { class: "citations" });
-  for (const c of citations || []) {
-    const when = c.lastVerifiedAt ? " (verified " + c.lastVerifiedAt.slice(0, 10) + ")" : "";
-    const label = c.url ? el("a", { href: c.url, target: "_blank", rel: "noopener" }, c.label || c.nodeId) : c.label || c.nodeId;
-    list.append(el("li", { "data-node-id": c.nodeId }, label, when));
+  for (const c of citations || []) list.append(citationItem(c));
+  if (!list.children.length) return list;
+  return el("details", { class: "sources", open: "" }, el("summary", {}, "What this answer rests on (" + list.children.length + ")"), list);
+}
+
+// asOfLine says which date the answer is about and where that date came from.
+function asOfLine(asOf) {
+  if (!asOf || !asOf.date) return null;
+  const day = new Date(asOf.date + "T00:00:00Z").toLocaleDateString("en-IE", { day: "numeric", month: "long", year: "numeric", timeZone: "UTC" });
+  const why = {
+    request: "the date you chose",
+    question: asOf.phrase ? "named in your question (“" + asOf.phrase + "”)" : "named in your question",
+    today: "today: neither you nor the question named a date",
+  }[asOf.source] || asOf.source;
+  return el("p", { class: "asof" }, el("strong", {}, "As of " + day), " — " + why);
+}
+
+// showMetadata adds a turn's as-of date and citations under its answer.
+function showMetadata(li, metadata) {
+  const line = asOfLine(metadata && metadata.asOf);
+  if (line) li.append(line);
+  li.append(citationList(metadata && metadata.citations));
+}
+
+// renderMarkdown shows an answer's markdown as HTML, sanitised by DOMPurify
+// (the model's text is not trusted: no script, handler or javascript: URL,
+// and no image or form, which could call out); links open in a new tab. Without the
+// libraries the text is shown as it is.
+function renderMarkdown(target, text) {
+  if (!window.marked || !window.DOMPurify) {
+    target.textContent = text;
+    return;
   }
-  return list;
+  target.innerHTML = DOMPurify.sanitize(marked.parse(text, { gfm: true }), { FORBID_TAGS: ["img", "form", "input", "style"] });
+  for (const a of target.querySelectorAll("a[href]")) {
+    a.target = "_blank";
+    a.rel = "noopener noreferrer";
+  }
 }
 
 // addTurn adds a question and its answer, which screen readers hear as it
-// arrives (a polite live region), and scrolls it into view.
+// arrives (a polite live region, busy while it streams), and scrolls it
+// into view. The answer's markdown is kept in text and shown in body.
 function addTurn(question) {
-  const answer = el("div", { class: "answer", "aria-live": "polite" });
+  const body = el("div", { class: "markdown" });
+  const answer = el("div", { class: "answer", "aria-live": "polite" }, body);
   const li = el("li", { class: "turn" }, el("div", { class: "question" }, question), answer);
+  const turn = { li, answer, body, text: "" };
+  const copy = el("button", { type: "button", class: "copy", onclick: () => reported(copyAnswer(turn, copy)) });
+  labelCopy(copy, "Copy", question);
+  li.append(el("div", { class: "turn-actions" }, copy));
   $("#turns").append(li);
   li.scrollIntoView({ block: "nearest" });
-  return { li, answer };
+  return turn;
+}
+
+// copyAnswer puts a turn's answer, as markdown, on the clipboard. Where the
+// clipboard API is missing (a page served over plain HTTP from another
+// host), a selected text area is copied instead.
+async function copyAnswer(turn, button) {
+  if (navigator.clipboard && window.isSecureContext) {
+    await navigator.clipboard.writeText(turn.text);
+  } else {
+    const area = el("textarea", { class: "visually-hidden", "aria-hidden": "true", tabindex: "-1" });
+    area.value = turn.text;
+    document.body.append(area);
+    area.select();
+    const copied = document.execCommand("copy");
+    area.remove();
+    if (!copied) throw new Error("the browser refused to copy");
+  }
+  labelCopy(button, "Copied", button.dataset.question);
+  setStatus("answer copied");
+  setTimeout(() => labelCopy(button, "Copy", button.dataset.question), 2000);
+}
+
+// labelCopy sets a Copy button's text and its name, which names the turn
+// and starts with the visible text (as speech input expects).
+function labelCopy(button, text, question) {
+  button.dataset.question = question;
+  button.textContent = text;
+  button.setAttribute("aria-label", text + " the answer to “" + question.slice(0, 60) + "”");
+}
+
+// setAnswer replaces a turn's answer text and shows it.
+function setAnswer(turn, text) {
+  turn.text = text;
+  renderMarkdown(turn.body, text);
 }
 
 // followAnswer keeps the growing answer in view unless the reader scrolled up.
@@ -204,7 +327,7 @@ function onTurnEvent(turn, name, data, progress) {
       break;
     case "message":
       setStatus("answering…");
-      turn.answer.append(document.createTextNode(data.text));
+      setAnswer(turn, turn.text + data.text);
       followAnswer(turn);
       break;
     case "warning":
@@ -218,7 +341,7 @@ function onTurnEvent(turn, name, data, progress) {
       break;
     case "metadata":
       if (data.conversationId) setConversation(data.conversationId);
-      turn.li.append(citationList(data.citations));
+      showMetadata(turn.li, data);
       break;
     case "error":
       failTurn(turn, data.message);
@@ -277,7 +400,8 @@ function initAsk() {
     const message = $("#question").value.trim();
     if (!message) return;
     $("#question").value = "";
-    const body = { message };
+    $("#options").open = false; // its summary still names the choices; the answer gets the room
+    const body = { message, ...askOptions() };
     if (state.conversationId) body.conversationId = state.conversationId;
     await streamTurn("/chat", body, message);
   });
@@ -306,6 +430,7 @@ function initAsk() {
     $("#turns").replaceChildren();
     $("#concepts").replaceChildren();
     $("#context-form").hidden = true;
+    showProfile(null);
     loadConversations();
   });
   $("#show-archived").addEventListener("change", loadConversations);
@@ -381,9 +506,9 @@ async function openConversation(id) {
   let last = null;
   for (const t of d.turns || []) {
     last = addTurn(t.userText);
-    last.answer.textContent = t.assistantText;
+    setAnswer(last, t.assistantText || "");
     if (t.status !== "ok") last.answer.classList.add(t.status === "error" ? "failed" : "pending");
-    last.li.append(citationList(t.metadata.citations));
+    showMetadata(last.li, t.metadata);
   }
   const lastTurn = (d.turns || []).at(-1);
   if (lastTurn && lastTurn.status === "streaming") await resume(id, last);
@@ -394,6 +519,7 @@ async function openConversation(id) {
   if (pending) showContextForm({ requestId: pending.id, items: pending.items });
   else $("#context-form").hidden = true;
   renderConcepts(d.activeConcepts);
+  showProfile(d.profile);
   await loadConversations();
 }
 
@@ -409,7 +535,7 @@ async function resume(id, turn) {
       await resp.text();
       return;
     }
-    turn.answer.textContent = "";
+    setAnswer(turn, "");
     turn.answer.classList.remove("pending");
     await readEvents(resp, (name, data) => onTurnEvent(turn, name, data, progress));
   } catch (err) {
@@ -481,7 +607,61 @@ async function watchGraph() {
   }
 }
 
+// askOptions are the chosen as-of date and profile as POST /chat fields;
+// nothing chosen sends neither, so the conversation's remembered profile
+// stays.
+function askOptions() {
+  const out = {};
+  const asOf = $("#as-of").value;
+  if (asOf) out.asOf = asOf;
+  const jurisdictions = [...document.querySelectorAll("input[name=jurisdiction]:checked")].map((i) => i.value);
+  const personaType = $("#persona").value;
+  if (jurisdictions.length || personaType) {
+    out.profile = {};
+    if (jurisdictions.length) out.profile.jurisdictions = jurisdictions;
+    if (personaType) out.profile.personaType = personaType;
+  }
+  return out;
+}
+
+// showProfile sets the controls to a conversation's remembered profile.
+function showProfile(profile) {
+  const p = profile || {};
+  const chosen = new Set((p.jurisdictions || []).map((j) => j.toUpperCase()));
+  for (const box of document.querySelectorAll("input[name=jurisdiction]")) box.checked = chosen.has(box.value);
+  const persona = (p.personaType || "").toLowerCase().replace(/[ -]/g, "_");
+  $("#persona").value = [...$("#persona").options].some((o) => o.value === persona) ? persona : "";
+  summariseOptions();
+}
+
+// summariseOptions repeats the choices in the closed options' summary.
+function summariseOptions() {
+  const asOf = $("#as-of").value;
+  const parts = [asOf ? "as of " + asOf : "the question's date or today"];
+  const jurisdictions = [...document.querySelectorAll("input[name=jurisdiction]:checked")].map((i) => i.value);
+  if (jurisdictions.length) parts.push(jurisdictions.join(", "));
+  const persona = $("#persona");
+  if (persona.value) parts.push(persona.selectedOptions[0].textContent.toLowerCase());
+  $("#options-summary").textContent = parts.join("; ");
+}
+
+function initOptions() {
+  $("#options").addEventListener("change", summariseOptions);
+  summariseOptions();
+}
+
+// The skip link focuses the question box without touching the URL's hash,
+// which names the open conversation.
+function initSkipLink() {
+  $(".skip-link").addEventListener("click", (ev) => {
+    ev.preventDefault();
+    $("#question").focus();
+  });
+}
+
 initSettings();
+initSkipLink();
+initOptions();
 initAsk();
 initContextForm();
 $("#watch-graph").addEventListener("click", () => reported(watchGraph()));
