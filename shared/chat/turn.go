@@ -339,6 +339,10 @@ func (t *Turn) questionForLLM() string {
 	return *t.llmQuestion
 }
 
+// StoredText is a client's free text (a feedback comment) as the PII mode
+// lets it be stored, redacted as a question is.
+func (e *Engine) StoredText(text string) string { return e.storedText(text) }
+
 // storedText is text as it may be stored under the PII mode.
 func (e *Engine) storedText(text string) string {
 	out, _ := e.redact.forStore(text)

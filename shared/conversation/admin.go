@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -33,6 +34,10 @@ type Admin interface {
 	// ExportConversation returns everything stored about the conversation,
 	// read from one consistent snapshot.
 	ExportConversation(ctx context.Context, tenantID, conversationID string) (Export, error)
+	// SetTurnFeedback stores f on turn f.TurnNumber, replacing any earlier
+	// feedback on it; ErrTurnNotFound when the conversation has no such turn.
+	// The feedback goes with its turn and conversation.
+	SetTurnFeedback(ctx context.Context, tenantID, conversationID string, f Feedback) error
 }
 
 // List page sizes.
@@ -57,6 +62,35 @@ type ListQuery struct {
 	// Limit is the page size: zero or less means DefaultPageSize, and it is
 	// capped at MaxPageSize.
 	Limit int
+	// Search, when not empty, lists only conversations in which every one
+	// of its words (SearchWords) appears, ignoring case, in the title or
+	// in some turn's question or answer.
+	Search string
+}
+
+// MaxSearchRunes bounds a conversation search.
+const MaxSearchRunes = 200
+
+// ErrInvalidSearch wraps the reason a search is refused.
+var ErrInvalidSearch = errors.New("invalid search")
+
+// SearchWords returns the words of a search (split at white space), or
+// ErrInvalidSearch when it has none, is longer than MaxSearchRunes or
+// holds a control character other than white space.
+func SearchWords(search string) ([]string, error) {
+	if utf8.RuneCountInString(search) > MaxSearchRunes {
+		return nil, errors.Join(ErrInvalidSearch, fmt.Errorf("q is longer than %d characters", MaxSearchRunes))
+	}
+	words := strings.Fields(search)
+	if len(words) == 0 {
+		return nil, errors.Join(ErrInvalidSearch, errors.New("q has no words; omit it to list every conversation"))
+	}
+	for _, w := range words {
+		if strings.ContainsFunc(w, isControl) {
+			return nil, errors.Join(ErrInvalidSearch, errors.New("q contains control characters"))
+		}
+	}
+	return words, nil
 }
 
 // PageSize returns the effective page size of q.
@@ -184,6 +218,8 @@ type Export struct {
 	// Sharing is what the owner set the conversation to be shared with,
 	// nil when never set.
 	Sharing *ExportedSharing `json:"sharing"`
+	// Feedback is the user's feedback on the turns, by turn number.
+	Feedback []Feedback `json:"feedback"`
 }
 
 // ExportedSharing is a conversation's sharing setting as exported.
@@ -208,4 +244,5 @@ type Erased struct {
 	Contexts        int64 `json:"contexts"`
 	ContextRequests int64 `json:"contextRequests"`
 	SuppliedItems   int64 `json:"suppliedItems"`
+	Feedback        int64 `json:"feedback"`
 }

@@ -23,8 +23,9 @@ import (
 // labels, not its response.
 const graphTimeout = 3 * time.Second
 
-// listConversations serves GET /conversations?limit=&cursor=&archived=:
-// the caller's own conversations, newest activity first.
+// listConversations serves GET /conversations?limit=&cursor=&archived=&q=:
+// the caller's own conversations, newest activity first; with q, those
+// holding every word of it in the title or a turn's text.
 func (a *API) listConversations(w http.ResponseWriter, r *http.Request) error {
 	c := caller(r)
 	params := r.URL.Query()
@@ -47,6 +48,12 @@ func (a *API) listConversations(w http.ResponseWriter, r *http.Request) error {
 			return reply.InvalidRequest.With("archived must be true or false")
 		}
 		q.Archived = &archived
+	}
+	if params.Has("q") {
+		q.Search = params.Get("q")
+		if _, err := conversation.SearchWords(q.Search); err != nil {
+			return reply.InvalidRequest.With(errorReason(err))
+		}
 	}
 	page, err := a.conversations.ListConversations(r.Context(), c.TenantID, q)
 	if err != nil {
@@ -233,7 +240,7 @@ func (a *API) deleteConversation(w http.ResponseWriter, r *http.Request) error {
 	// Counts only: an erasure leaves an audit line, never content.
 	a.log.Info("conversation erased", "request_id", RequestID(r.Context()),
 		"turns", erased.Turns, "contexts", erased.Contexts,
-		"context_requests", erased.ContextRequests, "supplied_items", erased.SuppliedItems)
+		"context_requests", erased.ContextRequests, "supplied_items", erased.SuppliedItems, "feedback", erased.Feedback)
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusNoContent)
 	return nil

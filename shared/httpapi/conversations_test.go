@@ -205,6 +205,9 @@ func (f *fixture) seedFull(tenant, title string) seeded {
 		VALUES ($1::uuid, $2::uuid, $3::uuid, 'income', 'profile_fact', '42000 EUR'),
 		       ($1::uuid, $2::uuid, NULL, 'notes', 'text', 'self-employed since 2020')`,
 		tenantID, s.ID, s.doneRequestID)
+	if err := f.store.SetTurnFeedback(ctx, tenantID, s.ID, conversation.Feedback{TurnNumber: 2, Rating: conversation.RatingDown, Comment: "too vague"}); err != nil {
+		f.t.Fatal(err)
+	}
 	return s
 }
 
@@ -216,6 +219,7 @@ var conversationTables = map[string]string{
 	"conversation_context":   "conversation_id",
 	"context_requests":       "conversation_id",
 	"supplied_context_items": "conversation_id",
+	"turn_feedback":          "conversation_id",
 }
 
 // rowCounts counts the conversation's rows in every table.
@@ -551,6 +555,7 @@ type exportBody struct {
 	} `json:"context"`
 	ContextRequests []conversation.ContextRequest `json:"contextRequests"`
 	SuppliedItems   []conversation.SuppliedItem   `json:"suppliedContextItems"`
+	Feedback        []conversation.Feedback       `json:"feedback"`
 }
 
 func TestExportReturnsWhatTheDatabaseHolds(t *testing.T) {
@@ -562,6 +567,7 @@ func TestExportReturnsWhatTheDatabaseHolds(t *testing.T) {
 	checkExportedContext(t, f, s.ID, got)
 	checkExportedRequests(t, f, s.ID, got)
 	checkExportedItems(t, f, s.ID, got)
+	checkExportedFeedback(t, f, s.ID, got)
 }
 
 // exportAsDownload exports conversation id as tenant A and checks it comes

@@ -59,6 +59,7 @@ var browserCalls = []browserCall{
 	{"PATCH", "/conversations/{id}", []string{"Authorization", "Content-Type"}, []string{"X-Request-Id"}},
 	{"DELETE", "/conversations/{id}", []string{"Authorization"}, []string{"X-Request-Id"}},
 	{"GET", "/conversations/{id}/export", []string{"Authorization"}, []string{"X-Request-Id", "Content-Disposition"}},
+	{"POST", "/conversations/{id}/turns/{n}/feedback", []string{"Authorization", "Content-Type"}, []string{"X-Request-Id"}},
 	{"GET", "/graph/changes", []string{"Authorization", "Last-Event-ID"}, []string{"X-Request-Id"}},
 	{"GET", "/graph/nodes", []string{"Authorization"}, []string{"X-Request-Id"}},
 	{"POST", "/calculate", []string{"Authorization", "Content-Type"}, []string{"X-Request-Id"}},

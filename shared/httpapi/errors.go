@@ -29,6 +29,7 @@ var domainErrors = []struct {
 	{conversation.ErrNotRetryable, reply.NotRetryable},
 	{conversation.ErrTurnInProgress, reply.TurnInProgress},
 	{conversation.ErrRequestNotFound, reply.RequestNotFound},
+	{conversation.ErrTurnNotFound, reply.TurnNotFound},
 	{chat.ErrRequestExpired, reply.RequestExpired},
 	{chat.ErrUsageUnavailable, reply.UsageUnavailable},
 }
@@ -45,7 +46,8 @@ func apiErrorOf(err error) *apiError {
 		return e
 	case errors.Is(err, chat.ErrInvalid):
 		return reply.InvalidRequest.With(strings.TrimPrefix(err.Error(), chat.ErrInvalid.Error()+": "))
-	case errors.Is(err, conversation.ErrInvalidUpdate), errors.Is(err, conversation.ErrInvalidSharing):
+	case errors.Is(err, conversation.ErrInvalidUpdate), errors.Is(err, conversation.ErrInvalidSharing),
+		errors.Is(err, conversation.ErrInvalidFeedback):
 		return reply.InvalidRequest.With(errorReason(err))
 	case errors.As(err, &limited):
 		limit := *reply.DailyTokenLimit

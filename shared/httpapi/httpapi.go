@@ -34,6 +34,7 @@ type Conversations interface {
 	UpdateConversation(ctx context.Context, tenantID, conversationID string, u conversation.Update) (conversation.Conversation, error)
 	DeleteConversation(ctx context.Context, tenantID, conversationID string) (conversation.Erased, error)
 	ExportConversation(ctx context.Context, tenantID, conversationID string) (conversation.Export, error)
+	SetTurnFeedback(ctx context.Context, tenantID, conversationID string, f conversation.Feedback) error
 }
 
 // redactedUpdates stores a conversation's title and persona as the

@@ -103,6 +103,8 @@ func Routes() []Route {
 			Handler: (*API).deleteConversation, needs: needsConversations},
 		{Method: http.MethodGet, Pattern: "/conversations/{id}/export", Auth: true, Name: "exportConversation",
 			Handler: (*API).exportConversation, ExposeHeaders: []string{"Content-Disposition"}, needs: needsConversations},
+		{Method: http.MethodPost, Pattern: "/conversations/{id}/turns/{n}/feedback", Auth: true, Name: "setTurnFeedback",
+			Handler: (*API).setTurnFeedback, needs: needsConversations},
 		{Method: http.MethodGet, Pattern: "/graph/changes", Auth: true, Name: "graphChanges",
 			Handler: (*API).graphChanges, Streams: true, RequestHeaders: []string{HeaderLastEventID}, needs: needsGraphChanges},
 		{Method: http.MethodGet, Pattern: "/graph/nodes", Auth: true, Name: "graphNodes",

@@ -38,6 +38,9 @@ type uiChunk struct {
 	Transient       bool            `json:"transient"`
 	FinishReason    string          `json:"finishReason"`
 	ErrorText       string          `json:"errorText"`
+	SourceID        string          `json:"sourceId"`
+	URL             string          `json:"url"`
+	Title           string          `json:"title"`
 	MessageMetadata *struct {
 		ConversationID  *string  `json:"conversationId"`
 		TurnNumber      *int     `json:"turnNumber"`

@@ -42,8 +42,8 @@ func chooseUIMessageStream(r *http.Request) {
 // text-start/text-delta/text-end; warning → a transient data-warning;
 // disclaimer and context_request → data-disclaimer and
 // data-context-request parts; error → error (errorText "code: message");
-// metadata → the finish chunk's messageMetadata (once, not also as a
-// part); done → finish with its finishReason, then [DONE].
+// metadata → a source-url chunk per citation with a URL, and the finish
+// chunk's messageMetadata (once, not also as a part); done → finish with its finishReason, then [DONE].
 type uiStreamSink struct {
 	mu       sync.Mutex
 	sse      *sseWriter
@@ -130,7 +130,7 @@ func (s *uiStreamSink) Event(name string, data any) error {
 		return s.write(map[string]string{"type": "error", "errorText": text})
 	case chat.EventMetadata:
 		s.meta = data
-		return nil
+		return s.sources(eventData[chat.Metadata](data).Citations)
 	case chat.EventWarning:
 		// Shown while the answer streams; nothing to keep in the message.
 		return s.write(map[string]any{"type": "data-warning", "data": data, "transient": true})
@@ -143,6 +143,32 @@ func (s *uiStreamSink) Event(name string, data any) error {
 		// disclaimer: a data part kept with the answer.
 		return s.write(map[string]any{"type": "data-" + strings.ReplaceAll(name, "_", "-"), "data": data})
 	}
+}
+
+// uiSourceURL is the SDK's source-url chunk: a stock chat UI lists it
+// with the message's sources.
+type uiSourceURL struct {
+	Type     string `json:"type"`
+	SourceID string `json:"sourceId"`
+	URL      string `json:"url"`
+	Title    string `json:"title,omitempty"`
+}
+
+// sources sends one source-url chunk per cited fact with a source; the
+// metadata event that carries the citations comes before done, so they
+// precede the finish chunk. The fact's node id is the source id (unique
+// within the answer).
+func (s *uiStreamSink) sources(citations []conversation.Citation) error {
+	for i, c := range citations {
+		if c.URL == "" {
+			continue
+		}
+		id := cmp.Or(c.NodeID, "source-"+strconv.Itoa(i+1))
+		if err := s.write(uiSourceURL{Type: "source-url", SourceID: id, URL: c.URL, Title: c.Label}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Format implements chat.RecordedSink.

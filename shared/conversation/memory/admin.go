@@ -37,13 +37,21 @@ func (s *Store) ListConversations(ctx context.Context, tenantID string, q conver
 		after = &cur
 	}
 
+	var words []string
+	if q.Search != "" {
+		if words, err = conversation.SearchWords(q.Search); err != nil {
+			return conversation.Page{}, err
+		}
+	}
+
 	s.mu.Lock()
 	var matching []conversation.Conversation
 	for k, r := range s.conversations {
 		c := r.conversation
 		if k.tenantID != tenant || k.ownerID != owner ||
 			(q.Archived != nil && c.Archived != *q.Archived) ||
-			(after != nil && !newerFirstBefore(*after, c)) {
+			(after != nil && !newerFirstBefore(*after, c)) ||
+			!r.holdsEvery(words) {
 			continue
 		}
 		matching = append(matching, copyConversation(c))
@@ -62,6 +70,25 @@ func (s *Store) ListConversations(ctx context.Context, tenantID string, q conver
 		page.Conversations = []conversation.Conversation{}
 	}
 	return page, nil
+}
+
+// holdsEvery reports whether each word appears, ignoring case, in the
+// title or in some turn's question or answer (Postgres: ILIKE).
+func (r *record) holdsEvery(words []string) bool {
+	for _, w := range words {
+		w = strings.ToLower(w)
+		found := strings.Contains(strings.ToLower(r.conversation.Title), w)
+		for _, t := range r.turns {
+			if found {
+				break
+			}
+			found = strings.Contains(strings.ToLower(t.UserText), w) || strings.Contains(strings.ToLower(t.AssistantText), w)
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
 
 // newerFirstBefore reports whether c sorts after the cursor position in
@@ -152,7 +179,7 @@ func (s *Store) DeleteConversation(ctx context.Context, tenantID, conversationID
 	}
 	delete(s.conversations, k)
 	erased := conversation.Erased{Conversations: 1, Turns: int64(len(r.turns)),
-		ContextRequests: int64(len(r.requests)), SuppliedItems: int64(len(r.supplied))}
+		ContextRequests: int64(len(r.requests)), SuppliedItems: int64(len(r.supplied)), Feedback: int64(len(r.feedback))}
 	if r.context != nil {
 		erased.Contexts = 1
 	}
@@ -176,6 +203,7 @@ func (s *Store) ExportConversation(ctx context.Context, tenantID, conversationID
 		Turns:           make([]conversation.Turn, 0, len(r.turns)),
 		ContextRequests: make([]conversation.ContextRequest, 0, len(r.requests)),
 		SuppliedItems:   make([]conversation.SuppliedItem, 0, len(r.supplied)),
+		Feedback:        sortedFeedback(r.feedback),
 	}
 	for _, t := range r.turns {
 		out.Turns = append(out.Turns, copyTurn(t))

@@ -51,6 +51,8 @@ type record struct {
 	lease *turnLease
 	// stream is the latest recorded turn stream (streams.go), nil until one.
 	stream *recordedStream
+	// feedback is the user's feedback by turn number (feedback.go).
+	feedback map[int]conversation.Feedback
 }
 
 type turnLease struct {
@@ -489,6 +491,8 @@ func (r *record) restartLast(now time.Time, regenerate bool) (conversation.Turn,
 	last := &r.turns[len(r.turns)-1]
 	last.Status = conversation.TurnStreaming
 	last.AssistantText = ""
+	// Feedback was on the answer being replaced.
+	delete(r.feedback, last.Number)
 	r.conversation.UpdatedAt = now
 	return copyTurn(*last), true
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -12,6 +13,8 @@ import (
 	"regintel/shared/conversation"
 )
 
+// A search ($6, one ILIKE pattern per word, none without one) keeps the
+// conversations where no word is missing from the title and every turn.
 // Keyset pagination: rows strictly after the cursor in (updated_at, id)
 // descending order. One row more than the page is read to know whether
 // another page follows.
@@ -21,6 +24,12 @@ FROM conversations c
 WHERE c.tenant_id = $1::uuid AND ` + ownedConversation + `
   AND ($2::boolean IS NULL OR archived = $2::boolean)
   AND ($3::timestamptz IS NULL OR (updated_at, id) < ($3::timestamptz, $4::uuid))
+  AND NOT EXISTS (
+    SELECT 1 FROM unnest($6::text[]) AS word(pattern)
+    WHERE NOT (c.title ILIKE word.pattern ESCAPE '\'
+               OR EXISTS (SELECT 1 FROM conversation_turns t
+                          WHERE t.tenant_id = c.tenant_id AND t.conversation_id = c.id
+                            AND (t.user_text ILIKE word.pattern ESCAPE '\' OR t.assistant_text ILIKE word.pattern ESCAPE '\'))))
 ORDER BY updated_at DESC, id DESC
 LIMIT $5::integer`
 
@@ -40,10 +49,20 @@ func (s *Store) ListConversations(ctx context.Context, tenantID string, q conver
 		}
 		after, afterID = &cur.UpdatedAt, &cur.ID
 	}
+	patterns := []string{}
+	if q.Search != "" {
+		words, err := conversation.SearchWords(q.Search)
+		if err != nil {
+			return conversation.Page{}, err
+		}
+		for _, w := range words {
+			patterns = append(patterns, "%"+likeEscaper.Replace(w)+"%")
+		}
+	}
 	size := q.PageSize()
 	list, err := query(ctx, s.pool, sc, func(row pgx.CollectableRow) (conversation.Conversation, error) {
 		return scanConversation(row, tenantID)
-	}, listConversations, tenantID, q.Archived, after, afterID, size+1)
+	}, listConversations, tenantID, q.Archived, after, afterID, size+1, patterns)
 	if err != nil {
 		return conversation.Page{}, fmt.Errorf("list conversations: %w", err)
 	}
@@ -57,6 +76,10 @@ func (s *Store) ListConversations(ctx context.Context, tenantID string, q conver
 	}
 	return page, nil
 }
+
+// likeEscaper makes a search word match as written: LIKE's wildcards and
+// its escape character lose their meaning.
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
 const selectAllTurns = `
 SELECT turn_number, user_text, assistant_text, status, provider, model,
@@ -230,6 +253,7 @@ func readHeld(ctx context.Context, db batchSender, sc callScope, conversationID 
 	batch.Queue(selectContextRow, tenantID, conversationID)
 	batch.Queue(selectContextRequests, tenantID, conversationID, pendingOnly)
 	batch.Queue(selectSuppliedItems, tenantID, conversationID)
+	batch.Queue(selectFeedback, tenantID, conversationID)
 	results, err := send(ctx, db, batch)
 	if err != nil {
 		return conversation.Export{}, fmt.Errorf("read conversation: %w", err)
@@ -257,6 +281,9 @@ func readHeld(ctx context.Context, db batchSender, sc callScope, conversationID 
 		return conversation.Export{}, err
 	}
 	if err := scanHeldRequests(results, &out); err != nil {
+		return conversation.Export{}, err
+	}
+	if out.Feedback, err = scanHeldFeedback(results); err != nil {
 		return conversation.Export{}, err
 	}
 	emptyListsNotNull(&out)
@@ -358,6 +385,7 @@ func (s *Store) UpdateConversation(ctx context.Context, tenantID, conversationID
 // requests because they reference them.
 var eraseConversation = []string{
 	`SELECT 1 FROM conversations c WHERE c.tenant_id = $1::uuid AND c.id = $2::uuid AND ` + ownedConversation + ` FOR UPDATE`,
+	`DELETE FROM turn_feedback WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid`,
 	`DELETE FROM supplied_context_items WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid`,
 	`DELETE FROM context_requests WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid`,
 	`DELETE FROM conversation_context WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid`,
@@ -365,7 +393,7 @@ var eraseConversation = []string{
 	`DELETE FROM conversations WHERE tenant_id = $1::uuid AND id = $2::uuid`,
 }
 
-// DeleteConversation implements conversation.Admin: the lock and the five
+// DeleteConversation implements conversation.Admin: the lock and the six
 // deletes go in one batch inside one transaction.
 func (s *Store) DeleteConversation(ctx context.Context, tenantID, conversationID string) (conversation.Erased, error) {
 	sc, err := scope(ctx, tenantID, conversationID)
@@ -390,7 +418,7 @@ func (s *Store) DeleteConversation(ctx context.Context, tenantID, conversationID
 			}
 			return err
 		}
-		for _, count := range []*int64{&erased.SuppliedItems, &erased.ContextRequests, &erased.Contexts,
+		for _, count := range []*int64{&erased.Feedback, &erased.SuppliedItems, &erased.ContextRequests, &erased.Contexts,
 			&erased.Turns, &erased.Conversations} {
 			tag, err := results.Exec()
 			if err != nil {

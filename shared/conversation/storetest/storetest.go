@@ -76,6 +76,10 @@ var suite = []struct {
 	{"ListFiltersOwnerArchivedTenant", testAdminListFilters},
 	{"GetUpdateExportDelete", testAdminLifecycle},
 	{"AdminOtherTenantIsNotFound", testAdminTenantIsolation},
+	{"TurnFeedbackReplacedExportedErased", testTurnFeedback},
+	{"TurnFeedbackRefusals", testTurnFeedbackRefusals},
+	{"RetryDropsTheTurnsFeedback", testRetryDropsTheTurnsFeedback},
+	{"SearchTitleAndTurns", testSearchTitleAndTurns},
 	// The remembered profile.
 	{"ProfileStoredAtCreation", testProfileAtCreation},
 	{"TurnReplacesProfile", testTurnReplacesProfile},

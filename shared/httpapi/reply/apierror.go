@@ -48,6 +48,7 @@ var (
 	NotFound             = &APIError{Status: http.StatusNotFound, Code: "not_found", Message: "no such route"}
 	ConversationNotFound = &APIError{Status: http.StatusNotFound, Code: "conversation_not_found", Message: "no such conversation"}
 	RequestNotFound      = &APIError{Status: http.StatusNotFound, Code: "context_request_not_found", Message: "no such context request in this conversation"}
+	TurnNotFound         = &APIError{Status: http.StatusNotFound, Code: "turn_not_found", Message: "no such turn in this conversation"}
 	ItemNotFound         = &APIError{Status: http.StatusNotFound, Code: "context_item_not_found", Message: "no such context item in this conversation"}
 	PathNotFound         = &APIError{Status: http.StatusNotFound, Code: "path_not_found", Message: "no such path: a conversation has one main path"}
 	RequestTimeout       = &APIError{Status: http.StatusRequestTimeout, Code: "body_timeout", Message: "the body did not arrive in time"}
