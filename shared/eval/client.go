@@ -37,6 +37,8 @@ type Citation struct {
 	ValidTo   *string  `json:"validTo"`
 	Status    string   `json:"status,omitempty"`
 	URL       string   `json:"url,omitempty"`
+	// Confidence is "corroborated" for a value no official page states.
+	Confidence string `json:"confidence,omitempty"`
 }
 
 // Client asks the chat route of a handler, as a local caller (dev

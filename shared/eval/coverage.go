@@ -38,12 +38,12 @@ var families = []family{
 	{"IE State Pension", "IE", []string{"STATE_PENSION"}},
 	{"IE Jobseeker's", "IE", []string{"JOBSEEKER"}},
 	{"IE Child Benefit", "IE", []string{"CHILD_BENEFIT"}},
-	{"UK income tax", "UK", []string{":INCOME_TAX:"}},
+	{"UK income tax", "UK", []string{":INCOME_TAX:", ":SCOTTISH_INCOME_TAX:"}},
 	{"UK National Insurance", "UK", []string{"NATIONAL_INSURANCE"}},
 	{"UK VAT", "UK", []string{":VAT:"}},
 	{"UK minimum wage", "UK", []string{"LIVING_WAGE", "MINIMUM_WAGE"}},
 	{"UK State Pension", "UK", []string{"STATE_PENSION"}},
-	{"EU VAT", "EU", []string{":VAT:"}},
+	{"EU VAT", "EU", []string{":VAT:", ":VAT_DIRECTIVE:"}},
 }
 
 // familyOf names the family of a series of jurisdiction j.

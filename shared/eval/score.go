@@ -202,6 +202,9 @@ func invalidCitation(c Citation, nodes map[string]Node, pages Pages) string {
 	if !ok {
 		return "no such graph node"
 	}
+	if confidence, _ := n.Properties["confidence"].(string); confidence == seeddata.ConfidenceCorroborated {
+		return invalidCorroborated(c, n)
+	}
 	if !seeddata.IsOfficialURL(c.URL) {
 		return "url " + quote(c.URL) + " is not an official source"
 	}
@@ -221,6 +224,38 @@ func invalidCitation(c Citation, nodes map[string]Node, pages Pages) string {
 		}
 	}
 	return ""
+}
+
+// invalidCorroborated: a value no official page states is cited as
+// corroborated, with one of its own secondary sources.
+func invalidCorroborated(c Citation, n Node) string {
+	if c.Confidence != seeddata.ConfidenceCorroborated {
+		return "a corroborated value is cited without saying so"
+	}
+	if c.Value != nil && !nodeHasValue(n, *c.Value) {
+		return "cited value is not the node's"
+	}
+	for _, u := range stringsOf(n.Properties["corroborating_urls"]) {
+		if pageKey(u) == pageKey(c.URL) {
+			return ""
+		}
+	}
+	return "cites " + quote(c.URL) + ", which is not one of the value's corroborating sources"
+}
+
+func stringsOf(v any) []string {
+	var out []string
+	switch list := v.(type) {
+	case []string:
+		out = list
+	case []any:
+		for _, item := range list {
+			if s, ok := item.(string); ok {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
 }
 
 func quote(s string) string { return "\"" + s + "\"" }
