@@ -125,3 +125,32 @@ func IsTermWord(word string) bool {
 	w = strings.TrimSuffix(w, "'")
 	return TermWords[w]
 }
+
+// unlistedKind stands in logs for a kind outside Kinds.
+const unlistedKind = "UNLISTED_KIND"
+
+// LogID is a concept id as a log line may carry it. A kind outside the
+// vocabulary came from a tenant's model, so it is tenant-written text: it
+// is replaced, and the domain and jurisdiction are kept only when they are
+// in the vocabulary too. Ids of another shape are replaced whole.
+func LogID(id string) string {
+	parts := strings.Split(id, ":")
+	if len(parts) < 3 {
+		return unlistedKind
+	}
+	domain, jur := parts[0], parts[1]
+	if !slices.Contains(Domains, domain) {
+		domain = "UNLISTED_DOMAIN"
+	}
+	if !wellShapedJurisdiction.MatchString(jur) {
+		jur = "UNLISTED_JURISDICTION"
+	}
+	if !slices.Contains(Kinds, parts[2]) {
+		return domain + ":" + jur + ":" + unlistedKind
+	}
+	return domain + ":" + jur + ":" + strings.Join(parts[2:], ":")
+}
+
+// wellShapedJurisdiction is a jurisdiction code's shape (two to six capital
+// letters: IE, UK, EU, GLOBAL), which holds no personal data.
+var wellShapedJurisdiction = regexp.MustCompile(`^[A-Z]{2,6}$`)

@@ -246,7 +246,7 @@ func (h *Handler) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQS
 			tracing.End(span, err)
 			if err != nil {
 				failed[i] = true
-				h.log.ErrorContext(ctx, "enrichment job failed", "event", "enrich_job_failed", "message_id", rec.MessageId, "concept_id", job.ConceptID,
+				h.log.ErrorContext(ctx, "enrichment job failed", "event", "enrich_job_failed", "message_id", rec.MessageId, "concept_id", concept.LogID(job.ConceptID),
 					"receive_count", rec.Attributes["ApproximateReceiveCount"], "err", err)
 			}
 			return nil // a failed job is reported per record, not as the batch's error
@@ -286,7 +286,7 @@ func (h *Handler) Enrich(ctx context.Context, job queue.EnrichmentRequested) (re
 		}
 		h.stats.record(res, time.Since(start))
 		h.emit(res, time.Since(start))
-		h.log.InfoContext(ctx, "enrichment job", "event", "enrich_job", "concept_id", job.ConceptID, "outcome", string(res.Outcome),
+		h.log.InfoContext(ctx, "enrichment job", "event", "enrich_job", "concept_id", concept.LogID(job.ConceptID), "outcome", string(res.Outcome),
 			"sources", res.Sources, "fetched", res.Fetched, "changed", res.Changed, "facts_kept", res.Kept, "facts_dropped", res.Dropped,
 			"rejected", res.Rejected, "duration_ms", time.Since(start).Milliseconds())
 	}()
@@ -369,7 +369,7 @@ func (h *Handler) readSources(ctx context.Context, res *Result, job queue.Enrich
 		for _, doc := range docs {
 			ex, err := h.d.Extractor.Extract(doc)
 			if err != nil {
-				h.log.WarnContext(ctx, "source text extraction failed", "concept_id", job.ConceptID, "host", hostOf(doc.URL), "bytes", len(doc.Body), "err", err)
+				h.log.WarnContext(ctx, "source text extraction failed", "concept_id", concept.LogID(job.ConceptID), "host", hostOf(doc.URL), "bytes", len(doc.Body), "err", err)
 				continue
 			}
 			if processed[ex.SHA256] {

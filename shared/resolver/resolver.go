@@ -298,20 +298,29 @@ func (h *Handler) publish(ctx context.Context, envs []queue.Envelope, enqueued [
 	}
 	err := h.enrich.Publish(ctx, envs...)
 	if err == nil {
-		h.log.InfoContext(ctx, "enrichment requested", "event", "enrichment_requested", "concept_ids", enqueued)
+		h.log.InfoContext(ctx, "enrichment requested", "event", "enrichment_requested", "concept_ids", logIDs(enqueued))
 		return true
 	}
 	for _, id := range enqueued {
 		if cerr := h.writes.ClearEnrichmentRequested(ctx, id, markedAt); cerr != nil {
 			h.log.ErrorContext(ctx, "enrichment mark not cleared; the concept waits for the freshness window",
-				"event", "enrichment_unmark_failed", "concept_id", id, "err", cerr.Error())
+				"event", "enrichment_unmark_failed", "concept_id", concept.LogID(id), "err", cerr.Error())
 		}
 		failedIDs[id] = fmt.Errorf("queue enrichment of %s: %w", id, err)
 	}
 	h.log.ErrorContext(ctx, "enrichment enqueue failed; records reported failed for retry",
-		"event", "enrichment_enqueue_failed", "concept_ids", enqueued, "err", err.Error())
+		"event", "enrichment_enqueue_failed", "concept_ids", logIDs(enqueued), "err", err.Error())
 	return false
 }
 
 // IsInvalid reports whether err means the message can never be processed.
 func IsInvalid(err error) bool { return errors.Is(err, queue.ErrInvalidPayload) }
+
+// logIDs are ids as logs may carry them (concept.LogID).
+func logIDs(ids []string) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = concept.LogID(id)
+	}
+	return out
+}

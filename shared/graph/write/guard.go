@@ -436,7 +436,7 @@ func safeID(id string) string {
 	if _, found := findPII(id); found || len(id) > MaxIDLen {
 		return ""
 	}
-	return id
+	return concept.LogID(id)
 }
 
 // safeKey returns a property key for logs; a key that is itself odd
