@@ -177,7 +177,7 @@ var readTable = regexp.MustCompile(`FROM (\w+)`)
 func ExportedTables() []string {
 	var out []string
 	for _, sql := range []string{selectConversation, selectAllTurns, selectContextRow, selectContextRequests,
-		selectSuppliedItems, selectStreamRow, selectStreamEvents, selectSharingRow} {
+		selectSuppliedItems, selectStreamRow, selectStreamEvents, selectSharingRow, selectFeedback} {
 		if m := readTable.FindStringSubmatch(sql); m != nil {
 			out = append(out, m[1])
 		}
