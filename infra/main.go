@@ -21,6 +21,10 @@ func main() {
 		}
 		return
 	}
+	if err := checkOutdir(os.Getenv("CDK_OUTDIR")); err != nil {
+		fmt.Fprintln(os.Stderr, "infra:", err)
+		os.Exit(1)
+	}
 	defer jsii.Close()
 	app := awscdk.NewApp(nil)
 	if err := build(app); err != nil {
