@@ -60,7 +60,7 @@ type Config struct {
 	MemgraphCidr            string
 	MemgraphSecurityGroupID string
 	MemgraphPort            int
-	MemgraphSecretArn       string // complete ARN of an existing secret; empty: the stack creates one to fill in
+	MemgraphSecretArn       string // complete ARN of an existing secret; required with a graph
 	MemgraphPeerVpcID       string // optional VPC peering to the Memgraph VPC (routes to MemgraphCidr)
 	MemgraphPeerOwnerID     string
 	MemgraphPeerRegion      string

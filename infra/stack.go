@@ -314,7 +314,14 @@ func (s *Stack) addFunction(f functionSpec) error {
 		s.scheduleFunction(fn, id)
 	}
 	if f.GraphSetup {
-		s.graphSetupTrigger(fn, f)
+		// Never run by the deploy: Memgraph may not be reachable yet (the
+		// peering's return route is made on its side after the first
+		// deploy), and a deploy, or its rollback, must not depend on it.
+		// `make graph-setup` invokes it by this name.
+		awscdk.NewCfnOutput(s.Stack, jsii.String("GraphSetupFunctionName"), &awscdk.CfnOutputProps{
+			Value:       fn.FunctionName(),
+			Description: jsii.String("the graph step: make graph-setup STAGE=<stage> once Memgraph is reachable, and after a schema or dataset change"),
+		})
 	}
 	if f.Migrations {
 		// The security groups carry the ingress/egress rules migrate needs.

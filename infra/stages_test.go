@@ -3,8 +3,10 @@ package main
 import (
 	"encoding/json"
 	"flag"
+	"net/netip"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -35,7 +37,7 @@ func TestStageFileWinsOverTheCommandLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !c.DBProxy || c.DBName != "regintel" || c.VpcCidr != "10.40.0.0/16" || c.DBProxyName != "regintel-prod" || c.NatGateways != 2 {
+	if !c.DBProxy || c.DBName != "regintel" || c.VpcCidr != "10.41.0.0/16" || c.DBProxyName != "regintel-prod" || c.NatGateways != 2 {
 		t.Errorf("prod from its stage file: proxy %v, db %q, cidr %q, proxy name %q, NAT %d", c.DBProxy, c.DBName, c.VpcCidr, c.DBProxyName, c.NatGateways)
 	}
 	for _, stage := range []string{"dev", "prod"} {
@@ -192,4 +194,66 @@ func renamedDatabase(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// Each stage has a network of its own: two stages that peer with one
+// Memgraph cannot share a CIDR, and neither may overlap Memgraph's. The
+// committed prod stage has the graph wired as the guide describes.
+func TestStagesHaveTheirOwnNetworks(t *testing.T) {
+	var prefixes []netip.Prefix
+	var memgraph []netip.Prefix
+	for _, stage := range []string{"dev", "prod"} {
+		c, err := loadCtx(t, map[string]any{"stage": stage})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := netip.ParsePrefix(c.VpcCidr)
+		if err != nil {
+			t.Fatalf("%s: vpcCidr %q: %v", stage, c.VpcCidr, err)
+		}
+		prefixes = append(prefixes, p)
+		if c.MemgraphCidr != "" {
+			memgraph = append(memgraph, netip.MustParsePrefix(c.MemgraphCidr))
+		}
+		if stage == "prod" && (c.MemgraphURI == "" || c.MemgraphSecretArn == "" || c.MemgraphPeerVpcID == "" || c.MemgraphCidr == "") {
+			t.Errorf("stages/prod.json does not wire the graph (memgraphUri, memgraphSecretArn, memgraphCidr, memgraphPeerVpcId): %+v", c)
+		}
+	}
+	if prefixes[0].Overlaps(prefixes[1]) {
+		t.Errorf("dev %s and prod %s overlap: one Memgraph cannot route back to both", prefixes[0], prefixes[1])
+	}
+	for _, m := range memgraph {
+		for _, p := range prefixes {
+			if m.Overlaps(p) {
+				t.Errorf("Memgraph's %s overlaps a stage's VPC %s: the peering cannot route it", m, p)
+			}
+		}
+	}
+}
+
+// samInvokeExample is the README's sam-invoke command with a graph.
+var samInvokeExample = regexp.MustCompile("make sam-invoke FN=resolve-concepts CDK_ARGS=\"([^\"]+)\"")
+
+// The README's sam-invoke example with a graph loads: every input a graph
+// needs is in it.
+func TestReadmeSamInvokeExampleLoads(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := samInvokeExample.FindSubmatch(readme)
+	if m == nil {
+		t.Fatal("README.md has no make sam-invoke FN=resolve-concepts CDK_ARGS=\"...\" example")
+	}
+	ctx := map[string]any{}
+	for _, kv := range regexp.MustCompile(`-c\s+(\S+?)=(\S+)`).FindAllStringSubmatch(string(m[1]), -1) {
+		ctx[kv[1]] = kv[2]
+	}
+	c, err := loadCtx(t, ctx)
+	if err != nil {
+		t.Fatalf("the README's example %q does not load: %v", m[1], err)
+	}
+	if c.MemgraphURI == "" {
+		t.Errorf("the README's example %q deploys no graph, so no resolve-concepts", m[1])
+	}
 }
