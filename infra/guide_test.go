@@ -47,8 +47,9 @@ func guideCommands(readme string) []string {
 // app wrote).
 var notForCredentials = regexp.MustCompile(`bootstrap not found|run .make build|invalid context|stages/[a-z]+\.json|No such file|ENOENT|(?i)no stacks match|CDK_OUTDIR`)
 
-// forCredentials is how the CDK CLI says it has no AWS credentials.
-var forCredentials = regexp.MustCompile(`(?i)credential`)
+// forCredentials is how the CDK CLI and the aws CLI say they have no AWS
+// credentials (the CDK CLI cannot resolve the account without them).
+var forCredentials = regexp.MustCompile(`(?i)credential|Unable to resolve AWS account to use`)
 
 // TestDeployGuideRunsFromAFreshClone runs every step of the deploy-day
 // block of infra/README.md from a fresh copy of the committed tree,
