@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscodedeploy"
 	"strconv"
 	"time"
 
@@ -34,7 +35,11 @@ type Stack struct {
 	functions map[string]awslambda.Function
 	sends     map[string][]string // per function: the deployed queues it sends to
 	alarms    []awscloudwatch.Alarm
-	topic     awssns.ITopic
+	alarmByID map[string]awscloudwatch.Alarm // by s.alarm's id
+	releases  map[string]*release            // functions behind their live alias, by logical id
+
+	deployGroups []awscodedeploy.LambdaDeploymentGroup
+	topic        awssns.ITopic
 
 	sweepFailureQueue awssqs.Queue // failed scheduled sweeps, after Lambda's retries
 	migrateTrigger    triggers.Trigger
@@ -53,6 +58,8 @@ func NewStack(scope constructs.Construct, id string, props *awscdk.StackProps, c
 		dlqs:      map[string]awssqs.Queue{},
 		functions: map[string]awslambda.Function{},
 		sends:     map[string][]string{},
+		alarmByID: map[string]awscloudwatch.Alarm{},
+		releases:  map[string]*release{},
 	}
 	// DBProxyTargetGroup tags are newer than some CloudFormation validators;
 	// the target group is not billed, so it goes untagged.
@@ -89,6 +96,7 @@ func NewStack(scope constructs.Construct, id string, props *awscdk.StackProps, c
 	s.databaseAlarms()
 	s.appAlarms()
 	s.dashboard()
+	s.deploymentGroups()
 	return s, nil
 }
 
@@ -152,6 +160,7 @@ func (s *Stack) alarm(id, desc string, metric awscloudwatch.IMetric, threshold f
 		a.AddOkAction(awscloudwatchactions.NewSnsAction(topic))
 	}
 	s.alarms = append(s.alarms, a)
+	s.alarmByID[id] = a
 }
 
 func (s *Stack) alarmTopic() awssns.ITopic {
@@ -300,15 +309,17 @@ func (s *Stack) addFunction(f functionSpec) error {
 		if c.BatchingWindow > 0 {
 			props.MaxBatchingWindow = seconds(c.BatchingWindow)
 		}
-		fn.AddEventSource(awslambdaeventsources.NewSqsEventSource(s.queues[c.Queue], props))
+		s.publish(id, fn).AddEventSource(awslambdaeventsources.NewSqsEventSource(s.queues[c.Queue], props))
+		s.rollBackOn(id, id+"Errors")
 		s.alarm(id+"Errors", fmt.Sprintf("regintel %s: invocation errors", f.Name),
 			fn.MetricErrors(&awscloudwatch.MetricOptions{Period: awscdk.Duration_Minutes(jsii.Number(5))}), 5)
 	}
 	if f.URL {
-		if err := s.addFunctionURL(fn); err != nil {
+		if err := s.addFunctionURL(s.publish(id, fn)); err != nil {
 			return err
 		}
 		s.chatAlarms(fn, f)
+		s.rollBackOn(id, id+"Errors", id+"Throttles", "ChatFirstByteP99")
 	}
 	if f.Scheduled {
 		s.scheduleFunction(fn, id)
@@ -343,7 +354,7 @@ func (s *Stack) addFunction(f functionSpec) error {
 	return nil
 }
 
-func (s *Stack) addFunctionURL(fn awslambda.Function) error {
+func (s *Stack) addFunctionURL(fn awslambda.Alias) error {
 	auth := awslambda.FunctionUrlAuthType_NONE
 	if s.cfg.ChatAuthType == "AWS_IAM" {
 		auth = awslambda.FunctionUrlAuthType_AWS_IAM
