@@ -19,6 +19,11 @@ import (
 // `cdk synth -c key=value`). Every key is documented in infra/README.md.
 type Config struct {
 	Stage string // "dev", "staging", "prod"...; "prod" turns on deletion protection and retention
+	// StagesDir holds the stage files and the replacement snapshot.
+	StagesDir string
+	// AllowReplacement lets a synth replace the database, proxy or network
+	// (checkReplacement refuses it otherwise).
+	AllowReplacement bool
 	// Account and Region the stage is pinned to (infra/stages/<stage>.json).
 	Account, Region string
 
@@ -137,7 +142,8 @@ func LoadConfig(node constructs.Node) (Config, error) {
 	if !stageRe.MatchString(stage) {
 		return Config{Stage: stage}, fmt.Errorf("stage %q: want lower-case letters, digits and dashes", stage)
 	}
-	sf, err := loadStageFile(r.str("stagesDir", "stages"), stage)
+	stagesDir := r.str("stagesDir", "stages")
+	sf, err := loadStageFile(stagesDir, stage)
 	if err != nil {
 		return Config{Stage: stage}, err
 	}
@@ -147,6 +153,9 @@ func LoadConfig(node constructs.Node) (Config, error) {
 		Account:  sf.Account,
 		Region:   sf.Region,
 		BuildDir: r.str("buildDir", "../build"),
+
+		StagesDir:        stagesDir,
+		AllowReplacement: r.bool("allowReplacement", false),
 
 		VpcID:             r.str("vpcId", ""),
 		VpcCidr:           r.str("vpcCidr", ""),

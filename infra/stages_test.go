@@ -99,26 +99,13 @@ func TestWrongAccountIsRefusedAtSynth(t *testing.T) {
 	}
 }
 
-// replaceable lists, per resource type, the properties whose change makes
-// CloudFormation replace the resource ("Update requires: Replacement" in
-// its resource reference). A replaced database is an empty database; a
-// replaced proxy or VPC changes every endpoint.
-var replaceable = map[string][]string{
-	"AWS::RDS::DBCluster":     {"DatabaseName", "DBClusterIdentifier", "Engine", "MasterUsername", "StorageEncrypted", "KmsKeyId", "DBSubnetGroupName", "EngineMode"},
-	"AWS::RDS::DBInstance":    {"DBClusterIdentifier", "DBInstanceIdentifier", "Engine"},
-	"AWS::RDS::DBProxy":       {"DBProxyName", "EngineFamily", "VpcSubnetIds"},
-	"AWS::RDS::DBSubnetGroup": {"DBSubnetGroupName"},
-	"AWS::EC2::VPC":           {"CidrBlock"},
-	"AWS::EC2::Subnet":        {"CidrBlock", "AvailabilityZone", "VpcId"},
-}
-
 // A change that would replace the database, the proxy or the network
 // fails here, against the committed snapshot of each stage's template:
 // a resource of those types lost or renamed (its logical id), or a
 // create-only property changed. A deliberate replacement updates the
 // snapshot with -update-replacement, in the same commit.
 func TestNoChangeReplacesTheDatabaseOrProxy(t *testing.T) {
-	got := map[string]map[string]string{"dev": replacementKeys(dev(t)), "prod": replacementKeys(prod(t))}
+	got := map[string]map[string]string{"dev": replacementKeysOf(dev(t)), "prod": replacementKeysOf(prod(t))}
 	path := filepath.Join("stages", "replacement-snapshot.json")
 	if *updateReplacement {
 		b, _ := json.MarshalIndent(got, "", "  ")
@@ -145,31 +132,11 @@ func TestNoChangeReplacesTheDatabaseOrProxy(t *testing.T) {
 	}
 }
 
-// replacementKeys are "<logical id> <type> <property>" -> value for each
-// replaceable property of each resource of the types above.
-func replacementKeys(s *synthesized) map[string]string {
-	out := map[string]string{}
-	for id, r := range s.json["Resources"].(map[string]any) {
-		res := r.(map[string]any)
-		typ, _ := res["Type"].(string)
-		props, ok := replaceable[typ]
-		if !ok {
-			continue
-		}
-		p, _ := res["Properties"].(map[string]any)
-		out[id+" "+typ] = "exists"
-		for _, name := range props {
-			if v, ok := p[name]; ok {
-				out[id+" "+typ+" "+name] = mustJSON(v)
-			}
-		}
-	}
-	return out
-}
+func replacementKeysOf(s *synthesized) map[string]string { return replacementKeys(s.json) }
 
 func TestReplacementCheckSeesAChangedDatabaseName(t *testing.T) {
-	base := replacementKeys(dev(t))
-	changed := replacementKeys(synth(t, map[string]any{"stagesDir": renamedDatabase(t)}, true))
+	base := replacementKeysOf(dev(t))
+	changed := replacementKeysOf(synth(t, map[string]any{"stagesDir": renamedDatabase(t)}, true))
 	var diffs []string
 	for k, v := range base {
 		if changed[k] != v {
@@ -255,5 +222,25 @@ func TestReadmeSamInvokeExampleLoads(t *testing.T) {
 	}
 	if c.MemgraphURI == "" {
 		t.Errorf("the README's example %q deploys no graph, so no resolve-concepts", m[1])
+	}
+}
+
+// The guard the app runs after every synth (checkReplacement) sees what
+// the snapshot test cannot: a -c key on the command line. Importing a VPC
+// with -c vpcId would delete dev's VPC and subnets, under the running
+// database; the committed stages pass.
+func TestReplacementGuardRefusesAContextKeyThatReplaces(t *testing.T) {
+	if err := checkReplacement("stages", "dev", dev(t).json); err != nil {
+		t.Errorf("dev as committed: %v", err)
+	}
+	if err := checkReplacement("stages", "prod", prod(t).json); err != nil {
+		t.Errorf("prod as committed: %v", err)
+	}
+	err := checkReplacement("stages", "dev", existingVpc(t).json)
+	if err == nil || !strings.Contains(err.Error(), "AWS::EC2::VPC is gone") || !strings.Contains(err.Error(), "AWS::EC2::Subnet is gone") {
+		t.Errorf("dev with -c vpcId: %v, want a refusal naming the VPC and its subnets", err)
+	}
+	if err := checkReplacement("stages", "staging", existingVpc(t).json); err != nil {
+		t.Errorf("a stage without a snapshot is not checked: %v", err)
 	}
 }
