@@ -100,10 +100,11 @@ type Config struct {
 	// Operations.
 	LogRetentionDays     int
 	ContextRetentionDays int
-	SweepSchedule        string // EventBridge schedule expression
-	AlarmTopicArn        string // optional SNS topic the alarms notify
-	ChatReservedConc     int    // 0: unreserved
-	DashboardName        string // CloudWatch dashboard
+	SweepSchedule        string  // EventBridge schedule expression
+	AlarmTopicArn        string  // optional SNS topic the alarms notify
+	MonthlyBudgetUSD     float64 // the stage account's monthly cost budget; the alarm topic hears 80 % spent and 100 % forecast
+	ChatReservedConc     int     // 0: unreserved
+	DashboardName        string  // CloudWatch dashboard
 
 	// Tracing turns on OpenTelemetry spans in the functions that emit them;
 	// the ADOT collector layer (CollectorLayerArn, per region and
@@ -216,6 +217,11 @@ func LoadConfig(node constructs.Node) (Config, error) {
 	}
 	c.DBSecretRotation = r.bool("dbSecretRotation", prod)
 	c.DBDeletionProtection = r.bool("dbDeletionProtection", prod)
+	// Above each stage's idle cost (infra/README.md, Cost drivers).
+	c.MonthlyBudgetUSD = r.float("monthlyBudgetUsd", 100)
+	if prod {
+		c.MonthlyBudgetUSD = r.float("monthlyBudgetUsd", 300)
+	}
 	c.DBCaBundle = r.str("dbCaBundle", "")
 	// Dev scales to zero when idle and leaves chat unreserved (new accounts
 	// have too small a quota to reserve any); prod keeps a warm floor and

@@ -19,6 +19,12 @@ func aliasOf(t *testing.T, s *synthesized, fnID string) (string, map[string]any)
 	return "", nil
 }
 
+func aliasID(t *testing.T, s *synthesized, fnID string) string {
+	t.Helper()
+	id, _ := aliasOf(t, s, fnID)
+	return id
+}
+
 // Traffic reaches the functions through their live alias, on a published
 // version, and CodeDeploy shifts it: canary 10 % for 5 minutes in prod,
 // all at once in dev, rolled back by the function's alarms.
