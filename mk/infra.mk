@@ -114,8 +114,8 @@ stage_region = $(shell python3 -c 'import json; print(json.load(open("infra/stag
 graph-setup: ## invoke RegIntel-$(STAGE)'s graph step (schema + shipped dataset) and fail with it (AWS credentials, aws CLI)
 	bash scripts/graph-setup.sh $(STAGE) $(stage_region) $(CDK_OUT_DIR)
 
-deploy-guide-check: ## run infra/README.md's deploy-day commands from a fresh copy of HEAD, up to the first needing credentials
-	cd infra && DEPLOY_GUIDE_CHECK=1 go test -count=1 -timeout 30m -run "TestDeployGuideRunsFromAFreshClone|TestGuideOrderDeploysTheStageJustSynthesized" .
+deploy-guide-check: ## run every deploy-day step of infra/README.md from a fresh copy of HEAD; credential steps must stop for credentials only, after synthesizing
+	cd infra && DEPLOY_GUIDE_CHECK=1 go test -v -count=1 -timeout 90m -run "TestDeployGuideRunsFromAFreshClone|TestGuideOrderDeploysTheStageJustSynthesized" .
 
 # The sample event of each function, and the overrides `sam local` applies.
 SAM_EVENT_chat := events/chat-turn.json
