@@ -44,7 +44,6 @@ type Stack struct {
 	sweepFailureQueue awssqs.Queue // failed scheduled sweeps, after Lambda's retries
 	migrateTrigger    triggers.Trigger
 	edge              awscloudfront.Distribution // CloudFront in front of the chat URL, when on
-	memgraphRoutes    []constructs.Construct     // peering routes the graph is reached through
 
 	createdSecrets []awssecretsmanager.Secret // third-party credentials the operator fills in
 }
