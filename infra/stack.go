@@ -254,8 +254,9 @@ func (s *Stack) addFunction(f functionSpec) error {
 
 	id := logicalID(f.Name)
 	logs := awslogs.NewLogGroup(s.Stack, jsii.String(id+"Logs"), &awslogs.LogGroupProps{
-		Retention:     retentionDays[cfg.LogRetentionDays],
-		RemovalPolicy: removalPolicy(cfg),
+		Retention:            retentionDays[cfg.LogRetentionDays],
+		RemovalPolicy:        removalPolicy(cfg),
+		DataProtectionPolicy: functionLogProtection(cfg.Stage),
 	})
 	props := &awslambda.FunctionProps{
 		Description:           jsii.String(f.Description),
