@@ -90,7 +90,7 @@ func TestDeployGuideRunsFromAFreshClone(t *testing.T) {
 			t.Fatalf("step %d, %q, failed for another reason than the missing credentials:\n%s", i+1, line, tail)
 		}
 		checkFreshAssembly(t, filepath.Join(clone, "cdk.out"), line, started)
-		t.Logf("step %d synthesized its own assembly and stopped for the credentials: %s", i+1, line)
+		t.Logf("step %d stopped for the credentials (a target that synthesizes, after writing its own assembly): %s", i+1, line)
 	}
 }
 
