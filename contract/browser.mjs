@@ -11,6 +11,7 @@ import http from "node:http";
 import { createRequire } from "node:module";
 import puppeteer from "puppeteer-core";
 import { check, summary } from "./report.mjs";
+import { apiFetch, tokenHeader } from "./api-fetch.mjs";
 
 const [api, pagePort] = [process.argv[2], Number(process.argv[3])];
 
@@ -22,7 +23,9 @@ const pageServer = http.createServer(async (req, res) => {
   res.end(Buffer.from(await upstream.arrayBuffer()));
 });
 await new Promise((ok) => pageServer.listen(pagePort, "127.0.0.1", ok));
-const pageURL = `http://127.0.0.1:${pagePort}/?api=${encodeURIComponent(api)}`;
+// The page sends the token (if any) in the header the stage reads.
+const pageURL = `http://127.0.0.1:${pagePort}/?api=${encodeURIComponent(api)}&tokenHeader=${tokenHeader}` +
+  (process.env.API_TOKEN ? `&token=${encodeURIComponent(process.env.API_TOKEN)}` : "");
 
 const browser = await puppeteer.launch({
   executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
@@ -125,7 +128,7 @@ await check("Stop leaves the status stopped and a Retry that answers in place", 
   await page.click("#stop");
   await page.waitForFunction(() => document.querySelector("#stop").disabled, { timeout: 10000 });
   if ((await page.$$eval("#turns .turn", (els) => els.length)) !== turns) throw new Error("the retry added a turn instead of replacing it");
-  const stored = await (await fetch(api + "/conversations/" + conversationId)).json();
+  const stored = await (await apiFetch(api + "/conversations/" + conversationId)).json();
   if (stored.turns.length !== 3 || stored.turns[2].status !== "interrupted") {
     throw new Error("stored turns: " + JSON.stringify(stored.turns.map((t) => t.status)));
   }
@@ -187,7 +190,7 @@ await check("delete (DELETE) across origins", async () => {
   page.once("dialog", (d) => d.accept());
   await page.click("#conversations li.current .delete");
   await page.waitForFunction((id) => !document.querySelector(`#conversations li[data-id="${id}"]`), { timeout: 5000 }, conversationId);
-  const gone = await fetch(api + "/conversations/" + conversationId);
+  const gone = await apiFetch(api + "/conversations/" + conversationId);
   if (gone.status !== 404) throw new Error("the server still has it: " + gone.status);
 });
 
@@ -286,7 +289,7 @@ await check("the skip link is the first Tab stop and focuses the question box", 
 // server exposes it), and it names the conversation the start event names.
 await check("X-Conversation-Id readable across origins", async () => {
   const seen = await page.evaluate(async (api) => {
-    const resp = await fetch(api + "/chat", {
+    const resp = await apiFetch(api + "/chat", {
       method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ message: "Is there VAT on books?" }),
     });
     const body = await resp.text();
@@ -296,7 +299,7 @@ await check("X-Conversation-Id readable across origins", async () => {
   }, api);
   if (!seen.header) throw new Error("X-Conversation-Id not readable from " + pageURL);
   if (seen.start?.conversationId !== seen.header) throw new Error("start event " + JSON.stringify(seen.start) + ", header " + seen.header);
-  await fetch(api + "/conversations/" + seen.header, { method: "DELETE" });
+  await apiFetch(api + "/conversations/" + seen.header, { method: "DELETE" });
 });
 
 await check("no script errors or failed requests (CORS included)", async () => {

@@ -43,8 +43,23 @@ function render(messages) {
 
 const textMessage = (id, role, t) => ({ id, role, parts: [{ type: "text", text: t }] });
 
+// apiFetch sends what a stage expects of a client: the token (?token=) in
+// ?tokenHeader= (X-User-Authorization behind CloudFront), and the SHA-256
+// of a body in x-amz-content-sha256 (origin access control needs it).
+async function apiFetch(url, init = {}) {
+  const q = new URLSearchParams(location.search);
+  const headers = new Headers(init.headers);
+  if (q.get("token")) headers.set(q.get("tokenHeader") || "Authorization", "Bearer " + q.get("token"));
+  const method = (init.method || "GET").toUpperCase();
+  if (method !== "GET" && method !== "HEAD") {
+    const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(init.body ?? ""));
+    headers.set("x-amz-content-sha256", Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join(""));
+  }
+  return fetch(url, { ...init, headers });
+}
+
 async function storedMessages(api, id) {
-  const resp = await fetch(`${api}/conversations/${id}`);
+  const resp = await apiFetch(`${api}/conversations/${id}`);
   if (resp.status === 404) return [];
   const { turns } = await resp.json();
   return turns.flatMap((t) => t.status === "streaming"
@@ -60,6 +75,6 @@ if (!id) {
   params.set("chat", id);
   history.replaceState(null, "", "?" + params);
 }
-const chat = new PageChat({ id, messages: await storedMessages(api, id), transport: new DefaultChatTransport({ api: api + "/chat" }) });
+const chat = new PageChat({ id, messages: await storedMessages(api, id), transport: new DefaultChatTransport({ api: api + "/chat", fetch: apiFetch }) });
 window.chat = chat;
 window.resumed = chat.resumeStream().then(() => true);

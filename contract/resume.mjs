@@ -7,6 +7,7 @@ import http from "node:http";
 import { build } from "esbuild";
 import puppeteer from "puppeteer-core";
 import { check, summary } from "./report.mjs";
+import { apiFetch, tokenHeader } from "./api-fetch.mjs";
 
 const [api, pagePort] = [process.argv[2], Number(process.argv[3])];
 // The fake model's [resume] answer (contract/fakellm).
@@ -38,12 +39,13 @@ const assistantTexts = () => page.$$eval('#messages [data-role="assistant"]', (e
 const chatReady = () => page.waitForFunction(() => window.chat && window.resumed, { timeout: 10000 });
 
 async function storedTurns(id) {
-  const resp = await fetch(`${api}/conversations/${id}`);
+  const resp = await apiFetch(`${api}/conversations/${id}`);
   return (await resp.json()).turns;
 }
 
 await check("reload mid-answer: the answer is resumed, whole, once, and stored ok", async () => {
-  await page.goto(`http://127.0.0.1:${pagePort}/?api=${encodeURIComponent(api)}`);
+  await page.goto(`http://127.0.0.1:${pagePort}/?api=${encodeURIComponent(api)}&tokenHeader=${tokenHeader}` +
+    (process.env.API_TOKEN ? `&token=${encodeURIComponent(process.env.API_TOKEN)}` : ""));
   await chatReady();
   await page.evaluate(() => { window.sent = window.chat.sendMessage({ text: "[resume] What changed in the VAT rules?" }); });
   await page.waitForFunction(() => (document.querySelector('#messages [data-role="assistant"]')?.textContent || "").length > 0, { timeout: 10000 });

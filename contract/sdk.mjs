@@ -4,6 +4,7 @@
 // as useChat would. Usage: node sdk.mjs <api base URL>
 import { DefaultChatTransport, readUIMessageStream } from "ai";
 import { check, summary } from "./report.mjs";
+import { apiFetch } from "./api-fetch.mjs";
 
 const base = process.argv[2];
 const uiStream = "?protocol=ui-message-stream";
@@ -18,7 +19,7 @@ function userMessage(text) {
 // parsed them, the errors the stream reported, and how many snapshots
 // arrived (text arrives in several).
 async function turn({ api = base + "/chat" + uiStream, messages, body, abortAfter, trigger = "submit-message", chatId = crypto.randomUUID() }) {
-  const transport = new DefaultChatTransport({ api, body, headers: { "X-Request-Id": "contract-" + Date.now() } });
+  const transport = new DefaultChatTransport({ api, body, fetch: apiFetch, headers: { "X-Request-Id": "contract-" + Date.now() } });
   const abort = new AbortController();
   const parsed = await transport.sendMessages({
     trigger, chatId, messageId: undefined, messages, abortSignal: abort.signal,
@@ -45,7 +46,7 @@ async function turn({ api = base + "/chat" + uiStream, messages, body, abortAfte
 }
 
 const text = (m) => (m?.parts || []).filter((p) => p.type === "text").map((p) => p.text).join("");
-const getJSON = async (path) => (await fetch(base + path)).json();
+const getJSON = async (path) => (await apiFetch(base + path)).json();
 
 // conversationOf is the conversation the stream named first: the start
 // chunk's metadata, which useChat holds before any text.
@@ -109,9 +110,9 @@ await check("stop mid-stream (DELETE /chat/{id}/stream)", async () => {
   if (!r.aborted || Date.now() - started > 10000) throw new Error("leaving did not end the stream");
   if (text(r.message).length >= "A long and careful answer. ".length * 100) throw new Error("the whole answer arrived");
   // Leaving the stream does not stop the answer; this does.
-  const stop = await fetch(base + "/chat/" + conversationOf(r) + "/stream", { method: "DELETE" });
+  const stop = await apiFetch(base + "/chat/" + conversationOf(r) + "/stream", { method: "DELETE" });
   if (stop.status !== 202) throw new Error("DELETE answered " + stop.status);
-  const health = await fetch(base + "/healthz");
+  const health = await apiFetch(base + "/healthz");
   if (!health.ok) throw new Error("server unhealthy after a stop");
   const stored = await expectStatus(conversationOf(r), 1, "interrupted");
   if (!stored.turns[0].assistantText.startsWith(text(r.message))) throw new Error("partial answer not kept: " + stored.turns[0].assistantText);
@@ -140,7 +141,7 @@ await check("retry in place (regenerate with retry: true)", async () => {
   const stored = await expectStatus(id, 1, "ok");
   if (stored.turns.length !== 1) throw new Error("stored turns after the retry: " + stored.turns.length);
   // The last turn is answered now: another retry is refused.
-  const again = await fetch(base + "/chat" + uiStream, {
+  const again = await apiFetch(base + "/chat" + uiStream, {
     method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ conversationId: id, retry: true }),
   });
   const refused = await again.json();

@@ -19,6 +19,11 @@ import (
 // `cdk synth -c key=value`). Every key is documented in infra/README.md.
 type Config struct {
 	Stage string // "dev", "staging", "prod"...; "prod" turns on deletion protection and retention
+	// StagesDir holds the stage files and the replacement snapshot.
+	StagesDir string
+	// AllowReplacement lets a synth replace the database, proxy or network
+	// (checkReplacement refuses it otherwise).
+	AllowReplacement bool
 	// Account and Region the stage is pinned to (infra/stages/<stage>.json).
 	Account, Region string
 
@@ -60,7 +65,7 @@ type Config struct {
 	MemgraphCidr            string
 	MemgraphSecurityGroupID string
 	MemgraphPort            int
-	MemgraphSecretArn       string // complete ARN of an existing secret; empty: the stack creates one to fill in
+	MemgraphSecretArn       string // complete ARN of an existing secret; required with a graph
 	MemgraphPeerVpcID       string // optional VPC peering to the Memgraph VPC (routes to MemgraphCidr)
 	MemgraphPeerOwnerID     string
 	MemgraphPeerRegion      string
@@ -95,10 +100,11 @@ type Config struct {
 	// Operations.
 	LogRetentionDays     int
 	ContextRetentionDays int
-	SweepSchedule        string // EventBridge schedule expression
-	AlarmTopicArn        string // optional SNS topic the alarms notify
-	ChatReservedConc     int    // 0: unreserved
-	DashboardName        string // CloudWatch dashboard
+	SweepSchedule        string  // EventBridge schedule expression
+	AlarmTopicArn        string  // optional SNS topic the alarms notify
+	MonthlyBudgetUSD     float64 // the stage account's monthly cost budget; the alarm topic hears 80 % spent and 100 % forecast
+	ChatReservedConc     int     // 0: unreserved
+	DashboardName        string  // CloudWatch dashboard
 
 	// Tracing turns on OpenTelemetry spans in the functions that emit them;
 	// the ADOT collector layer (CollectorLayerArn, per region and
@@ -137,7 +143,8 @@ func LoadConfig(node constructs.Node) (Config, error) {
 	if !stageRe.MatchString(stage) {
 		return Config{Stage: stage}, fmt.Errorf("stage %q: want lower-case letters, digits and dashes", stage)
 	}
-	sf, err := loadStageFile(r.str("stagesDir", "stages"), stage)
+	stagesDir := r.str("stagesDir", "stages")
+	sf, err := loadStageFile(stagesDir, stage)
 	if err != nil {
 		return Config{Stage: stage}, err
 	}
@@ -147,6 +154,9 @@ func LoadConfig(node constructs.Node) (Config, error) {
 		Account:  sf.Account,
 		Region:   sf.Region,
 		BuildDir: r.str("buildDir", "../build"),
+
+		StagesDir:        stagesDir,
+		AllowReplacement: r.bool("allowReplacement", false),
 
 		VpcID:             r.str("vpcId", ""),
 		VpcCidr:           r.str("vpcCidr", ""),
@@ -207,6 +217,11 @@ func LoadConfig(node constructs.Node) (Config, error) {
 	}
 	c.DBSecretRotation = r.bool("dbSecretRotation", prod)
 	c.DBDeletionProtection = r.bool("dbDeletionProtection", prod)
+	// Above each stage's idle cost (infra/README.md, Cost drivers).
+	c.MonthlyBudgetUSD = r.float("monthlyBudgetUsd", 100)
+	if prod {
+		c.MonthlyBudgetUSD = r.float("monthlyBudgetUsd", 300)
+	}
 	c.DBCaBundle = r.str("dbCaBundle", "")
 	// Dev scales to zero when idle and leaves chat unreserved (new accounts
 	// have too small a quota to reserve any); prod keeps a warm floor and

@@ -22,7 +22,7 @@ var edgeHeaders = []string{
 // control signs every origin request (the URL's auth is AWS_IAM, so only
 // this distribution may call it), nothing is cached, every method passes,
 // and streamed responses pass through as they are written.
-func (s *Stack) addEdge(fn awslambda.Function, url awslambda.FunctionUrl) awscloudfront.Distribution {
+func (s *Stack) addEdge(fn awslambda.IFunction, url awslambda.FunctionUrl) awscloudfront.Distribution {
 	headers := awscloudfront.OriginRequestHeaderBehavior_AllowList(*jsii.Strings(edgeHeaders...)...)
 	originRequest := awscloudfront.NewOriginRequestPolicy(s.Stack, jsii.String("ChatOriginRequestPolicy"), &awscloudfront.OriginRequestPolicyProps{
 		Comment:             jsii.String("regintel chat: the headers and query strings the API reads"),

@@ -44,7 +44,7 @@ type functionSpec struct {
 	URL         bool // Function URL, streamed responses
 	Scheduled   bool // invoked on cfg.SweepSchedule
 	Migrations  bool // run as a CDK Trigger once the database is ready; failure fails the deploy
-	GraphSetup  bool // run as a CDK Trigger once the graph's secret and routes exist, and again when the schema or dataset change
+	GraphSetup  bool // the graph step: outside the deploy, run by `make graph-setup` once Memgraph is reachable (output GraphSetupFunctionName)
 	Spans       bool // emits OpenTelemetry spans: traced (X-Ray Active, collector layer) when the stack's tracing is on
 	Env         func(Config) map[string]string
 }
@@ -119,15 +119,16 @@ var functionSpecs = []functionSpec{
 	{
 		Name:        "graph-setup",
 		Bootstrap:   "migrate",
-		Description: "Applies the graph schema and loads the shipped dataset at deploy time",
+		Description: "Applies the graph schema and loads the shipped dataset (make graph-setup)",
 		Timeout:     10 * time.Minute,
 		MemoryMB:    512,
 		Graph:       true,
 		GraphOnly:   true,
 		GraphSetup:  true,
 		Env: func(c Config) map[string]string {
-			// The hash changes the function's configuration, and so reruns
-			// the step, whenever the schema or the dataset changes.
+			// The schema and dataset this version of the function writes:
+			// a deploy that changes them shows in the diff, and the guide
+			// runs make graph-setup after it.
 			return map[string]string{"MIGRATE_STEP": "graph", "GRAPH_SETUP_HASH": c.GraphSetupHash}
 		},
 	},

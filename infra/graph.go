@@ -8,11 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-
-	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
-	"github.com/aws/aws-cdk-go/awscdk/v2/triggers"
-	"github.com/aws/constructs-go/constructs/v10"
-	"github.com/aws/jsii-runtime-go"
 )
 
 // graphSetupSources are the files, relative to the repository root, that
@@ -56,27 +51,4 @@ func graphSetupHash(root string) (string, error) {
 func isTestFile(path string) bool {
 	matched, _ := filepath.Match("*_test.go", filepath.Base(path))
 	return matched
-}
-
-// graphSetupTrigger runs the graph step during the deploy, after
-// everything the graph is reached through exists: its secret, the Bolt
-// egress rules, the peering routes, and the Postgres migrations. It reruns
-// whenever the function's code or configuration changes, which includes
-// GRAPH_SETUP_HASH; a failure fails the deploy.
-func (s *Stack) graphSetupTrigger(fn awslambda.Function, f functionSpec) {
-	after := []constructs.Construct{s.net.fnSG}
-	if sec, ok := s.memgraph.(constructs.Construct); ok {
-		after = append(after, sec)
-	}
-	after = append(after, s.net.mgRoutes...)
-	if s.migrateTrigger != nil {
-		after = append(after, s.migrateTrigger)
-	}
-	triggers.NewTrigger(s.Stack, jsii.String(logicalID(f.Name)+"Trigger"), &triggers.TriggerProps{
-		Handler:                fn,
-		ExecuteAfter:           &after,
-		ExecuteOnHandlerChange: jsii.Bool(true),
-		InvocationType:         triggers.InvocationType_REQUEST_RESPONSE,
-		Timeout:                seconds(f.Timeout),
-	})
 }

@@ -80,3 +80,21 @@ func rotationFunctionName(res awscdk.CfnResource) string {
 	}
 	return fmt.Sprint(name)
 }
+
+// functionLogProtection masks, in the functions' log groups, personal data
+// and secrets that should never be logged: a backstop behind the
+// handlers' own rule (no chat text, tokens or personal data in logs).
+// AWS's managed identifiers cover the UK ones; there is none for an Irish
+// PPS number.
+func functionLogProtection(stage string) awslogs.DataProtectionPolicy {
+	return awslogs.NewDataProtectionPolicy(&awslogs.DataProtectionPolicyProps{
+		Name:        jsii.String("regintel-" + stage + "-functions"),
+		Description: jsii.String("masks personal data and secrets that reach a function log"),
+		Identifiers: &[]awslogs.DataIdentifier{
+			awslogs.DataIdentifier_EMAILADDRESS(), awslogs.DataIdentifier_PHONENUMBER_GB(),
+			awslogs.DataIdentifier_NATIONALINSURANCENUMBER_GB(), awslogs.DataIdentifier_BANKACCOUNTNUMBER_GB(),
+			awslogs.DataIdentifier_CREDITCARDNUMBER(), awslogs.DataIdentifier_AWSSECRETKEY(),
+			awslogs.DataIdentifier_PKCSPRIVATEKEY(), awslogs.DataIdentifier_OPENSSHPRIVATEKEY(),
+		},
+	})
+}

@@ -50,3 +50,28 @@ func TestEveryLogGroupExpires(t *testing.T) {
 		}
 	}
 }
+
+// Every function's log group masks personal data and secrets (a backstop:
+// the handlers log none).
+func TestFunctionLogGroupsMaskPersonalData(t *testing.T) {
+	p := prod(t)
+	for _, f := range deployedFunctions(p.stack.cfg, functionSpecs) {
+		props := p.props(logicalID(f.Name))
+		group := ""
+		for id := range p.resources("AWS::Logs::LogGroup") {
+			if refersTo(props["LoggingConfig"], id) {
+				group = id
+			}
+		}
+		if group == "" {
+			t.Errorf("%s: no log group of its own", f.Name)
+			continue
+		}
+		policy := mustJSON(p.props(group)["DataProtectionPolicy"])
+		for _, want := range []string{"EmailAddress", "NationalInsuranceNumber-GB", "AwsSecretKey", "Deidentify", "Audit"} {
+			if !strings.Contains(policy, want) {
+				t.Errorf("%s: log group %s's data protection policy lacks %s: %s", f.Name, group, want, policy)
+			}
+		}
+	}
+}

@@ -62,6 +62,10 @@ func suppressNag(s *Stack) {
 			nag("AwsSolutions-CFR2", "The web ACL is optional (wafWebAclArn, a CloudFront-scope ACL in us-east-1 with a rate-based rule; infra/README.md): chat is already bounded by reserved concurrency and the JWT."),
 		)
 	}
+	for _, g := range s.deployGroups {
+		suppress(g, true, nag("AwsSolutions-IAM4",
+			"CodeDeploy's AWS-maintained role policy for Lambda (AWSCodeDeployRoleForLambdaLimited): it moves this group's alias and reads its alarms; no data-plane access."))
+	}
 	if s.sweepFailureQueue != nil {
 		suppress(s.sweepFailureQueue, true, nag("AwsSolutions-SQS3",
 			"This queue is itself the dead-letter queue of the scheduled sweep (Lambda's on-failure destination and the schedule target's dead-letter queue); cdk-nag only recognizes queues named as another queue's DLQ."))

@@ -93,7 +93,11 @@ func TestSQSEventSources(t *testing.T) {
 		n++
 		c := f.Consumes
 		props := map[string]any{
-			"FunctionName":          map[string]any{"Ref": logicalID(f.Name)},
+			// The live alias (see release.go): <function name>:live.
+			"FunctionName": map[string]any{"Fn::Join": []any{"", []any{
+				map[string]any{"Fn::Select": []any{6, map[string]any{"Fn::Split": []any{":", map[string]any{"Ref": aliasID(t, d, logicalID(f.Name))}}}}},
+				":" + liveAlias,
+			}}},
 			"EventSourceArn":        map[string]any{"Fn::GetAtt": []any{queueID(c.Queue) + "Queue", "Arn"}},
 			"FunctionResponseTypes": []any{"ReportBatchItemFailures"},
 			"BatchSize":             c.BatchSize,

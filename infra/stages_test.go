@@ -3,8 +3,10 @@ package main
 import (
 	"encoding/json"
 	"flag"
+	"net/netip"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -35,7 +37,7 @@ func TestStageFileWinsOverTheCommandLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !c.DBProxy || c.DBName != "regintel" || c.VpcCidr != "10.40.0.0/16" || c.DBProxyName != "regintel-prod" || c.NatGateways != 2 {
+	if !c.DBProxy || c.DBName != "regintel" || c.VpcCidr != "10.41.0.0/16" || c.DBProxyName != "regintel-prod" || c.NatGateways != 2 {
 		t.Errorf("prod from its stage file: proxy %v, db %q, cidr %q, proxy name %q, NAT %d", c.DBProxy, c.DBName, c.VpcCidr, c.DBProxyName, c.NatGateways)
 	}
 	for _, stage := range []string{"dev", "prod"} {
@@ -97,26 +99,13 @@ func TestWrongAccountIsRefusedAtSynth(t *testing.T) {
 	}
 }
 
-// replaceable lists, per resource type, the properties whose change makes
-// CloudFormation replace the resource ("Update requires: Replacement" in
-// its resource reference). A replaced database is an empty database; a
-// replaced proxy or VPC changes every endpoint.
-var replaceable = map[string][]string{
-	"AWS::RDS::DBCluster":     {"DatabaseName", "DBClusterIdentifier", "Engine", "MasterUsername", "StorageEncrypted", "KmsKeyId", "DBSubnetGroupName", "EngineMode"},
-	"AWS::RDS::DBInstance":    {"DBClusterIdentifier", "DBInstanceIdentifier", "Engine"},
-	"AWS::RDS::DBProxy":       {"DBProxyName", "EngineFamily", "VpcSubnetIds"},
-	"AWS::RDS::DBSubnetGroup": {"DBSubnetGroupName"},
-	"AWS::EC2::VPC":           {"CidrBlock"},
-	"AWS::EC2::Subnet":        {"CidrBlock", "AvailabilityZone", "VpcId"},
-}
-
 // A change that would replace the database, the proxy or the network
 // fails here, against the committed snapshot of each stage's template:
 // a resource of those types lost or renamed (its logical id), or a
 // create-only property changed. A deliberate replacement updates the
 // snapshot with -update-replacement, in the same commit.
 func TestNoChangeReplacesTheDatabaseOrProxy(t *testing.T) {
-	got := map[string]map[string]string{"dev": replacementKeys(dev(t)), "prod": replacementKeys(prod(t))}
+	got := map[string]map[string]string{"dev": replacementKeysOf(dev(t)), "prod": replacementKeysOf(prod(t))}
 	path := filepath.Join("stages", "replacement-snapshot.json")
 	if *updateReplacement {
 		b, _ := json.MarshalIndent(got, "", "  ")
@@ -143,31 +132,11 @@ func TestNoChangeReplacesTheDatabaseOrProxy(t *testing.T) {
 	}
 }
 
-// replacementKeys are "<logical id> <type> <property>" -> value for each
-// replaceable property of each resource of the types above.
-func replacementKeys(s *synthesized) map[string]string {
-	out := map[string]string{}
-	for id, r := range s.json["Resources"].(map[string]any) {
-		res := r.(map[string]any)
-		typ, _ := res["Type"].(string)
-		props, ok := replaceable[typ]
-		if !ok {
-			continue
-		}
-		p, _ := res["Properties"].(map[string]any)
-		out[id+" "+typ] = "exists"
-		for _, name := range props {
-			if v, ok := p[name]; ok {
-				out[id+" "+typ+" "+name] = mustJSON(v)
-			}
-		}
-	}
-	return out
-}
+func replacementKeysOf(s *synthesized) map[string]string { return replacementKeys(s.json) }
 
 func TestReplacementCheckSeesAChangedDatabaseName(t *testing.T) {
-	base := replacementKeys(dev(t))
-	changed := replacementKeys(synth(t, map[string]any{"stagesDir": renamedDatabase(t)}, true))
+	base := replacementKeysOf(dev(t))
+	changed := replacementKeysOf(synth(t, map[string]any{"stagesDir": renamedDatabase(t)}, true))
 	var diffs []string
 	for k, v := range base {
 		if changed[k] != v {
@@ -192,4 +161,86 @@ func renamedDatabase(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// Each stage has a network of its own: two stages that peer with one
+// Memgraph cannot share a CIDR, and neither may overlap Memgraph's. The
+// committed prod stage has the graph wired as the guide describes.
+func TestStagesHaveTheirOwnNetworks(t *testing.T) {
+	var prefixes []netip.Prefix
+	var memgraph []netip.Prefix
+	for _, stage := range []string{"dev", "prod"} {
+		c, err := loadCtx(t, map[string]any{"stage": stage})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := netip.ParsePrefix(c.VpcCidr)
+		if err != nil {
+			t.Fatalf("%s: vpcCidr %q: %v", stage, c.VpcCidr, err)
+		}
+		prefixes = append(prefixes, p)
+		if c.MemgraphCidr != "" {
+			memgraph = append(memgraph, netip.MustParsePrefix(c.MemgraphCidr))
+		}
+		if stage == "prod" && (c.MemgraphURI == "" || c.MemgraphSecretArn == "" || c.MemgraphPeerVpcID == "" || c.MemgraphCidr == "") {
+			t.Errorf("stages/prod.json does not wire the graph (memgraphUri, memgraphSecretArn, memgraphCidr, memgraphPeerVpcId): %+v", c)
+		}
+	}
+	if prefixes[0].Overlaps(prefixes[1]) {
+		t.Errorf("dev %s and prod %s overlap: one Memgraph cannot route back to both", prefixes[0], prefixes[1])
+	}
+	for _, m := range memgraph {
+		for _, p := range prefixes {
+			if m.Overlaps(p) {
+				t.Errorf("Memgraph's %s overlaps a stage's VPC %s: the peering cannot route it", m, p)
+			}
+		}
+	}
+}
+
+// samInvokeExample is the README's sam-invoke command with a graph.
+var samInvokeExample = regexp.MustCompile("make sam-invoke FN=resolve-concepts CDK_ARGS=\"([^\"]+)\"")
+
+// The README's sam-invoke example with a graph loads: every input a graph
+// needs is in it.
+func TestReadmeSamInvokeExampleLoads(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := samInvokeExample.FindSubmatch(readme)
+	if m == nil {
+		t.Fatal("README.md has no make sam-invoke FN=resolve-concepts CDK_ARGS=\"...\" example")
+	}
+	ctx := map[string]any{}
+	for _, kv := range regexp.MustCompile(`-c\s+(\S+?)=(\S+)`).FindAllStringSubmatch(string(m[1]), -1) {
+		ctx[kv[1]] = kv[2]
+	}
+	c, err := loadCtx(t, ctx)
+	if err != nil {
+		t.Fatalf("the README's example %q does not load: %v", m[1], err)
+	}
+	if c.MemgraphURI == "" {
+		t.Errorf("the README's example %q deploys no graph, so no resolve-concepts", m[1])
+	}
+}
+
+// The guard the app runs after every synth (checkReplacement) sees what
+// the snapshot test cannot: a -c key on the command line. Importing a VPC
+// with -c vpcId would delete dev's VPC and subnets, under the running
+// database; the committed stages pass.
+func TestReplacementGuardRefusesAContextKeyThatReplaces(t *testing.T) {
+	if err := checkReplacement("stages", "dev", dev(t).json); err != nil {
+		t.Errorf("dev as committed: %v", err)
+	}
+	if err := checkReplacement("stages", "prod", prod(t).json); err != nil {
+		t.Errorf("prod as committed: %v", err)
+	}
+	err := checkReplacement("stages", "dev", existingVpc(t).json)
+	if err == nil || !strings.Contains(err.Error(), "AWS::EC2::VPC is gone") || !strings.Contains(err.Error(), "AWS::EC2::Subnet is gone") {
+		t.Errorf("dev with -c vpcId: %v, want a refusal naming the VPC and its subnets", err)
+	}
+	if err := checkReplacement("stages", "staging", existingVpc(t).json); err != nil {
+		t.Errorf("a stage without a snapshot is not checked: %v", err)
+	}
 }

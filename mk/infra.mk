@@ -3,7 +3,8 @@
 #
 #   make synth                      build the bootstraps, synthesize cdk.out (offline, no credentials)
 #   make synth STAGE=prod CDK_ARGS="-c rdsProxy=true"
-#   make deploy STAGE=dev           cdk deploy (needs AWS credentials and a bootstrapped account)
+#   make deploy STAGE=dev           synthesize into $(CDK_OUT), then cdk deploy from it (needs AWS credentials)
+#   make graph-setup STAGE=prod     the graph step, outside the deploy (needs AWS credentials)
 #   make sam-invoke FN=chat EVENT=events/chat-turn.json [ENV_VARS=env.json]
 #   make lint-infra                 cdk-nag (fails synth on findings) + cfn-lint on every template
 
@@ -47,7 +48,7 @@ LINT_PROD_CONTEXT := -c rdsProxy=true -c memgraphUri=bolt://10.50.1.10:7687 -c m
 # FN=resolve-concepts -> ResolveConceptsFunction (the stack's stable logical ids)
 fn_logical_id = $(shell printf '%s' '$(1)' | sed -E 's/(^|[-_])([a-z])/\U\2/g')Function
 
-.PHONY: cdk-cli infra-tools checkov-tool cfn-lint-args synth deploy diff cdk-bootstrap deploy-guide-check sam-invoke lint-infra test-infra
+.PHONY: cdk-cli infra-tools checkov-tool cfn-lint-args synth deploy diff destroy cdk-bootstrap graph-setup deploy-guide-check sam-invoke lint-infra test-infra
 
 cdk-cli: $(CDK) ## install the pinned aws-cdk CLI into infra/_cdkcli/node_modules
 
@@ -72,25 +73,49 @@ $(CHECKOV_VENV)/.installed-$(CHECKOV_VERSION):
 cfn-lint-args:
 	@echo '$(CFN_LINT_ARGS)'
 
-synth: $(CDK) $(if $(INFRA_BUILD_DIR),,build) ## synthesize the stack into cdk.out (offline; STAGE, CDK_ARGS)
-	$(CDK_ENV) $(CDK) synth $(CDK_FLAGS) -o $(abspath $(CDK_OUT)) $(CDK_ARGS) --quiet
+# Every command that runs the app synthesizes into this one absolute folder:
+# cdk.json runs the app from infra/, so a relative output folder would be
+# written under infra/ and read from the root (the app refuses one). The
+# CLI synthesizes before it deploys, so a deploy always uses the assembly
+# of this checkout, this stage and these CDK_ARGS, never an earlier synth.
+CDK_OUT_DIR = $(abspath $(CDK_OUT))
+CDK_APP_FLAGS = $(CDK_FLAGS) -o $(CDK_OUT_DIR) $(CDK_ARGS)
+# The function bootstraps: `make build`, unless INFRA_BUILD_DIR names others.
+INFRA_BUILD = $(if $(INFRA_BUILD_DIR),,build)
+# Commands that need AWS keep the instance-metadata credentials (a deploy
+# from CI on EC2 or CodeBuild), unlike the offline synth.
+CDK_AWS_ENV := CDK_DISABLE_CLI_TELEMETRY=true JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION=1
+
+synth: $(CDK) $(INFRA_BUILD) ## synthesize the stack into cdk.out (offline; STAGE, CDK_ARGS)
+	$(CDK_ENV) $(CDK) synth $(CDK_APP_FLAGS) --quiet
 	@echo "synthesized $(CDK_OUT)/RegIntel-$(STAGE).template.json"
 
-deploy: $(CDK) build ## cdk deploy RegIntel-$(STAGE) (AWS credentials required)
-	CDK_DISABLE_CLI_TELEMETRY=true $(CDK) deploy --no-notices -c stage=$(STAGE) $(CDK_ARGS) --require-approval broadening RegIntel-$(STAGE)
+deploy: $(CDK) $(INFRA_BUILD) ## synthesize, then cdk deploy RegIntel-$(STAGE) from that assembly (AWS credentials required)
+	$(CDK_AWS_ENV) $(CDK) deploy $(CDK_APP_FLAGS) --require-approval broadening RegIntel-$(STAGE)
 
-diff: $(CDK) build ## cdk diff against the deployed stack (AWS credentials required)
-	CDK_DISABLE_CLI_TELEMETRY=true $(CDK) diff --no-notices -c stage=$(STAGE) $(CDK_ARGS) RegIntel-$(STAGE)
+diff: $(CDK) $(INFRA_BUILD) ## synthesize, then cdk diff against the deployed stack (AWS credentials required)
+	$(CDK_AWS_ENV) $(CDK) diff $(CDK_APP_FLAGS) RegIntel-$(STAGE)
+
+destroy: $(CDK) $(INFRA_BUILD) ## cdk destroy RegIntel-$(STAGE) (AWS credentials required; see infra/README.md, Tearing down)
+	$(CDK_AWS_ENV) $(CDK) destroy $(CDK_APP_FLAGS) RegIntel-$(STAGE)
 
 # The stage file's account and region: bootstrap targets exactly them.
 stage_target = $(shell python3 -c 'import json,sys; d=json.load(open("infra/stages/$(STAGE).json")); print("aws://%s/%s" % (d["account"], d["region"]))')
 
 # The app synthesizes before bootstrapping, so the bootstraps must exist.
-cdk-bootstrap: $(CDK) build ## one-time CDK bootstrap of the stage's account/region (AWS credentials required)
-	CDK_DISABLE_CLI_TELEMETRY=true $(CDK) bootstrap --no-notices -c stage=$(STAGE) $(CDK_ARGS) $(stage_target)
+cdk-bootstrap: $(CDK) $(INFRA_BUILD) ## one-time CDK bootstrap of the stage's account/region (AWS credentials required)
+	$(CDK_AWS_ENV) $(CDK) bootstrap $(CDK_APP_FLAGS) $(stage_target)
 
-deploy-guide-check: ## run infra/README.md's deploy-day commands from a fresh copy of HEAD, up to the first needing credentials
-	cd infra && DEPLOY_GUIDE_CHECK=1 go test -count=1 -timeout 30m -run TestDeployGuideRunsFromAFreshClone .
+stage_region = $(shell python3 -c 'import json; print(json.load(open("infra/stages/$(STAGE).json"))["region"])')
+
+# The graph step, outside the deploy so that Memgraph being unreachable can
+# never fail or roll back a deploy. Idempotent: run it once the Memgraph
+# side's routes exist, and after a deploy that changes the schema or dataset.
+graph-setup: ## invoke RegIntel-$(STAGE)'s graph step (schema + shipped dataset) and fail with it (AWS credentials, aws CLI)
+	bash scripts/graph-setup.sh $(STAGE) $(stage_region) $(CDK_OUT_DIR)
+
+deploy-guide-check: ## run every deploy-day step of infra/README.md from a fresh copy of HEAD; credential steps must stop for credentials only, after synthesizing
+	cd infra && DEPLOY_GUIDE_CHECK=1 go test -v -count=1 -timeout 90m -run "TestDeployGuideRunsFromAFreshClone|TestGuideOrderDeploysTheStageJustSynthesized" .
 
 # The sample event of each function, and the overrides `sam local` applies.
 SAM_EVENT_chat := events/chat-turn.json

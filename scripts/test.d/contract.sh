@@ -58,6 +58,16 @@ CHROMIUM="$(command -v chromium)" SCREENSHOT_DIR="$STATE" \
 CHROMIUM="$(command -v chromium)" node "$STATE/resume.mjs" "$api" "$page_port" || true
 CHROMIUM="$(command -v chromium)" node "$STATE/recipes.mjs" "$api" "$page_port" "$ROOT/README.md" || true
 
+# The demo page's request code through a CloudFront + origin access control
+# stand-in (SigV4, the origin request policy's headers, the body hash), no
+# browser or packages needed.
+if node --test contract/oac.test.mjs >"$STATE/oac.log" 2>&1; then
+  echo "3 0" >>"$results"
+else
+  cat "$STATE/oac.log" >&2
+  echo "0 1" >>"$results"
+fi
+
 read -r passed failed < <(awk '{p+=$1; f+=$2} END {print p+0, f+0}' "$results")
 [ -s "$results" ] || failed=1
 echo "contract: screenshots at 390 and 1280 px, light and dark, in .testenv/contract/demo-page-*.png, $((SECONDS - start))s"

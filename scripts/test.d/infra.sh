@@ -54,6 +54,7 @@ done
 make --no-print-directory lint-infra INFRA_BUILD_DIR="$stub" CDK_OUT="$stub/cdk.out"
 
 # The deploy guide, run from a fresh copy of HEAD without credentials: every
-# deploy-day command up to the first that needs AWS must succeed.
+# deploy-day step runs; one that needs AWS must stop for the credentials only,
+# after synthesizing the assembly it would deploy.
 make --no-print-directory deploy-guide-check
 echo "infra: tests, synth, cdk-nag, cfn-lint, checkov and the deploy guide passed in $((SECONDS - start))s"

@@ -8,13 +8,22 @@
 const $ = (sel) => document.querySelector(sel);
 const state = { conversationId: null, abort: null, graphAbort: null, lastGraphId: "", retry: null };
 
-// Settings: ?api= and ?token= override what was saved (handy for a link).
+// The headers a stage reads the user's token from: Authorization where the
+// Function URL is public, X-User-Authorization behind CloudFront (prod),
+// where origin access control signs the request and overwrites
+// Authorization.
+const tokenHeaders = ["Authorization", "X-User-Authorization"];
+
+// Settings: ?api=, ?token= and ?tokenHeader= override what was saved (handy
+// for a link).
 function settings() {
   const saved = JSON.parse(localStorage.getItem("regintel.settings") || "{}");
   const q = new URLSearchParams(location.search);
+  const header = q.get("tokenHeader") || saved.tokenHeader || "";
   return {
     baseUrl: (q.get("api") || saved.baseUrl || "").replace(/\/+$/, ""),
     token: q.get("token") || saved.token || "",
+    tokenHeader: tokenHeaders.find((h) => h.toLowerCase() === header.toLowerCase()) || "Authorization",
   };
 }
 
@@ -23,9 +32,12 @@ function initSettings() {
   const s = settings();
   form.baseUrl.value = s.baseUrl;
   form.token.value = s.token;
+  form.tokenHeader.value = s.tokenHeader;
   form.addEventListener("submit", (ev) => {
     ev.preventDefault();
-    localStorage.setItem("regintel.settings", JSON.stringify({ baseUrl: form.baseUrl.value.trim(), token: form.token.value.trim() }));
+    localStorage.setItem("regintel.settings", JSON.stringify({
+      baseUrl: form.baseUrl.value.trim(), token: form.token.value.trim(), tokenHeader: form.tokenHeader.value,
+    }));
     $("#settings").open = false;
     loadConversations();
   });
@@ -41,7 +53,7 @@ async function sha256Hex(text) {
 async function request(path, { method = "GET", body, signal, headers = {} } = {}) {
   const s = settings();
   const h = { ...headers };
-  if (s.token) h.Authorization = "Bearer " + s.token;
+  if (s.token) h[s.tokenHeader] = "Bearer " + s.token;
   if (body !== undefined) h["Content-Type"] = "application/json";
   const payload = body === undefined ? undefined : JSON.stringify(body);
   if (method !== "GET" && method !== "HEAD") h["x-amz-content-sha256"] = await sha256Hex(payload ?? "");
