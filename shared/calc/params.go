@@ -8,6 +8,7 @@ import (
 	"regintel/shared/asof"
 	"regintel/shared/conversation"
 	"regintel/shared/graph"
+	"regintel/shared/review"
 )
 
 // Params holds the facts a calculation read, every stored value of each
@@ -159,10 +160,6 @@ func (p Params) ChangesBetween(from, to string, series ...string) []string {
 	return out
 }
 
-// staleAfterMonths matches the chat's rule: a value in force that was last
-// checked at its source more than a year before the date may be outdated.
-const staleAfterMonths = 12
-
 // Citations cites every fact the lines name, in order of first use, with
 // its value, validity and source, the shape chat citations have.
 func (p Params) Citations(lines []Line, today time.Time) []conversation.Citation {
@@ -181,10 +178,12 @@ func (p Params) Citations(lines []Line, today time.Time) []conversation.Citation
 	return out
 }
 
-// Citation turns a fact into a chat citation for a calculation on date.
+// Citation turns a fact into a chat citation for a calculation on date:
+// the same value, unit and staleness rule (review.MayBeOutdated) as the
+// citations of a chat turn.
 func Citation(f graph.Fact, date string, today time.Time) conversation.Citation {
-	c := conversation.Citation{NodeID: f.NodeID, Label: f.Label, Status: f.Status}
-	c.Value, c.Unit = citationValue(f)
+	c := conversation.Citation{NodeID: f.NodeID, Label: f.Label, Status: f.Status, Confidence: f.Confidence}
+	c.Value, c.Unit = graph.ValueOf(f.Properties)
 	if f.ValidFrom != "" {
 		v := f.ValidFrom
 		c.ValidFrom = &v
@@ -199,39 +198,18 @@ func Citation(f graph.Fact, date string, today time.Time) conversation.Citation 
 	if !f.LastVerifiedAt.IsZero() {
 		when := f.LastVerifiedAt
 		c.LastVerifiedAt = &when
-		ref := today.UTC().Format(asof.DateLayout)
-		if date < ref {
-			ref = date
-		}
-		if refDay, err := time.Parse(asof.DateLayout, ref); err == nil && f.ValidOn(date) {
-			c.MayBeOutdated = when.UTC().Before(refDay.AddDate(0, -staleAfterMonths, 0))
+		if on, err := time.Parse(asof.DateLayout, date); err == nil {
+			c.MayBeOutdated = review.MayBeOutdated(f, conceptOf(f.Series), on, today)
 		}
 	}
 	return c
 }
 
-// citationValue is the fact's number and unit as chat citations give them:
-// a percent ("%"), else an amount in its currency per period or unit.
-func citationValue(f graph.Fact) (*float64, string) {
-	if d, ok := FactNumber(f, "percent"); ok {
-		v, _ := d.rat().Float64()
-		return &v, "%"
+// conceptOf is the concept id a series belongs to (its first three parts).
+func conceptOf(series string) string {
+	parts := strings.SplitN(series, ":", 4)
+	if len(parts) < 3 {
+		return series
 	}
-	d, ok := FactNumber(f, "amount")
-	if !ok {
-		return nil, ""
-	}
-	v, _ := d.rat().Float64()
-	currency, _ := f.Properties["currency"].(string)
-	per, _ := f.Properties["period"].(string)
-	if per == "" {
-		per, _ = f.Properties["unit"].(string)
-	}
-	switch {
-	case currency == "":
-		return &v, per
-	case per == "":
-		return &v, currency
-	}
-	return &v, currency + "/" + per
+	return strings.Join(parts[:3], ":")
 }

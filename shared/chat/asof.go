@@ -70,31 +70,9 @@ func withValidity(line prompt.FactLine, f graph.Fact, conceptID string, asOfDate
 	return line
 }
 
-// mayBeOutdated reports whether f is in force on asOfDate and a review
-// point of its concept's family (the Irish Budget, 1 January and 1 April
-// for wage floors, the UK tax year's 6 April: package review) has passed
-// between its last check at the source and that date, or today when the
-// date is today or later (a check cannot be later than today). An
-// announced or superseded value, or a neighbour, is not in force on the
-// date; a fact never checked has no date to give.
+// mayBeOutdated: review.MayBeOutdated, the rule calculation citations use too.
 func mayBeOutdated(f graph.Fact, conceptID string, asOfDate, today time.Time) bool {
-	if f.LastVerifiedAt.IsZero() || f.Neighbour || f.Status == "announced" || f.Status == "superseded" {
-		return false
-	}
-	if !f.ValidOn(asOfDate.UTC().Format(asof.DateLayout)) {
-		return false
-	}
-	ref := calendarDay(asOfDate)
-	if t := calendarDay(today); t.Before(ref) {
-		ref = t
-	}
-	return review.Passed(review.ScheduleOf(conceptID), f.LastVerifiedAt, ref)
-}
-
-// calendarDay is t's day in UTC, at midnight.
-func calendarDay(t time.Time) time.Time {
-	y, m, d := t.UTC().Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	return review.MayBeOutdated(f, conceptID, asOfDate, today)
 }
 
 // citations name every fact given to the model with its value, valid time
@@ -111,7 +89,7 @@ func (t *Turn) citations(facts []prompt.FactLine) []conversation.Citation {
 			c.LastVerifiedAt = &when
 		}
 		if f, ok := t.groundedFacts[line.NodeID]; ok {
-			c.Value, c.Unit = factValue(f.Properties)
+			c.Value, c.Unit = graph.ValueOf(f.Properties)
 			c.ValidFrom, c.ValidTo, c.Status = optional(f.ValidFrom), optional(f.ValidTo), f.Status
 			c.Confidence = f.Confidence
 		}
@@ -125,50 +103,4 @@ func optional(s string) *string {
 		return nil
 	}
 	return &s
-}
-
-// factValue is a fact's number and unit: a percent ("%"), else an amount in
-// its currency, per its period or unit when it names one ("EUR/week",
-// "EUR/tonne_co2").
-func factValue(props map[string]any) (*float64, string) {
-	if v, ok := number(props["percent"]); ok {
-		return &v, "%"
-	}
-	for _, key := range []string{"amount", "value"} {
-		v, ok := number(props[key])
-		if !ok {
-			continue
-		}
-		currency, _ := props["currency"].(string)
-		per, _ := props["period"].(string)
-		if per == "" {
-			per, _ = props["unit"].(string)
-		}
-		switch {
-		case currency == "":
-			return &v, per
-		case per == "":
-			return &v, currency
-		}
-		return &v, currency + "/" + per
-	}
-	return nil, ""
-}
-
-// number reads a stored property as a number: JSON gives float64, Bolt
-// int64 or float64.
-func number(v any) (float64, bool) {
-	switch n := v.(type) {
-	case float64:
-		return n, true
-	case float32:
-		return float64(n), true
-	case int:
-		return float64(n), true
-	case int64:
-		return float64(n), true
-	case int32:
-		return float64(n), true
-	}
-	return 0, false
 }

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"regintel/shared/asof"
+	"regintel/shared/graph"
 )
 
 // Schedule names a family's review points.
@@ -90,4 +91,24 @@ func points(s Schedule, year int) []time.Time {
 func day(t time.Time) time.Time {
 	y, m, d := t.UTC().Date()
 	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}
+
+// MayBeOutdated reports whether f is in force on asOfDate and a review
+// point of its concept's family has passed between its last check at the
+// source and that date, or today when the date is today or later (a check
+// cannot be later than today). An announced or superseded value, or a
+// neighbour, is not in force on the date; a fact never checked has no
+// date to give. Chat citations and calculation citations both use it.
+func MayBeOutdated(f graph.Fact, conceptID string, asOfDate, today time.Time) bool {
+	if f.LastVerifiedAt.IsZero() || f.Neighbour || f.Status == "announced" || f.Status == "superseded" {
+		return false
+	}
+	if !f.ValidOn(asOfDate.UTC().Format(asof.DateLayout)) {
+		return false
+	}
+	ref := day(asOfDate)
+	if t := day(today); t.Before(ref) {
+		ref = t
+	}
+	return Passed(ScheduleOf(conceptID), f.LastVerifiedAt, ref)
 }
