@@ -25,9 +25,10 @@ import (
 
 func main() {
 	out := flag.String("out", ".testenv/eval/latest.json", "where to write the JSON report")
+	examples := flag.String("examples", "shared/calc/testdata/worked_examples.json", "the calculators' worked examples")
 	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	failures, err := run(*out, os.Stdout, log)
+	failures, err := run(*out, *examples, os.Stdout, log)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "eval:", err)
 		os.Exit(1)
@@ -41,7 +42,7 @@ func main() {
 }
 
 // run scores both splits and returns what fails the run.
-func run(out string, w io.Writer, log *slog.Logger) ([]string, error) {
+func run(out, examplesPath string, w io.Writer, log *slog.Logger) ([]string, error) {
 	cfg, err := config.FromEnv()
 	if err != nil {
 		return nil, err
@@ -86,6 +87,16 @@ func run(out string, w io.Writer, log *slog.Logger) ([]string, error) {
 			failures = append(failures, rep.Below(eval.HeldoutBars)...)
 		}
 	}
+	examples, err := eval.LoadWorkedExamples(examplesPath)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintln(w, "calculators: published worked examples through POST /calculate")
+	calcRows := eval.ScoreCalculators(ctx, client, examples)
+	if err := eval.WriteCalcTable(w, calcRows); err != nil {
+		return nil, err
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintln(w, "coverage of the dataset per family")
 	if err := eval.WriteCoverage(w, eval.Coverage(ds, today)); err != nil {
 		return nil, err
