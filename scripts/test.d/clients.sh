@@ -18,7 +18,9 @@ if [ ! -d "$STATE/node_modules" ] || ! cmp -s "$SRC/package-lock.json" "$STATE/p
   (cd "$STATE" && npm ci --no-audit --no-fund --loglevel=error)
 fi
 rm -rf "$STATE/generated" "$STATE/out" "$STATE"/*.ts
-cp "$SRC"/*.ts "$STATE/"
+# hey-api reads tsconfig.json to choose its import style (nodenext: explicit
+# .js extensions), so the programs' settings are there before it generates.
+cp "$SRC"/*.ts "$SRC/tsconfig.json" "$STATE/"
 go build -o "$STATE/dev" ./cmd/dev
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
