@@ -87,20 +87,28 @@ func run(out, examplesPath string, w io.Writer, log *slog.Logger) ([]string, err
 			failures = append(failures, rep.Below(eval.HeldoutBars)...)
 		}
 	}
-	examples, err := eval.LoadWorkedExamples(examplesPath)
-	if err != nil {
+	if err := calculators(ctx, w, client, examplesPath); err != nil {
 		return nil, err
 	}
-	fmt.Fprintln(w, "calculators: published worked examples through POST /calculate")
-	calcRows := eval.ScoreCalculators(ctx, client, examples)
-	if err := eval.WriteCalcTable(w, calcRows); err != nil {
-		return nil, err
-	}
-	fmt.Fprintln(w)
 	fmt.Fprintln(w, "coverage of the dataset per family")
 	if err := eval.WriteCoverage(w, eval.Coverage(ds, today)); err != nil {
 		return nil, err
 	}
 	fmt.Fprintln(w, "report:", out)
 	return failures, eval.WriteJSON(out, reports)
+}
+
+// calculators prints the calculator section: every published worked
+// example through POST /calculate.
+func calculators(ctx context.Context, w io.Writer, client eval.Client, examplesPath string) error {
+	examples, err := eval.LoadWorkedExamples(examplesPath)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "calculators: published worked examples through POST /calculate")
+	if err := eval.WriteCalcTable(w, eval.ScoreCalculators(ctx, client, examples)); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(w)
+	return err
 }
