@@ -4,8 +4,9 @@
 // conversation whose text arrives incrementally (sent with Enter), a reload
 // that restores it, Stop and Retry, keyboard access, rename (PATCH) and
 // delete (DELETE), the as-of date and profile controls with what the answer
-// rests on, an unreachable API, and axe-core's audit at 390 and 1280 px in
-// light and dark, each screenshot kept for review (SCREENSHOT_DIR).
+// rests on, the calculator form (POST /calculate), an unreachable API, and
+// axe-core's audit at 390 and 1280 px in light and dark, each screenshot
+// kept for review (SCREENSHOT_DIR).
 // Usage: node browser.mjs <api base URL> <page port>
 import http from "node:http";
 import { createRequire } from "node:module";
@@ -45,7 +46,10 @@ page.on("requestfailed", (r) => {
 });
 // A 404 from the resume route means nothing is running, as documented.
 const nothingRunning = (r) => r.status() === 404 && /\/chat\/[^/]+\/stream$/.test(new URL(r.url()).pathname);
-page.on("response", (r) => r.status() >= 400 && !r.url().endsWith("/favicon.ico") && !nothingRunning(r) && problems.push(r.status() + " " + r.url()));
+// The calculator check sends a negative income on purpose: its 400 is the answer looked for.
+const refusedCalculation = (r) => r.status() === 400 && new URL(r.url()).pathname === "/calculate";
+page.on("response", (r) => r.status() >= 400 && !r.url().endsWith("/favicon.ico") && !nothingRunning(r) && !refusedCalculation(r) &&
+  problems.push(r.status() + " " + r.url()));
 const listed = () => page.$$eval("#conversations li", (els) => els.map((e) => e.dataset.id));
 
 // ask types a question, sends it, and waits for the turn to finish. It
@@ -169,6 +173,56 @@ await check("the graph panel names nodes by label, not by id", async () => {
   if (named.some((n) => /[A-Z]+:[A-Z]/.test(n)) || named[1] !== "Vehicle Registration Tax") throw new Error("labels: " + named);
 });
 
+// calculate fills the calculator form and submits it, returning what the
+// result area then shows.
+async function calculate(calculator, taxYear, inputs) {
+  await page.select("#calc-name", calculator);
+  await page.$eval("#calc-tax-year", (e, v) => { e.value = v; }, taxYear);
+  await page.$eval("#calc-as-of", (e) => { e.value = ""; });
+  await page.$eval("#calc-inputs", (e, v) => { e.value = v; }, JSON.stringify(inputs));
+  await page.$eval("#calc-result", (e) => e.replaceChildren());
+  await page.click("#calculate");
+  await page.waitForFunction(() => document.querySelector("#calc-result").children.length > 0, { timeout: 10000 });
+  return page.$eval("#calc-result", (e) => ({
+    total: e.querySelector(".calc-total")?.textContent,
+    lines: [...e.querySelectorAll("tbody tr")].map((tr) => [...tr.cells].map((c) => c.textContent)),
+    error: e.querySelector(".warning")?.textContent,
+    citations: [...e.querySelectorAll(".citations li")].map((c) => ({
+      value: c.querySelector(".citation-value")?.textContent, facts: c.querySelector(".citation-facts")?.textContent,
+      link: c.querySelector(".citation-facts a")?.href,
+    })),
+  }));
+}
+
+await check("the calculator form: IE income tax 2024, single, €52,000 is 8650.00; a negative income names inputs.income", async () => {
+  const sent = [];
+  const onRequest = (r) => r.method() === "POST" && new URL(r.url()).pathname === "/calculate" && sent.push(JSON.parse(r.postData()));
+  page.on("request", onRequest);
+  const refused = await calculate("ie_income_tax", "2024", { status: "single", income: "-52000" });
+  if (!refused.error?.includes("inputs.income") || refused.total !== undefined) throw new Error("negative income shown as " + JSON.stringify(refused));
+  const shown = await calculate("ie_income_tax", "2024", { status: "single", income: "52000" });
+  page.off("request", onRequest);
+  const body = sent.at(-1);
+  if (body?.calculator !== "ie_income_tax" || body.taxYear !== "2024" || body.inputs?.income !== "52000" || "asOf" in body) {
+    throw new Error("POST /calculate body: " + JSON.stringify(body));
+  }
+  if (shown.error || shown.total !== "8650.00") throw new Error("shown: " + JSON.stringify(shown));
+  if (!shown.lines.length || shown.lines.some((l) => l.length !== 3 || !/^-?\d+\.\d{2}$/.test(l[1]) || !l[2])) throw new Error("lines: " + JSON.stringify(shown.lines));
+  const valued = shown.citations.filter((c) => /\d/.test(c.value || "") && /valid /.test(c.facts) && c.link?.startsWith("https://"));
+  if (!valued.length) throw new Error("no citation with its value, dates and source: " + JSON.stringify(shown.citations));
+  // Each calculator's example is one the API accepts.
+  const names = await page.$$eval("#calc-name option", (os) => os.map((o) => o.value));
+  for (const name of names) {
+    await page.select("#calc-name", name);
+    await page.$eval("#calc-result", (e) => e.replaceChildren());
+    await page.click("#calculate");
+    await page.waitForFunction(() => document.querySelector("#calc-result").children.length > 0, { timeout: 10000 });
+    const total = await page.$eval("#calc-result", (e) => e.querySelector(".calc-total")?.textContent || e.textContent);
+    if (!/^\d+\.\d{2}$/.test(total)) throw new Error(name + "'s example: " + total);
+  }
+  await calculate("ie_income_tax", "2024", { status: "single", income: "52000" });
+});
+
 const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 async function axeViolations() {
   if (!(await page.evaluate(() => !!window.axe))) await page.addScriptTag({ path: axePath });
@@ -266,6 +320,8 @@ for (const width of [390, 1280]) {
       await page.$eval("#turns .turn:last-child", (e) => e.scrollIntoView({ block: "start" }));
       const result = await axeViolations();
       await page.screenshot({ path: `${process.env.SCREENSHOT_DIR || "."}/demo-page-${width}-${scheme}.png` });
+      await page.$eval("#calculator", (e) => e.scrollIntoView({ block: "start" }));
+      await page.screenshot({ path: `${process.env.SCREENSHOT_DIR || "."}/demo-page-${width}-${scheme}-calculator.png` });
       if (result.length) throw new Error(JSON.stringify(result, null, 1));
     });
   }

@@ -671,11 +671,98 @@ function initSkipLink() {
   });
 }
 
+// The calculators of POST /calculate: a worked example each (valid inputs
+// and the date they apply to) and their input fields, required ones
+// starred, as the calculator's input schema names them.
+const calculators = {
+  ie_income_tax: {
+    when: { taxYear: "2024" }, inputs: { status: "single", income: "52000" },
+    fields: "status* (single, married_one_income, married_two_incomes, single_parent, widowed), income*, spouseIncome, paye, age, spouseAge, extraCredits",
+  },
+  ie_usc: { when: { taxYear: "2024" }, inputs: { income: "52000" }, fields: "income*, age, medicalCard" },
+  ie_prsi: { when: { taxYear: "2024" }, inputs: { earnings: "52000", period: "annual" }, fields: "earnings*, period (weekly, monthly, annual), class (A, S)" },
+  ie_net_pay: {
+    when: { taxYear: "2024" }, inputs: { status: "single", income: "52000" },
+    fields: "status*, income or earnings with period, benefitInKind, and the income tax, USC and PRSI inputs",
+  },
+  ie_cat: { when: { taxYear: "2024" }, inputs: { group: "A", value: "400000" }, fields: "group* (A, B, C), value*, priorInGroup, date" },
+  ie_vrt: { when: { asOf: "2024-06-01" }, inputs: { omsp: "35000", co2: 120, nox: 30 }, fields: "omsp*, co2* (g/km), nox* (mg/km), category (A), date" },
+  uk_income_tax: { when: { taxYear: "2024/25" }, inputs: { income: "35000", region: "rUK" }, fields: "income*, region (rUK, scotland)" },
+  uk_ni: { when: { taxYear: "2024/25" }, inputs: { earnings: "35000", period: "annual" }, fields: "earnings*, period (weekly, monthly, annual), category (A)" },
+};
+
+// showCalculatorExample fills the form with the chosen calculator's example.
+function showCalculatorExample() {
+  const calc = calculators[$("#calc-name").value] || calculators.ie_income_tax;
+  $("#calc-tax-year").value = calc.when.taxYear || "";
+  $("#calc-as-of").value = calc.when.asOf || "";
+  $("#calc-inputs").value = JSON.stringify(calc.inputs, null, 1);
+  $("#calc-inputs-help").textContent = "Fields: " + calc.fields + ". Amounts as strings, e.g. \"52000\".";
+}
+
+// calculationRequest reads the form as a POST /calculate body; inputs that
+// are not a JSON object throw, naming the field as the API would.
+function calculationRequest() {
+  const body = { calculator: $("#calc-name").value };
+  const taxYear = $("#calc-tax-year").value.trim();
+  const asOf = $("#calc-as-of").value;
+  if (taxYear) body.taxYear = taxYear;
+  if (asOf) body.asOf = asOf;
+  let inputs;
+  try {
+    inputs = JSON.parse($("#calc-inputs").value || "{}");
+  } catch (err) {
+    throw new Error("inputs: not valid JSON (" + err.message + ")");
+  }
+  if (!inputs || typeof inputs !== "object" || Array.isArray(inputs)) throw new Error("inputs: must be a JSON object");
+  body.inputs = inputs;
+  return body;
+}
+
+// calculationView shows a result: one row per line with its rule, the
+// total, assumptions, warnings and the facts it rests on. Amounts are the
+// API's exact decimal strings.
+function calculationView(r) {
+  const rows = (r.lines || []).map((l) => el("tr", {}, el("td", {}, l.name), el("td", { class: "amount" }, l.amount), el("td", {}, l.rule)));
+  const table = el("table", { class: "calc-lines" },
+    el("caption", {}, r.calculator + ", as of " + r.asOf + ", in " + r.currency),
+    el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Line"), el("th", { scope: "col" }, "Amount"), el("th", { scope: "col" }, "Rule"))),
+    el("tbody", {}, ...rows),
+    el("tfoot", {}, el("tr", {}, el("th", { scope: "row" }, "Total"), el("td", { class: "amount calc-total" }, r.total), el("td", {}, r.currency))));
+  const out = [el("div", { class: "calc-table" }, table)];
+  if (r.assumptions?.length) out.push(el("ul", { class: "calc-notes small", "aria-label": "Assumptions" }, ...r.assumptions.map((a) => el("li", {}, a))));
+  for (const w of r.warnings || []) out.push(el("div", { class: "warning" }, w));
+  out.push(citationList(r.citations));
+  return out;
+}
+
+function initCalculator() {
+  $("#calc-name").addEventListener("change", showCalculatorExample);
+  showCalculatorExample();
+  $("#calc-form").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const result = $("#calc-result");
+    const button = $("#calculate");
+    button.disabled = true;
+    result.setAttribute("aria-busy", "true");
+    try {
+      const r = await json("/calculate", { method: "POST", body: calculationRequest() });
+      result.replaceChildren(...calculationView(r));
+    } catch (err) {
+      result.replaceChildren(el("p", { class: "warning", role: "alert" }, "Not calculated: " + err.message));
+    } finally {
+      result.removeAttribute("aria-busy");
+      button.disabled = false;
+    }
+  });
+}
+
 initSettings();
 initSkipLink();
 initOptions();
 initAsk();
 initContextForm();
+initCalculator();
 $("#watch-graph").addEventListener("click", () => reported(watchGraph()));
 const opened = conversationFromURL();
 reported(opened ? openConversation(opened) : loadConversations());
