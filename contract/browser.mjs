@@ -344,15 +344,14 @@ await check("the skip link is the first Tab stop and focuses the question box", 
 // The page's own script may read X-Conversation-Id across origins (the
 // server exposes it), and it names the conversation the start event names.
 await check("X-Conversation-Id readable across origins", async () => {
-  const seen = await page.evaluate(async (api) => {
-    const resp = await apiFetch(api + "/chat", {
-      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ message: "Is there VAT on books?" }),
-    });
+  // The page's own request helper: apiFetch is Node's, not the page's.
+  const seen = await page.evaluate(async () => {
+    const resp = await request("/chat", { method: "POST", body: { message: "Is there VAT on books?" } });
     const body = await resp.text();
     // A frame's fields come in any order (a recorded turn's have an id first).
     const start = body.split("\n\n").find((f) => f.split("\n").includes("event: start"));
     return { header: resp.headers.get("X-Conversation-Id"), start: start && JSON.parse(start.split("\ndata: ")[1]) };
-  }, api);
+  });
   if (!seen.header) throw new Error("X-Conversation-Id not readable from " + pageURL);
   if (seen.start?.conversationId !== seen.header) throw new Error("start event " + JSON.stringify(seen.start) + ", header " + seen.header);
   await apiFetch(api + "/conversations/" + seen.header, { method: "DELETE" });
