@@ -723,7 +723,7 @@ function calculationRequest() {
 // total, assumptions, warnings and the facts it rests on. Amounts are the
 // API's exact decimal strings.
 function calculationView(r) {
-  const rows = (r.lines || []).map((l) => el("tr", {}, el("td", {}, l.name), el("td", { class: "amount" }, l.amount), el("td", {}, l.rule)));
+  const rows = (r.lines || []).map((l) => el("tr", {}, el("td", { class: "line-name" }, ...wordBreaks(l.name)), el("td", { class: "amount" }, l.amount), el("td", {}, l.rule)));
   const table = el("table", { class: "calc-lines" },
     el("caption", {}, r.calculator + ", as of " + r.asOf + ", in " + r.currency),
     el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Line"), el("th", { scope: "col" }, "Amount"), el("th", { scope: "col" }, "Rule"))),
@@ -734,6 +734,12 @@ function calculationView(r) {
   for (const w of r.warnings || []) out.push(el("div", { class: "warning" }, w));
   out.push(citationList(r.citations));
   return out;
+}
+
+// wordBreaks lets a line name such as incomeTax.taxAtStandardRate wrap
+// between its words (before a capital or after a dot), not mid-word.
+function wordBreaks(name) {
+  return name.split(/(?=[A-Z])|(?<=\.)/).flatMap((part, i) => (i ? [el("wbr"), part] : [part]));
 }
 
 function initCalculator() {
