@@ -66,7 +66,7 @@ async function ask(question) {
   });
   await page.type("#question", question);
   await page.keyboard.press("Enter");
-  await page.waitForFunction(() => !document.querySelector("#stop").disabled, { timeout: 5000 });
+  await page.waitForFunction(() => !document.querySelector("#stop").disabled, { timeout: 30000 });
   await page.waitForFunction(() => document.querySelector("#stop").disabled, { timeout: 20000 });
   return page.evaluate(() => [...new Set(window.__lengths)]);
 }
@@ -86,7 +86,7 @@ await check("two-turn conversation, text arriving incrementally", async () => {
   if (second.filter((n) => n > 0).length < 3) throw new Error("second answer lengths seen: " + second);
   const answers = await page.$$eval("#turns .answer", (els) => els.map((e) => e.textContent));
   if (answers.length !== 2 || !answers.every((a) => a.includes("23%"))) throw new Error("answers: " + JSON.stringify(answers));
-  await page.waitForSelector("#conversations li.current", { timeout: 5000 });
+  await page.waitForSelector("#conversations li.current", { timeout: 30000 });
   conversationId = await page.$eval("#conversations li.current", (e) => e.dataset.id);
   if ((await listed()).length !== before + 1) throw new Error("the list did not gain the new conversation");
 });
@@ -109,7 +109,7 @@ await check("the open conversation is in the URL, and a reload restores it", asy
   const hash = await page.evaluate(() => location.hash);
   if (hash !== "#c=" + conversationId) throw new Error("URL hash " + hash + ", conversation " + conversationId);
   await page.reload({ waitUntil: "networkidle0" });
-  await page.waitForFunction(() => document.querySelectorAll("#turns .answer").length === 2, { timeout: 5000 });
+  await page.waitForFunction(() => document.querySelectorAll("#turns .answer").length === 2, { timeout: 30000 });
   const answers = await page.$$eval("#turns .answer", (els) => els.map((e) => e.textContent));
   if (!answers.every((a) => a.includes("23%"))) throw new Error("restored answers: " + JSON.stringify(answers));
 });
@@ -122,15 +122,15 @@ await check("answers sit in a polite live region and scroll into view", async ()
 await check("Stop leaves the status stopped and a Retry that answers in place", async () => {
   await page.type("#question", "[slow] Tell me everything about VAT.");
   await page.keyboard.press("Enter");
-  await page.waitForFunction(() => document.querySelector("#turns .turn:last-child .answer").textContent.length > 20, { timeout: 10000 });
+  await page.waitForFunction(() => document.querySelector("#turns .turn:last-child .answer").textContent.length > 20, { timeout: 30000 });
   await page.click("#stop");
-  await page.waitForFunction(() => document.querySelector("#status").textContent === "stopped", { timeout: 5000 });
+  await page.waitForFunction(() => document.querySelector("#status").textContent === "stopped", { timeout: 30000 });
   if (await page.$eval("#retry", (b) => b.hidden)) throw new Error("no Retry after Stop");
   const turns = await page.$$eval("#turns .turn", (els) => els.length);
   await page.click("#retry");
-  await page.waitForFunction(() => !document.querySelector("#stop").disabled, { timeout: 5000 });
+  await page.waitForFunction(() => !document.querySelector("#stop").disabled, { timeout: 30000 });
   await page.click("#stop");
-  await page.waitForFunction(() => document.querySelector("#stop").disabled, { timeout: 10000 });
+  await page.waitForFunction(() => document.querySelector("#stop").disabled, { timeout: 30000 });
   if ((await page.$$eval("#turns .turn", (els) => els.length)) !== turns) throw new Error("the retry added a turn instead of replacing it");
   const stored = await (await apiFetch(api + "/conversations/" + conversationId)).json();
   if (stored.turns.length !== 3 || stored.turns[2].status !== "interrupted") {
@@ -141,10 +141,10 @@ await check("Stop leaves the status stopped and a Retry that answers in place", 
 await check("a failed answer shows its error, the status and Retry", async () => {
   await page.type("#question", "[fail-once] What is the VAT on books?");
   await page.keyboard.press("Enter");
-  await page.waitForFunction(() => document.querySelector("#status").textContent === "failed", { timeout: 10000 });
+  await page.waitForFunction(() => document.querySelector("#status").textContent === "failed", { timeout: 30000 });
   if (await page.$eval("#retry", (b) => b.hidden)) throw new Error("no Retry after an error");
   await page.click("#retry");
-  await page.waitForFunction(() => document.querySelector("#status").textContent === "" && document.querySelector("#stop").disabled, { timeout: 10000 });
+  await page.waitForFunction(() => document.querySelector("#status").textContent === "" && document.querySelector("#stop").disabled, { timeout: 30000 });
   const last = await page.$eval("#turns .turn:last-child .answer", (e) => e.textContent);
   if (!last.includes("23%")) throw new Error("retried answer: " + last);
 });
@@ -159,10 +159,10 @@ await check("conversation titles are reachable by keyboard, each row named", asy
   }
   await page.focus("#conversations li:not(.current) .title");
   await page.keyboard.press("Enter");
-  await page.waitForFunction((id) => !location.hash.includes(id), { timeout: 5000 }, conversationId);
+  await page.waitForFunction((id) => !location.hash.includes(id), { timeout: 30000 }, conversationId);
   await page.focus(`#conversations li[data-id="${conversationId}"] .title`);
   await page.keyboard.press("Enter");
-  await page.waitForFunction((id) => location.hash === "#c=" + id, { timeout: 5000 }, conversationId);
+  await page.waitForFunction((id) => location.hash === "#c=" + id, { timeout: 30000 }, conversationId);
 });
 
 await check("the graph panel names nodes by label, not by id", async () => {
@@ -182,7 +182,7 @@ async function calculate(calculator, taxYear, inputs) {
   await page.$eval("#calc-inputs", (e, v) => { e.value = v; }, JSON.stringify(inputs));
   await page.$eval("#calc-result", (e) => e.replaceChildren());
   await page.click("#calculate");
-  await page.waitForFunction(() => document.querySelector("#calc-result").children.length > 0, { timeout: 10000 });
+  await page.waitForFunction(() => document.querySelector("#calc-result").children.length > 0, { timeout: 30000 });
   return page.$eval("#calc-result", (e) => ({
     total: e.querySelector(".calc-total")?.textContent,
     lines: [...e.querySelectorAll("tbody tr")].map((tr) => [...tr.cells].map((c) => c.textContent)),
@@ -216,7 +216,7 @@ await check("the calculator form: IE income tax 2024, single, €52,000 is 8650.
     await page.select("#calc-name", name);
     await page.$eval("#calc-result", (e) => e.replaceChildren());
     await page.click("#calculate");
-    await page.waitForFunction(() => document.querySelector("#calc-result").children.length > 0, { timeout: 10000 });
+    await page.waitForFunction(() => document.querySelector("#calc-result").children.length > 0, { timeout: 30000 });
     const total = await page.$eval("#calc-result", (e) => e.querySelector(".calc-total")?.textContent || e.textContent);
     if (!/^\d+\.\d{2}$/.test(total)) throw new Error(name + "'s example: " + total);
   }
@@ -237,13 +237,13 @@ await check("axe-core finds no accessibility violation", async () => {
 await check("rename (PATCH) across origins", async () => {
   page.once("dialog", (d) => d.accept("Renamed in the browser"));
   await page.click("#conversations li.current .rename");
-  await page.waitForFunction(() => document.querySelector("#conversations li.current .title")?.textContent === "Renamed in the browser", { timeout: 5000 });
+  await page.waitForFunction(() => document.querySelector("#conversations li.current .title")?.textContent === "Renamed in the browser", { timeout: 30000 });
 });
 
 await check("delete (DELETE) across origins", async () => {
   page.once("dialog", (d) => d.accept());
   await page.click("#conversations li.current .delete");
-  await page.waitForFunction((id) => !document.querySelector(`#conversations li[data-id="${id}"]`), { timeout: 5000 }, conversationId);
+  await page.waitForFunction((id) => !document.querySelector(`#conversations li[data-id="${id}"]`), { timeout: 30000 }, conversationId);
   const gone = await apiFetch(api + "/conversations/" + conversationId);
   if (gone.status !== 404) throw new Error("the server still has it: " + gone.status);
 });
@@ -285,7 +285,7 @@ await check("answers are markdown, sanitised; Copy copies the answer", async () 
   if (!html.includes("<strong>bold</strong>") || /script|onerror|javascript:|<img/.test(html)) throw new Error("rendered: " + html);
   await browser.defaultBrowserContext().overridePermissions(`http://127.0.0.1:${pagePort}`, ["clipboard-read", "clipboard-write", "clipboard-sanitized-write"]);
   await page.click("#turns .turn:last-child .copy");
-  await page.waitForFunction(() => document.querySelector("#status").textContent === "answer copied", { timeout: 5000 });
+  await page.waitForFunction(() => document.querySelector("#status").textContent === "answer copied", { timeout: 30000 });
   const copied = await page.evaluate(() => navigator.clipboard.readText());
   const answer = await page.$eval("#turns .turn:last-child .answer", (e) => e.textContent);
   if (!copied.includes("23%") || !answer.includes(copied.trim().slice(0, 40))) throw new Error("copied: " + JSON.stringify(copied));
@@ -370,7 +370,7 @@ await check("an unreachable API is shown, with no uncaught error", async () => {
   await offline.goto(`http://127.0.0.1:${pagePort}/?api=${encodeURIComponent("http://127.0.0.1:9")}`, { waitUntil: "load" });
   await offline.type("#question", "Is anyone there?");
   await offline.keyboard.press("Enter");
-  await offline.waitForFunction(() => document.querySelector("#status").textContent === "failed", { timeout: 10000 });
+  await offline.waitForFunction(() => document.querySelector("#status").textContent === "failed", { timeout: 30000 });
   const turn = await offline.$eval("#turns .turn:last-child", (li) => li.textContent);
   if (!turn.includes("Could not reach the API")) throw new Error("turn: " + turn);
   if (await offline.$eval("#retry", (b) => b.hidden)) throw new Error("no Retry after a network error");

@@ -89,7 +89,7 @@ await check("useChat recipe: Stop stores the turn interrupted with the text show
   await page.type("#root input", "[resume] What changed in the VAT rules?");
   await page.keyboard.press("Enter");
   await page.waitForFunction(() => (document.querySelector("#root .assistant")?.textContent || "").length > 40, { timeout: 20000 });
-  const stopped = page.waitForResponse((r) => r.url() === `${api}/chat/${chatId}/stream` && r.request().method() === "DELETE", { timeout: 10000 });
+  const stopped = page.waitForResponse((r) => r.url() === `${api}/chat/${chatId}/stream` && r.request().method() === "DELETE", { timeout: 30000 });
   await page.click("#root button");
   const del = await stopped;
   await sleep(800);

@@ -36,7 +36,7 @@ const page = await browser.newPage();
 const problems = [];
 page.on("pageerror", (e) => problems.push(String(e)));
 const assistantTexts = () => page.$$eval('#messages [data-role="assistant"]', (els) => els.map((e) => e.textContent));
-const chatReady = () => page.waitForFunction(() => window.chat && window.resumed, { timeout: 10000 });
+const chatReady = () => page.waitForFunction(() => window.chat && window.resumed, { timeout: 30000 });
 
 async function storedTurns(id) {
   const resp = await apiFetch(`${api}/conversations/${id}`);
@@ -48,7 +48,7 @@ await check("reload mid-answer: the answer is resumed, whole, once, and stored o
     (process.env.API_TOKEN ? `&token=${encodeURIComponent(process.env.API_TOKEN)}` : ""));
   await chatReady();
   await page.evaluate(() => { window.sent = window.chat.sendMessage({ text: "[resume] What changed in the VAT rules?" }); });
-  await page.waitForFunction(() => (document.querySelector('#messages [data-role="assistant"]')?.textContent || "").length > 0, { timeout: 10000 });
+  await page.waitForFunction(() => (document.querySelector('#messages [data-role="assistant"]')?.textContent || "").length > 0, { timeout: 30000 });
   const before = (await assistantTexts())[0];
   if (before.length >= answer.length) throw new Error("the answer was whole before the reload");
   const id = new URL(page.url()).searchParams.get("chat");

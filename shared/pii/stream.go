@@ -24,10 +24,12 @@ type Stream struct {
 }
 
 // HoldBytes is the longest stretch of text one item of personal data is
-// taken to span, disguised forms included (a phone number spelled out in
-// words, an address written in tag characters): a cut with this much
-// text after it has every item crossing it whole in view.
-const HoldBytes = 256
+// taken to span (a spaced IBAN or card number, a street address, a name
+// with its title): a cut with this much text after it has every item
+// crossing it whole in view. It is also how far the live answer trails
+// the model, so it is kept near the longest item the detectors read:
+// items without spaces (an email, an IP address) never cross a cut.
+const HoldBytes = 48
 
 // Write appends a piece of the text.
 func (s *Stream) Write(piece string) { s.raw.WriteString(piece) }
@@ -105,9 +107,9 @@ func (s *Stream) Decide(final bool) {
 }
 
 // minStep is the least text a decision takes on, but for a finished
-// sentence: each decision reads HoldBytes ahead, so deciding a few bytes
-// at a time would read the text many times over.
-const minStep = 128
+// sentence: each decision reads HoldBytes ahead, so deciding a byte at a
+// time would read the text many times over.
+const minStep = 8
 
 // lookBack is how much decided text a decision reads again: a cue word
 // ("born on", "passport number", "my name is", "Dr") stands at most a few
