@@ -168,11 +168,18 @@ func (s chatSink) Flush() error { return s.sse.flush() }
 // acceptPlainJSON lets POST /chat read a body sent as text/plain, or with
 // no media type, as JSON: fetch labels a string body text/plain, and the
 // AI SDK's WorkflowChatTransport sends its JSON that way unless told
-// otherwise. Identity never comes from cookies, so this opens no
-// cross-site form post. It reports whether the request was such a body.
+// otherwise. Such a POST needs no preflight, so a page of an origin the
+// API does not allow gets 415, as before. It reports whether the request
+// was such a body.
 func acceptPlainJSON(r *http.Request) bool {
 	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if r.Header.Get("Content-Type") != "" && (err != nil || mediaType != "text/plain") {
+		return false
+	}
+	if fromForeignOrigin(r) {
+		// A text/plain POST needs no preflight: from a page of an origin
+		// the API does not allow, it stays refused (415), so such a page
+		// cannot run turns (under dev auth, which needs no header).
 		return false
 	}
 	value := "application/json"

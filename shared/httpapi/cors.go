@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"strings"
@@ -76,6 +77,9 @@ func cors(origins []string, routes []Route) func(http.Handler) http.Handler {
 					writeError(w, reply.CORSOriginRefused)
 					return
 				}
+				if origin != "" && !sameOrigin(r, origin) {
+					r = r.WithContext(context.WithValue(r.Context(), foreignOriginKey{}, true))
+				}
 				next.ServeHTTP(w, r)
 				return
 			}
@@ -99,4 +103,20 @@ func cors(origins []string, routes []Route) func(http.Handler) http.Handler {
 // OPTIONS request is an ordinary one (answered 405 by the router).
 func isPreflight(r *http.Request) bool {
 	return r.Method == http.MethodOptions && r.Header.Get("Origin") != "" && r.Header.Get("Access-Control-Request-Method") != ""
+}
+
+// foreignOriginKey marks a request a browser sent from a page of an origin
+// the API does not allow (no preflight was needed, so CORS did not stop it).
+type foreignOriginKey struct{}
+
+// fromForeignOrigin reports whether a browser sent r from a page of an
+// origin that is neither allowed nor the API's own.
+func fromForeignOrigin(r *http.Request) bool {
+	foreign, _ := r.Context().Value(foreignOriginKey{}).(bool)
+	return foreign
+}
+
+// sameOrigin reports whether origin is the API's own (the demo page).
+func sameOrigin(r *http.Request, origin string) bool {
+	return origin == "http://"+r.Host || origin == "https://"+r.Host
 }

@@ -352,6 +352,12 @@ func TestWorkflowTransportWithOnlyItsURL(t *testing.T) {
 	if r := e.post("/chat", "text/html", `{"messages":[`+first+`]}`, nil); r.Status != http.StatusUnsupportedMediaType {
 		t.Fatalf("text/html: %d, want 415", r.Status)
 	}
+	// A text/plain POST needs no preflight: from a page of an origin the
+	// API does not allow, it is refused before any turn runs.
+	foreign := e.post("/chat", "text/plain", `{"messages":[`+first+`]}`, map[string]string{"Origin": "https://attacker.example"})
+	if foreign.Status != http.StatusUnsupportedMediaType {
+		t.Fatalf("text/plain from a foreign origin: %d, want 415", foreign.Status)
+	}
 }
 
 // A model that pauses mid-item does not get the item recorded in plain
