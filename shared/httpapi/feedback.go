@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"unicode/utf8"
@@ -23,8 +24,8 @@ type feedbackBody struct {
 // stored redacted, as a question is.
 func (a *API) setTurnFeedback(w http.ResponseWriter, r *http.Request) error {
 	n, err := strconv.Atoi(r.PathValue("n"))
-	if err != nil || n < 1 || strconv.Itoa(n) != r.PathValue("n") {
-		return reply.InvalidRequest.With("the turn number must be a whole number from 1")
+	if err != nil || n < 1 || n > math.MaxInt32 || strconv.Itoa(n) != r.PathValue("n") {
+		return reply.InvalidRequest.With("the turn number must be a whole number from 1 to 2147483647")
 	}
 	var body feedbackBody
 	if err := a.decodeJSON(w, r, &body); err != nil {

@@ -105,6 +105,7 @@ func TestFeedbackRefusals(t *testing.T) {
 		{"unknown turn", tenantA, userA, s.ID, "3", `{"rating": "up"}`, 404, "turn_not_found"},
 		{"turn zero", tenantA, userA, s.ID, "0", `{"rating": "up"}`, 400, "invalid_request"},
 		{"turn not a number", tenantA, userA, s.ID, "first", `{"rating": "up"}`, 400, "invalid_request"},
+		{"turn past the column's range", tenantA, userA, s.ID, "2147483648", `{"rating": "up"}`, 400, "invalid_request"},
 		{"no rating", tenantA, userA, s.ID, "1", `{"comment": "meh"}`, 400, "invalid_request"},
 		{"other rating", tenantA, userA, s.ID, "1", `{"rating": "sideways"}`, 400, "invalid_request"},
 		{"long comment", tenantA, userA, s.ID, "1", `{"rating": "down", "comment": "` + long + `"}`, 400, "invalid_request"},
