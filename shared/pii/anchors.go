@@ -144,19 +144,7 @@ func anchoredRegions(text string, rule anchorRule) []region {
 		if n := len(out); n > 0 && i+1+rule.after <= out[n-1].end && i-rule.before >= out[n-1].start {
 			continue // inside the last region
 		}
-		start := max(0, i-rule.before)
-		for start > 0 && !isSpaceByte(text[start-1]) {
-			start--
-		}
-		end := min(len(text), i+1+rule.after)
-		for end < len(text) && !isSpaceByte(text[end]) {
-			end++
-		}
-		if n := len(out); n > 0 && start <= out[n-1].end {
-			out[n-1].end = max(out[n-1].end, end)
-		} else {
-			out = append(out, region{start: start, end: end})
-		}
+		out = addRegion(out, text, max(0, i-rule.before), min(len(text), i+1+rule.after))
 	}
 	return out
 }

@@ -357,21 +357,25 @@ func clusterRegions(text string, clusters []cluster, least int, k Kind) []region
 		if c.n < least || !clusterFits(text, c, k) {
 			continue
 		}
-		start := max(0, c.start-narrowMargin)
-		for start > 0 && !isSpaceByte(text[start-1]) {
-			start--
-		}
-		end := min(len(text), c.end+narrowMargin)
-		for end < len(text) && !isSpaceByte(text[end]) {
-			end++
-		}
-		if n := len(out); n > 0 && start <= out[n-1].end {
-			out[n-1].end = max(out[n-1].end, end)
-		} else {
-			out = append(out, region{start: start, end: end})
-		}
+		out = addRegion(out, text, max(0, c.start-narrowMargin), min(len(text), c.end+narrowMargin))
 	}
 	return out
+}
+
+// addRegion widens [start, end) to whole words of text and adds it to out,
+// merged with the last region when they touch (regions come in order).
+func addRegion(out []region, text string, start, end int) []region {
+	for start > 0 && !isSpaceByte(text[start-1]) {
+		start--
+	}
+	for end < len(text) && !isSpaceByte(text[end]) {
+		end++
+	}
+	if n := len(out); n > 0 && start <= out[n-1].end {
+		out[n-1].end = max(out[n-1].end, end)
+		return out
+	}
+	return append(out, region{start: start, end: end})
 }
 
 // region is a stretch of a text around digits, '@' or "::", with its
@@ -406,19 +410,7 @@ func regions(text string, before, after int) []region {
 		if n := len(out); n > 0 && i+1+after <= out[n-1].end {
 			continue // its region is inside the last one
 		}
-		start := max(0, i-before)
-		for start > 0 && !isSpaceByte(text[start-1]) {
-			start--
-		}
-		end := min(len(text), i+1+after)
-		for end < len(text) && !isSpaceByte(text[end]) {
-			end++
-		}
-		if n := len(out); n > 0 && start <= out[n-1].end {
-			out[n-1].end = max(out[n-1].end, end)
-		} else {
-			out = append(out, region{start: start, end: end})
-		}
+		out = addRegion(out, text, max(0, i-before), min(len(text), i+1+after))
 	}
 	return out
 }
