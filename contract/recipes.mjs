@@ -7,11 +7,11 @@
 // WorkflowChatTransport given only its URL answers, twice, in one
 // conversation.
 // Usage: node recipes.mjs <api base URL> <page port> <README path>
-import http from "node:http";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { build } from "esbuild";
 import puppeteer from "puppeteer-core";
 import { check, summary } from "./report.mjs";
+import { servePage } from "./testpage.mjs";
 
 const [api, pagePort, readme] = [process.argv[2], Number(process.argv[3]), process.argv[4]];
 const here = new URL(".", import.meta.url).pathname;
@@ -43,20 +43,7 @@ const bundle = await build({
 });
 const script = bundle.outputFiles[0].text;
 const html = `<!doctype html><meta charset="utf-8"><title>recipes</title><div id="root"></div><script type="module" src="/page.js"></script>`;
-const pageServer = http.createServer((req, res) => {
-  const path = new URL(req.url, "http://x").pathname;
-  if (path === "/favicon.ico") {
-    res.writeHead(204);
-    return res.end();
-  }
-  if (path === "/page.js") {
-    res.writeHead(200, { "Content-Type": "text/javascript" });
-    return res.end(script);
-  }
-  res.writeHead(path === "/" ? 200 : 404, { "Content-Type": "text/html" });
-  res.end(path === "/" ? html : "");
-});
-await new Promise((ok) => pageServer.listen(pagePort, "127.0.0.1", ok));
+const pageServer = await servePage(pagePort, html, script);
 
 const browser = await puppeteer.launch({
   executablePath: process.env.CHROMIUM || "/usr/bin/chromium",

@@ -3,10 +3,10 @@
 // is reloaded mid-answer, and resumes the running turn; the whole answer
 // must be on the page once and stored with status ok.
 // Usage: node resume.mjs <api base URL> <page port>
-import http from "node:http";
 import { build } from "esbuild";
 import puppeteer from "puppeteer-core";
 import { check, summary } from "./report.mjs";
+import { servePage } from "./testpage.mjs";
 import { apiFetch, tokenHeader } from "./api-fetch.mjs";
 
 const [api, pagePort] = [process.argv[2], Number(process.argv[3])];
@@ -16,16 +16,7 @@ const answer = "The resumed answer goes on. ".repeat(12);
 const bundle = await build({ entryPoints: [new URL("./resume-page.mjs", import.meta.url).pathname], bundle: true, format: "esm", platform: "browser", target: "es2022", write: false });
 const script = bundle.outputFiles[0].text;
 const html = `<!doctype html><meta charset="utf-8"><title>resume</title><div id="messages"></div><script type="module" src="/page.js"></script>`;
-const pageServer = http.createServer((req, res) => {
-  const path = new URL(req.url, "http://x").pathname;
-  if (path === "/page.js") {
-    res.writeHead(200, { "Content-Type": "text/javascript" });
-    return res.end(script);
-  }
-  res.writeHead(path === "/" ? 200 : 404, { "Content-Type": "text/html" });
-  res.end(path === "/" ? html : "");
-});
-await new Promise((ok) => pageServer.listen(pagePort, "127.0.0.1", ok));
+const pageServer = await servePage(pagePort, html, script);
 
 const browser = await puppeteer.launch({
   executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
