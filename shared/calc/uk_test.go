@@ -48,6 +48,13 @@ func TestUKIncomeTax(t *testing.T) {
 		{"scottish with advanced band", "2024/25", `{"income": "80000", "region": "scotland"}`, "21778.31", map[string]string{"starterRate": "438.14", "intermediateRate": "3591.21", "advancedRate": "5000.00" /* replaced below */}},
 		{"scottish 2026/27 starter and basic", "2026/27", `{"income": "16000", "region": "scotland"}`, "651.70", nil},
 		{"no tax under the allowance", "2021/22", `{"income": "12570"}`, "0.00", nil},
+		// 2019/20 and 2020/21: allowance 12,500, basic rate limit 37,500 (Finance Act 2019 s5).
+		{"2019/20 higher rate", "2019/20", `{"income": "52000"}`, "8300.00", map[string]string{"basicRate": "7500.00", "higherRate": "800.00"}},
+		{"2020/21 taper", "2020/21", `{"income": "110000"}`, "33500.00", map[string]string{"personalAllowance": "7500.00", "higherRate": "26000.00"}},
+		// Scottish 2019/20 limits 2,049, 12,444, 30,930 (HMRC's Scottish income tax report 2020).
+		{"scottish 2019/20", "2019/20", `{"income": "52000", "region": "scotland"}`, "9864.07", map[string]string{"starterRate": "389.31", "basicRate": "2079.00", "intermediateRate": "3882.06", "higherRate": "3513.70"}},
+		// Scottish 2020/21 limits 2,085, 12,658, 30,930 (rates and thresholds for employers 2020 to 2021).
+		{"scottish 2020/21", "2020/21", `{"income": "52000", "region": "scotland"}`, "9861.57", map[string]string{"starterRate": "396.15", "basicRate": "2114.60", "intermediateRate": "3837.12", "higherRate": "3513.70"}},
 	}
 	cases[4].lines["advancedRate"] = "2250.00"
 	for _, c := range cases {
@@ -88,6 +95,10 @@ func TestUKNI(t *testing.T) {
 		{"monthly December 2022", "2022-12-30", `{"earnings": "2500", "period": "monthly"}`, "174.24", "240.40"},
 		// 3 payments at PT 823 and 13.25%, 4 at PT 1,048 and 13.25%, 5 at 12%.
 		{"annual 2022/23 split", "2022-09-01", `{"earnings": "30000"}`, "2307.36", "3037.19"},
+		// 12% of 3000-719; employer 13.8% of 3000-719 (2019/20 monthly PT and ST 719).
+		{"monthly 2019/20", "2019-09-30", `{"earnings": "3000", "period": "monthly"}`, "273.72", "314.78"},
+		// 12% of 962-183, 2% of 1000-962; employer 13.8% of 1000-169 (2020/21).
+		{"weekly 2020/21 above the UEL", "2020-10-01", `{"earnings": "1000", "period": "weekly"}`, "94.24", "114.68"},
 		{"employer 15% from April 2025", "2025-04-30", `{"earnings": "1000", "period": "monthly", "category": "A"}`, "0.00", "87.45"},
 	}
 	for _, c := range cases {
