@@ -4,9 +4,7 @@ import "strings"
 
 // ukAmountSchema is the JSON Schema of a money input: a decimal string
 // ("52000.50") or a number, at most pence.
-func ukAmountSchema(description string) map[string]any {
-	return map[string]any{"type": []string{"string", "number"}, "description": description}
-}
+func ukAmountSchema(description string) map[string]any { return amountSchema(description) }
 
 // ukPounds formats d as "£12,570.00" for the trace's rules.
 func ukPounds(d Decimal) string {
