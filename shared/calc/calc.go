@@ -200,8 +200,8 @@ func (r *Result) normalize() {
 }
 
 // DecodeInputs decodes raw (a JSON object) into the struct v points to,
-// strictly: an unknown field, a wrong type or a malformed amount is a
-// FieldError naming the input ("inputs.income").
+// strictly: an unknown field, a null or empty string, a wrong type or a malformed amount is
+// a FieldError naming the input ("inputs.income").
 func DecodeInputs(raw json.RawMessage, v any) error {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = json.RawMessage("{}")
@@ -222,6 +222,13 @@ func DecodeInputs(raw json.RawMessage, v any) error {
 		i, ok := byName[name]
 		if !ok {
 			return &FieldError{Field: "inputs." + name, Message: "unknown input"}
+		}
+		// null and "" are values of no input; one left out takes its default.
+		switch string(bytes.TrimSpace(fields[name])) {
+		case "null":
+			return &FieldError{Field: "inputs." + name, Message: "must not be null: leave the input out for its default"}
+		case `""`:
+			return &FieldError{Field: "inputs." + name, Message: "must not be empty: leave the input out for its default"}
 		}
 		if err := json.Unmarshal(fields[name], target.Field(i).Addr().Interface()); err != nil {
 			return &FieldError{Field: "inputs." + name, Message: fieldReason(err)}

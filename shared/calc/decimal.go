@@ -199,15 +199,44 @@ func (d Decimal) MarshalJSON() ([]byte, error) { return json.Marshal(d.String())
 // (52000.5), taken from its text so no float is involved.
 func (d *Decimal) UnmarshalJSON(b []byte) error {
 	text := strings.TrimSpace(string(b))
+	parse := parseJSONNumber
 	if strings.HasPrefix(text, `"`) {
 		if err := json.Unmarshal(b, &text); err != nil {
 			return err
 		}
+		parse = ParseDecimal
 	}
-	v, err := ParseDecimal(text)
+	v, err := parse(text)
 	if err != nil {
 		return err
 	}
 	*d = v
 	return nil
+}
+
+// maxJSONExponent bounds a JSON number's exponent (float64's own range is
+// about ±308), so a crafted "1e999999999" cannot grow a huge rational.
+const maxJSONExponent = 400
+
+// parseJSONNumber reads a JSON number token, which may be written with an
+// exponent ("5.2e4"); a decimal string is read by ParseDecimal, which
+// takes none.
+func parseJSONNumber(text string) (Decimal, error) {
+	i := strings.IndexAny(text, "eE")
+	if i < 0 {
+		return ParseDecimal(text)
+	}
+	exp, err := strconv.Atoi(strings.TrimPrefix(text[i+1:], "+"))
+	if err != nil || exp < -maxJSONExponent || exp > maxJSONExponent {
+		return Decimal{}, fmt.Errorf("not a decimal number: %q", text)
+	}
+	mantissa, err := ParseDecimal(text[:i])
+	if err != nil {
+		return Decimal{}, err
+	}
+	r, ok := new(big.Rat).SetString(text)
+	if !ok || mantissa.r == nil {
+		return Decimal{}, fmt.Errorf("not a decimal number: %q", text)
+	}
+	return Decimal{r}, nil
 }

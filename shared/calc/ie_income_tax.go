@@ -47,8 +47,8 @@ type ieIncomeTaxInputs struct {
 	Income       *Decimal           `json:"income"`
 	SpouseIncome *Decimal           `json:"spouseIncome"`
 	Paye         *bool              `json:"paye"`
-	Age          *int               `json:"age"`
-	SpouseAge    *int               `json:"spouseAge"`
+	Age          *wholeNumber       `json:"age"`
+	SpouseAge    *wholeNumber       `json:"spouseAge"`
 	ExtraCredits map[string]Decimal `json:"extraCredits"`
 }
 
@@ -68,6 +68,8 @@ func (ieIncomeTax) InputSchema() map[string]any {
 			"type":                 "object",
 			"description":          "Other annual credits by name, EUR, such as rent or homeCarer (capped at the year's maximum) or medicalInsurance (taken as given).",
 			"additionalProperties": moneySchema("Annual credit, EUR."),
+			// A request's keys hold no control character (the strict decoder's rule).
+			"propertyNames": map[string]any{"pattern": `^[^\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F]*$`},
 		},
 	})
 }
@@ -126,14 +128,14 @@ func (in ieIncomeTaxInputs) validate() (ieTaxInputs, error) {
 	return out, nil
 }
 
-func checkAge(field string, age *int) (int, error) {
+func checkAge(field string, age *wholeNumber) (int, error) {
 	if age == nil {
 		return 0, nil
 	}
 	if *age < 0 || *age > 130 {
 		return 0, &FieldError{Field: "inputs." + field, Message: "must be between 0 and 130"}
 	}
-	return *age, nil
+	return int(*age), nil
 }
 
 func (c ieIncomeTax) Compute(p Params, raw json.RawMessage) (Result, error) {

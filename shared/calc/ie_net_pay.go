@@ -18,8 +18,8 @@ type ieNetPayInputs struct {
 	Income        *Decimal           `json:"income"`
 	SpouseIncome  *Decimal           `json:"spouseIncome"`
 	Paye          *bool              `json:"paye"`
-	Age           *int               `json:"age"`
-	SpouseAge     *int               `json:"spouseAge"`
+	Age           *wholeNumber       `json:"age"`
+	SpouseAge     *wholeNumber       `json:"spouseAge"`
 	ExtraCredits  map[string]Decimal `json:"extraCredits"`
 	MedicalCard   *bool              `json:"medicalCard"`
 	Class         string             `json:"class"`

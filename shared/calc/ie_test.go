@@ -92,6 +92,7 @@ func TestIEUSCBoundaries(t *testing.T) {
 		{"medical card at the limit", "ie_usc", "2024", "", `{"income":"60000","medicalCard":true}`, map[string]string{"band2": "274.96", "band3": "684.80", "usc": "1019.82"}},
 		{"medical card above the limit", "ie_usc", "2024", "", `{"income":"60001","medicalCard":true}`, map[string]string{"band3": "1369.64", "usc": "1704.66"}},
 		{"aged 70", "ie_usc", "2024", "", `{"income":"60000","age":70}`, map[string]string{"usc": "1019.82"}},
+		{"aged 70, written 7.0e1", "ie_usc", "2024", "", `{"income":"60000","age":7.0e1}`, map[string]string{"usc": "1019.82"}},
 		{"aged 69", "ie_usc", "2024", "", `{"income":"60000","age":69}`, map[string]string{"usc": "1704.62"}},
 	})
 }
@@ -156,6 +157,7 @@ func TestIEVRT(t *testing.T) {
 	g := noxFixture(t)
 	checkLines(t, g, []lineCase{
 		{"band 115-120", "ie_vrt", "", "2025-03-01", `{"omsp":"30000","co2":"120","nox":"50"}`, map[string]string{"co2Charge": "4800.00", "noxCharge": "350.00", "vrt": "5150.00"}},
+		{"numbers with exponents", "ie_vrt", "", "2025-03-01", `{"omsp":3e4,"co2":1.2e2,"nox":5E+1}`, map[string]string{"co2Charge": "4800.00", "noxCharge": "350.00", "vrt": "5150.00"}},
 		{"co2 at a band top", "ie_vrt", "", "2025-03-01", `{"omsp":"30000","co2":"50","nox":"0"}`, map[string]string{"co2Charge": "2100.00", "noxCharge": "0.00"}},
 		{"co2 just above", "ie_vrt", "", "2025-03-01", `{"omsp":"30000","co2":"50.1","nox":"0"}`, map[string]string{"co2Charge": "2700.00"}},
 		{"nox in the top band", "ie_vrt", "", "", `{"omsp":"20000","co2":"0","nox":"100","date":"2023-06-01"}`, map[string]string{"co2Charge": "1400.00", "noxCharge": "1300.00", "vrt": "2700.00"}},
@@ -185,6 +187,12 @@ func TestRunErrorsNameTheField(t *testing.T) {
 		{"ie_income_tax", "2024/25", "", `{"status":"single","income":"1"}`, "taxYear"},
 		{"ie_usc", "", "2024-02-30", `{"income":"1"}`, "asOf"},
 		{"ie_usc", "", "", `{"income":"1","age":200}`, "inputs.age"},
+		{"ie_usc", "", "", `{"income":"1","medicalCard":null}`, "inputs.medicalCard"},
+		{"ie_usc", "", "", `{"income":"1","age":70.5}`, "inputs.age"},
+		{"ie_usc", "", "", `{"income":"1","age":"70"}`, "inputs.age"},
+		{"ie_vrt", "", "2025-01-01", `{"omsp":"1","co2":"10000.5","nox":"1"}`, "inputs.co2"},
+		{"ie_vrt", "", "2025-01-01", `{"omsp":"1","co2":1e999,"nox":"1"}`, "inputs.co2"},
+		{"ie_vrt", "", "2025-01-01", `{"omsp":"1e4","co2":"1","nox":"1"}`, "inputs.omsp"},
 		{"ie_prsi", "2024", "", `{"class":"S","earnings":"1","period":"weekly"}`, "inputs.period"},
 		{"ie_prsi", "2024", "", `{"class":"B","earnings":"1"}`, "inputs.class"},
 		{"ie_cat", "", "2025-01-01", `{"group":"A","value":"1","date":"2024-01-01"}`, "inputs.date"},

@@ -26,9 +26,9 @@ func init() { Register(ieUSC{}) }
 type ieUSC struct{}
 
 type ieUSCInputs struct {
-	Income      *Decimal `json:"income"`
-	Age         *int     `json:"age"`
-	MedicalCard *bool    `json:"medicalCard"`
+	Income      *Decimal     `json:"income"`
+	Age         *wholeNumber `json:"age"`
+	MedicalCard *bool        `json:"medicalCard"`
 }
 
 func (ieUSC) Name() string         { return "ie_usc" }

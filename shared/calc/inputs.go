@@ -1,6 +1,11 @@
 package calc
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+)
 
 // maxInputAmount bounds any money input: a larger figure is a typo or an
 // attack on the arithmetic, not a tax question.
@@ -41,4 +46,24 @@ func CheckChoice(field, value, def string, allowed ...string) (string, error) {
 		}
 	}
 	return "", &FieldError{Field: "inputs." + field, Message: fmt.Sprintf("must be one of %v", allowed)}
+}
+
+// wholeNumber is an integer input (an age). JSON Schema counts 98.0 as
+// the integer 98, so it is read as one; a fraction is refused.
+type wholeNumber int
+
+func (n *wholeNumber) UnmarshalJSON(b []byte) error {
+	text := strings.TrimSpace(string(b))
+	if strings.HasPrefix(text, `"`) {
+		return errors.New("must be a whole number, not a string")
+	}
+	d, err := parseJSONNumber(text)
+	if err != nil || !d.r.IsInt() {
+		return errors.New("must be a whole number")
+	}
+	if !d.r.Num().IsInt64() || d.r.Num().Int64() > math.MaxInt32 || d.r.Num().Int64() < math.MinInt32 {
+		return errors.New("is out of range")
+	}
+	*n = wholeNumber(d.r.Num().Int64())
+	return nil
 }

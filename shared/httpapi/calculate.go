@@ -6,6 +6,7 @@ package httpapi
 // (Auth) scopes it.
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -16,9 +17,29 @@ import (
 )
 
 func (a *API) calculate(w http.ResponseWriter, r *http.Request) error {
-	var req calc.Request
-	if err := a.decodeJSON(w, r, &req); err != nil {
+	// The dates are read as pointers: null leaves a date out, as the
+	// document says, but an empty string is no date.
+	var body struct {
+		Calculator string          `json:"calculator"`
+		AsOf       *string         `json:"asOf"`
+		TaxYear    *string         `json:"taxYear"`
+		Inputs     json.RawMessage `json:"inputs"`
+	}
+	if err := a.decodeJSON(w, r, &body); err != nil {
 		return err
+	}
+	req := calc.Request{Calculator: body.Calculator, Inputs: body.Inputs}
+	for _, d := range []struct {
+		field string
+		value *string
+		into  *string
+	}{{"asOf", body.AsOf, &req.AsOf}, {"taxYear", body.TaxYear, &req.TaxYear}} {
+		if d.value != nil && *d.value == "" {
+			return reply.InvalidInput.With(d.field + ": must not be empty: leave it out (or null) for today")
+		}
+		if d.value != nil {
+			*d.into = *d.value
+		}
 	}
 	series, _ := a.graph.(graph.SeriesReader)
 	res, err := calc.Run(r.Context(), series, req, a.now())

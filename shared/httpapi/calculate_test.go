@@ -36,6 +36,9 @@ func TestCalculate(t *testing.T) {
 		{"unknown input", `{"calculator": "uk_ni", "asOf": "2024-05-01", "inputs": {"earnings": "100", "salary": "1"}}`, "invalid_input", "inputs.salary"},
 		{"negative amount", `{"calculator": "uk_income_tax", "asOf": "2024-05-01", "inputs": {"income": "-5"}}`, "invalid_input", "inputs.income"},
 		{"bad date", `{"calculator": "uk_ni", "asOf": "2024-13-01", "inputs": {"earnings": "100"}}`, "invalid_input", "asOf"},
+		{"empty date", `{"calculator": "uk_ni", "asOf": "", "inputs": {"earnings": "100"}}`, "invalid_input", "asOf"},
+		{"empty tax year", `{"calculator": "uk_ni", "taxYear": "", "asOf": null, "inputs": {"earnings": "100"}}`, "invalid_input", "taxYear"},
+		{"empty choice", `{"calculator": "uk_ni", "asOf": "2024-05-01", "inputs": {"earnings": "100", "period": ""}}`, "invalid_input", "inputs.period"},
 		{"date outside coverage", `{"calculator": "uk_income_tax", "taxYear": "2015/16", "inputs": {"income": "30000"}}`, "facts_missing", "TAX:UK:INCOME_TAX:RATE:BASIC"},
 	}
 	for _, c := range cases {
