@@ -71,9 +71,19 @@ func (c ieNetPay) Compute(p Params, raw json.RawMessage) (Result, error) {
 	}
 	taxIn := ieIncomeTaxInputs{Status: in.Status, Income: income, SpouseIncome: in.SpouseIncome, Paye: in.Paye,
 		Age: in.Age, SpouseAge: in.SpouseAge, ExtraCredits: in.ExtraCredits}
+	// Earnings were checked as given; a year of them may pass the bound
+	// on a single amount (52 weeks of the largest weekly pay).
+	annualised := in.Earnings != nil
+	if annualised {
+		zero := Int(0)
+		taxIn.Income = &zero
+	}
 	v, err := taxIn.validate()
 	if err != nil {
 		return Result{}, err
+	}
+	if annualised {
+		v.income = *income
 	}
 	class, err := CheckChoice("class", in.Class, "A", "A", "S")
 	if err != nil {

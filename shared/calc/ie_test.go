@@ -92,6 +92,7 @@ func TestIEUSCBoundaries(t *testing.T) {
 		{"medical card at the limit", "ie_usc", "2024", "", `{"income":"60000","medicalCard":true}`, map[string]string{"band2": "274.96", "band3": "684.80", "usc": "1019.82"}},
 		{"medical card above the limit", "ie_usc", "2024", "", `{"income":"60001","medicalCard":true}`, map[string]string{"band3": "1369.64", "usc": "1704.66"}},
 		{"aged 70", "ie_usc", "2024", "", `{"income":"60000","age":70}`, map[string]string{"usc": "1019.82"}},
+		{"a year of the largest monthly pay", "ie_net_pay", "2024", "", `{"status":"single","earnings":"10000000000","period":"monthly"}`, map[string]string{"incomeTax": "47999987850.00"}},
 		{"aged 70, written 7.0e1", "ie_usc", "2024", "", `{"income":"60000","age":7.0e1}`, map[string]string{"usc": "1019.82"}},
 		{"aged 69", "ie_usc", "2024", "", `{"income":"60000","age":69}`, map[string]string{"usc": "1704.62"}},
 	})
