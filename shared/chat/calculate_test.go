@@ -118,3 +118,20 @@ func TestOfflineModelCalculates(t *testing.T) {
 		}
 	}
 }
+
+// A pound amount of income tax is the UK's: the offline model calls
+// uk_income_tax with the region and tax year the question names.
+func TestOfflineModelCalculatesUKIncomeTax(t *testing.T) {
+	h := newHarness(t, "responses", func(d *chat.Deps, _ *chat.Config) { d.Provider = offline.New(offline.Config{}) })
+	s, res := h.turn(chat.Request{Message: "income tax on £52,000 in 2024/25 in Scotland"})
+	results := calculations(t, res.Metadata)
+	if len(results) != 1 || results[0].Calculator != "uk_income_tax" || results[0].AsOf != "2024-04-06" || results[0].Currency != "GBP" {
+		t.Fatalf("calculations %+v", results)
+	}
+	// Worked by hand from HMRC's 2024/25 Scottish bands: 19% of 2,306,
+	// 20% of 11,685, 21% of 17,101, 42% of 8,338 on 39,430 taxable:
+	// 438.14 + 2,337.00 + 3,591.21 + 3,501.96.
+	if r := results[0]; r.Total != "9868.31" || !strings.Contains(s.text(), r.Total) {
+		t.Errorf("total %s (want 9868.31), answer %s", r.Total, s.text())
+	}
+}

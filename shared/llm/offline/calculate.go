@@ -76,21 +76,34 @@ func calculateCalls(question string, concepts []Concept, tools []llm.Tool) []jso
 	if m[2] == "k" {
 		amount += "000"
 	}
+	// The amount's currency names the jurisdiction where a concept has a
+	// calculator in both: "income tax on £52,000" is the UK's, though the
+	// lexicon's "income tax" is Ireland's.
+	currencyJurisdiction := "IE"
+	if strings.HasPrefix(m[0], "£") {
+		currencyJurisdiction = "UK"
+	}
 	var calls []json.RawMessage
+	called := map[string]bool{}
 	for _, c := range concepts {
 		kind := strings.ToLower(c.Kind)
 		if k, ok := calculatorKind[c.Kind]; ok {
 			kind = k
 		}
-		name := strings.ToLower(c.Jurisdiction) + "_" + kind
+		jurisdiction := c.Jurisdiction
+		if _, ok := calculators[strings.ToLower(currencyJurisdiction)+"_"+kind]; ok {
+			jurisdiction = currencyJurisdiction
+		}
+		name := strings.ToLower(jurisdiction) + "_" + kind
 		inputs, ok := calculators[name]
-		if !ok {
+		if !ok || called[name] {
 			continue
 		}
+		called[name] = true
 		req := map[string]any{"calculator": name, "inputs": inputsFor(inputs, amount, question)}
-		if y := ukYearPattern.FindStringSubmatch(question); y != nil && c.Jurisdiction == "UK" {
+		if y := ukYearPattern.FindStringSubmatch(question); y != nil && jurisdiction == "UK" {
 			req["taxYear"] = y[0]
-		} else if y := calendarYear.FindString(question); y != "" && c.Jurisdiction == "IE" {
+		} else if y := calendarYear.FindString(question); y != "" && jurisdiction == "IE" {
 			req["taxYear"] = y
 		}
 		if args, err := json.Marshal(req); err == nil {
@@ -109,10 +122,14 @@ func inputsFor(c calculatorInputs, amount, question string) map[string]any {
 			inputs[name] = amount
 		case c.required[name] && name == "value":
 			inputs[name] = amount
-		case c.required[name] && len(c.choices[name]) > 0:
-			inputs[name] = c.choices[name][0]
+		case len(c.choices[name]) > 0:
+			if c.required[name] {
+				inputs[name] = c.choices[name][0]
+			}
+			// A choice the question names, as a whole word ("in Scotland":
+			// scotland); a one-letter choice ("A") only in capitals.
 			for _, choice := range c.choices[name] {
-				if strings.Contains(lower, strings.ReplaceAll(strings.ToLower(choice), "_", " ")) {
+				if namesChoice(question, lower, choice) {
 					inputs[name] = choice
 					break
 				}
@@ -120,6 +137,26 @@ func inputsFor(c calculatorInputs, amount, question string) map[string]any {
 		}
 	}
 	return inputs
+}
+
+// namesChoice reports whether the question names choice as a whole word
+// (underscores read as spaces), ignoring case but for one-letter choices.
+func namesChoice(question, lower, choice string) bool {
+	text, word := lower, strings.ReplaceAll(strings.ToLower(choice), "_", " ")
+	if len(choice) == 1 {
+		text, word = question, choice
+	}
+	for i := 0; ; {
+		j := strings.Index(text[i:], word)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(word)
+		if (start == 0 || !isWordByte(text[start-1])) && (end == len(text) || !isWordByte(text[end])) {
+			return true
+		}
+		i = start + 1
+	}
 }
 
 // calculatedFigures repeats the calculations the tool returned since the

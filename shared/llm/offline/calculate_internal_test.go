@@ -48,3 +48,35 @@ func TestCalculateCalls(t *testing.T) {
 		t.Errorf("no calculator, yet %s", calls)
 	}
 }
+
+// A pound amount takes a concept to its UK calculator where one is
+// offered ("income tax" is Ireland's in the lexicon), an optional choice the
+// question names is given, and a concept recognised twice is called once.
+func TestCalculateCallsUKIncomeTax(t *testing.T) {
+	tools := calculateToolFor(
+		"- ie_income_tax(income*, status*: married_one_income|single, age)",
+		"- uk_income_tax(income*, region: rUK|scotland)",
+		"- uk_ni(earnings*, category: A, period: weekly|monthly|annual)",
+	)
+	ieTax := Concept{Domain: "TAX", Kind: "INCOME_TAX", Jurisdiction: "IE"}
+	calls := calculateCalls("income tax on £52,000 in 2024/25 in Scotland", []Concept{ieTax, ieTax}, tools)
+	if len(calls) != 1 || string(calls[0]) != `{"calculator":"uk_income_tax","inputs":{"income":"52000","region":"scotland"},"taxYear":"2024/25"}` {
+		t.Errorf("UK income tax calls %s", calls)
+	}
+	calls = calculateCalls("what income tax is due on £30k a year?", []Concept{ieTax}, tools)
+	if len(calls) != 1 || string(calls[0]) != `{"calculator":"uk_income_tax","inputs":{"income":"30000"}}` {
+		t.Errorf("rUK income tax calls %s", calls)
+	}
+	calls = calculateCalls("income tax on €52,000 in 2024, single?", []Concept{ieTax}, tools)
+	if len(calls) != 1 || !strings.Contains(string(calls[0]), `"calculator":"ie_income_tax"`) {
+		t.Errorf("a euro amount stays Irish: %s", calls)
+	}
+	ni := Concept{Domain: "TAX", Kind: "NATIONAL_INSURANCE", Jurisdiction: "UK"}
+	calls = calculateCalls("NI on £900 a week, paid weekly, as a category A employee", []Concept{ni}, tools)
+	if len(calls) != 1 || string(calls[0]) != `{"calculator":"uk_ni","inputs":{"category":"A","earnings":"900","period":"weekly"}}` {
+		t.Errorf("NI with named choices %s", calls)
+	}
+	if calls := calculateCalls("NI on £900 a week as a worker", []Concept{ni}, tools); len(calls) != 1 || strings.Contains(string(calls[0]), "category") {
+		t.Errorf("the article a is no category: %s", calls)
+	}
+}
