@@ -29,6 +29,8 @@ type Store struct {
 	usage map[usageKey]int64
 	// charged is the daily cap's ledger per tenant and UTC day (ledger.go).
 	charged map[usageKey]charges
+	// reserved are the unsettled charges per tenant, by id (ledger.go).
+	reserved map[string]map[string]reservation
 }
 
 type usageKey struct{ tenantID, day string }
@@ -62,7 +64,8 @@ type turnLease struct {
 
 // New returns an empty store.
 func New() *Store {
-	return &Store{conversations: map[key]*record{}, usage: map[usageKey]int64{}, charged: map[usageKey]charges{}}
+	return &Store{conversations: map[key]*record{}, usage: map[usageKey]int64{}, charged: map[usageKey]charges{},
+		reserved: map[string]map[string]reservation{}}
 }
 
 // ids are compared in canonical (lower-case) form, as Postgres does for uuid.
