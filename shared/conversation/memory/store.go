@@ -55,6 +55,9 @@ type record struct {
 	stream *recordedStream
 	// feedback is the user's feedback by turn number (feedback.go).
 	feedback map[int]conversation.Feedback
+	// followers are the stream followers' places and their leases
+	// (followers.go).
+	followers map[string]time.Time
 }
 
 type turnLease struct {
