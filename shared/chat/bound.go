@@ -22,7 +22,7 @@ type answerBound struct {
 
 // over reports whether answer, as it is now, is past the bound.
 func (b *answerBound) over(answer string, count func(string) int) bool {
-	if len(answer) <= b.tokens || len(answer)-b.countedAt < boundPieceBytes && b.countedAt > 0 {
+	if len(answer) <= b.tokens || (b.countedAt > 0 && len(answer)-b.countedAt < boundPieceBytes) {
 		return false
 	}
 	b.countedAt = len(answer)

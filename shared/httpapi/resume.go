@@ -42,6 +42,10 @@ const DefaultMaxStreamFollowers = 8
 // of one whose process died lapses within a lease.
 const followerLease = 30 * time.Second
 
+// placeCallTimeout bounds renewing and giving back a follower's place,
+// which run after the request's own context may be gone.
+const placeCallTimeout = 5 * time.Second
+
 // streamEventID is the SSE id of a recorded event: its turn and place.
 func streamEventID(turn, seq int) string {
 	return strconv.Itoa(turn) + ":" + strconv.Itoa(seq)
@@ -164,7 +168,9 @@ func (p *followerPlace) renew() {
 		return
 	}
 	p.renewed = time.Now()
-	if err := p.followers.FollowStream(p.ctx, p.tenant, p.id, p.place, p.a.maxFollowers, followerLease); err != nil {
+	ctx, cancel := context.WithTimeout(p.ctx, placeCallTimeout)
+	defer cancel()
+	if err := p.followers.FollowStream(ctx, p.tenant, p.id, p.place, p.a.maxFollowers, followerLease); err != nil {
 		p.a.log.Warn("resumed stream: renewing the follower's place failed; it lapses with its lease", "err", err)
 	}
 }
@@ -174,7 +180,7 @@ func (p *followerPlace) leave() {
 	if p == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)
+	ctx, cancel := context.WithTimeout(p.ctx, placeCallTimeout)
 	defer cancel()
 	if err := p.followers.UnfollowStream(ctx, p.tenant, p.id, p.place); err != nil {
 		p.a.log.Warn("resumed stream: giving the follower's place back failed; it lapses with its lease", "err", err)
