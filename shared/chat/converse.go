@@ -166,16 +166,7 @@ func (t *Turn) call(ctx context.Context, sink Sink, req llm.Request, out *conver
 		}
 		switch ch.Type {
 		case llm.ChunkText:
-			for _, piece := range pieces(ch.Delta) {
-				if out.cut {
-					break // what the model sends after the cut is not read
-				}
-				text.WriteString(piece)
-				out.answer.WriteString(piece)
-				t.answer.write(piece)
-				sent(sink.Event(EventMessage, TextDelta{Text: piece}))
-				t.checkBound(out)
-			}
+			t.takeText(ch.Delta, &text, sink, out, sent)
 		case llm.ChunkTool:
 			calls = append(calls, ch.ToolCall())
 			t.readToolCall(ctx, ch, out)
@@ -202,6 +193,21 @@ func (t *Turn) call(ctx context.Context, sink Sink, req llm.Request, out *conver
 	out.usage = out.usage.Plus(used)
 	out.callUsage = append(out.callUsage, used)
 	return text.String(), calls, err
+}
+
+// takeText takes a text delta into the call's text and the answer and
+// sends it, piece by piece, until the answer passes its bound.
+func (t *Turn) takeText(delta string, text *strings.Builder, sink Sink, out *conversed, sent func(error)) {
+	for _, piece := range pieces(delta) {
+		if out.cut {
+			return // what the model sends after the cut is not read
+		}
+		text.WriteString(piece)
+		out.answer.WriteString(piece)
+		t.answer.write(piece)
+		sent(sink.Event(EventMessage, TextDelta{Text: piece}))
+		t.checkBound(out)
+	}
 }
 
 // checkBound stops the model once the answer passes its bound.

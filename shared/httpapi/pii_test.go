@@ -169,39 +169,7 @@ func TestPersonaAndTitleAreRedactedAtRest(t *testing.T) {
 // for: the conversation and the export return markers, never the values.
 func TestContextItemsAreRedactedAtRest(t *testing.T) {
 	forEachStore(t, func(t *testing.T, postgres bool) {
-		cases := []struct {
-			name   string
-			supply func(e *env, t *testing.T) string // returns the conversation id
-		}{
-			{"unasked with a chat turn", func(e *env, t *testing.T) string {
-				e.llm.Enqueue(llmtest.TextScript("Noted."))
-				resp := e.chat(map[string]any{"message": "Am I due a refund?", "contextSupply": map[string]any{"items": []map[string]any{
-					{"key": "ppsn-" + piiPPSN, "content": "Write to " + piiEmail},
-					{"key": "mobile-087-123-4567", "content": "Mobile " + piiPhone},
-				}}}, nil)
-				if resp.Status != 200 {
-					t.Fatalf("chat: %d %s", resp.Status, resp.Body)
-				}
-				return resp.Header.Get("X-Conversation-Id")
-			}},
-			{"answering a context request", func(e *env, t *testing.T) string {
-				e.llm.Enqueue(llmtest.Script{Steps: llmtest.Steps(llmtest.Words("I need one detail."),
-					llmtest.ToolCallJSON("request_context", map[string]any{"items": []map[string]any{
-						{"key": "contact", "description": "Confirm " + piiEmail + " or " + piiPhone + " is yours", "kind": "text", "required": true},
-					}}, 2))})
-				convID, ev := askForContextWith(t, e)
-				e.llm.Enqueue(llmtest.TextScript("Thanks."))
-				resp := e.do("POST", "/conversations/"+convID+"/context-requests/"+ev.RequestID, map[string]any{"items": []map[string]any{
-					{"key": "contact", "content": "PPSN " + piiPPSN + ", phone " + piiPhone},
-					{"key": "ppsn-" + piiPPSN, "content": "Write to " + piiEmail},
-				}})
-				if resp.Status != 200 {
-					t.Fatalf("supply: %d %s", resp.Status, resp.Body)
-				}
-				return convID
-			}},
-		}
-		for _, tc := range cases {
+		for _, tc := range contextItemSupplies() {
 			t.Run(tc.name, func(t *testing.T) {
 				e := newEnv(t, envOptions{postgres: postgres})
 				convID := tc.supply(e, t)
@@ -252,4 +220,45 @@ func askForContextWith(t *testing.T, e *env) (string, contextRequestEvent) {
 		}
 	}
 	return *resp.metadata(t).ConversationID, ev
+}
+
+// contextItemSupply is a route that stores supplied context; supply
+// returns the conversation's id.
+type contextItemSupply struct {
+	name   string
+	supply func(e *env, t *testing.T) string
+}
+
+// contextItemSupplies are the routes that store supplied context, each
+// with personal data in its keys and values.
+func contextItemSupplies() []contextItemSupply {
+	return []contextItemSupply{
+		{"unasked with a chat turn", func(e *env, t *testing.T) string {
+			e.llm.Enqueue(llmtest.TextScript("Noted."))
+			resp := e.chat(map[string]any{"message": "Am I due a refund?", "contextSupply": map[string]any{"items": []map[string]any{
+				{"key": "ppsn-" + piiPPSN, "content": "Write to " + piiEmail},
+				{"key": "mobile-087-123-4567", "content": "Mobile " + piiPhone},
+			}}}, nil)
+			if resp.Status != 200 {
+				t.Fatalf("chat: %d %s", resp.Status, resp.Body)
+			}
+			return resp.Header.Get("X-Conversation-Id")
+		}},
+		{"answering a context request", func(e *env, t *testing.T) string {
+			e.llm.Enqueue(llmtest.Script{Steps: llmtest.Steps(llmtest.Words("I need one detail."),
+				llmtest.ToolCallJSON("request_context", map[string]any{"items": []map[string]any{
+					{"key": "contact", "description": "Confirm " + piiEmail + " or " + piiPhone + " is yours", "kind": "text", "required": true},
+				}}, 2))})
+			convID, ev := askForContextWith(t, e)
+			e.llm.Enqueue(llmtest.TextScript("Thanks."))
+			resp := e.do("POST", "/conversations/"+convID+"/context-requests/"+ev.RequestID, map[string]any{"items": []map[string]any{
+				{"key": "contact", "content": "PPSN " + piiPPSN + ", phone " + piiPhone},
+				{"key": "ppsn-" + piiPPSN, "content": "Write to " + piiEmail},
+			}})
+			if resp.Status != 200 {
+				t.Fatalf("supply: %d %s", resp.Status, resp.Body)
+			}
+			return convID
+		}},
+	}
 }

@@ -73,16 +73,12 @@ func (a *API) resumeStream(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return reply.InvalidRequest.With("startIndex must be a whole number of chunks, 0 or more")
 	}
-	turn, after := 0, -1
-	if last := r.Header.Get(HeaderLastEventID); last != "" && !wantsUIMessageStream(r) {
-		t, seq, ok := parseStreamEventID(last)
-		if !ok {
-			return reply.InvalidRequest.With("Last-Event-ID must be an event id of this stream (TURN:SEQ)")
-		}
-		turn, after = t, seq
+	turn, after, err := lastEventOf(r)
+	if err != nil {
+		return err
 	}
 	var ts conversation.TurnStream
-	id, err := forChatID(c, id, func(conv string) (err error) {
+	id, err = forChatID(c, id, func(conv string) (err error) {
 		ts, err = streams.ReadStream(r.Context(), c.TenantID, conv, after)
 		return err
 	})
@@ -185,6 +181,20 @@ func (p *followerPlace) leave() {
 	if err := p.followers.UnfollowStream(ctx, p.tenant, p.id, p.place); err != nil {
 		p.a.log.Warn("resumed stream: giving the follower's place back failed; it lapses with its lease", "err", err)
 	}
+}
+
+// lastEventOf reads the SSE client's Last-Event-ID: the turn and place
+// it names, or none (0, -1).
+func lastEventOf(r *http.Request) (turn, after int, err error) {
+	last := r.Header.Get(HeaderLastEventID)
+	if last == "" || wantsUIMessageStream(r) {
+		return 0, -1, nil
+	}
+	turn, after, ok := parseStreamEventID(last)
+	if !ok {
+		return 0, -1, reply.InvalidRequest.With("Last-Event-ID must be an event id of this stream (TURN:SEQ)")
+	}
+	return turn, after, nil
 }
 
 // waitRecorded waits, a few polls at most, for a running turn's first

@@ -14,9 +14,8 @@ import (
 )
 
 // A conversation's stream has at most max followers at once: a place is
-// taken while fewer are held, renewed by its holder, given back on
-// leaving, and lapses with its lease; concurrent followers cannot pass
-// the limit; another tenant or user finds no conversation.
+// taken while fewer are held, renewed by its holder and given back on
+// leaving; another tenant or user finds no conversation.
 func testFollowersAreBounded(t *testing.T, s StreamStore) {
 	const max = 3
 	tenant := newTenant()
@@ -53,8 +52,12 @@ func testFollowersAreBounded(t *testing.T, s StreamStore) {
 			t.Errorf("%s: %v, want %v", step.name, err, step.want)
 		}
 	}
+}
 
-	// A follower that died holds its place only for its lease.
+// A follower that died holds its place only for its lease.
+func testFollowerPlacesLapse(t *testing.T, s StreamStore) {
+	const max = 3
+	tenant := newTenant()
 	_, short := startStreaming(t, s, tenant)
 	for range max {
 		if err := s.FollowStream(userCtx, tenant, short, uuid.NewString(), max, 100*time.Millisecond); err != nil {
@@ -68,8 +71,12 @@ func testFollowersAreBounded(t *testing.T, s StreamStore) {
 	if err := s.FollowStream(userCtx, tenant, short, uuid.NewString(), max, time.Minute); err != nil {
 		t.Errorf("a follower once the places lapsed: %v", err)
 	}
+}
 
-	// Twenty followers at once: exactly max get a place.
+// Twenty followers at once: exactly max get a place.
+func testConcurrentFollowersHoldTheLimit(t *testing.T, s StreamStore) {
+	const max = 3
+	tenant := newTenant()
 	_, raced := startStreaming(t, s, tenant)
 	var wg sync.WaitGroup
 	var admitted, refused atomic.Int32

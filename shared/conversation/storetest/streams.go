@@ -34,6 +34,8 @@ func RunStreams(t *testing.T, newStore func(t *testing.T) StreamStore) {
 		{"StopBeforeTheFirstWriteIsKept", testStreamStopBeforeFirstWrite},
 		{"OtherTenantOrUserIsNotFound", testStreamIsolation},
 		{"FollowersAreBounded", testFollowersAreBounded},
+		{"FollowerPlacesLapse", testFollowerPlacesLapse},
+		{"ConcurrentFollowersHoldTheLimit", testConcurrentFollowersHoldTheLimit},
 		// What the AI SDK's defaults need: a chosen id, regenerate.
 		{"StartUnderTakenIDIsErrIDTaken", testStartUnderTakenID},
 		{"RegenerateRestartsTheLastTurn", testRegenerateRestartsTheLastTurn},
