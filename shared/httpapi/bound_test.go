@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"regintel/shared/chat"
 	"regintel/shared/conversation"
@@ -31,7 +32,13 @@ func TestAnswerIsCutPastItsBound(t *testing.T) {
 		e := newEnv(t, envOptions{postgres: postgres, engine: chat.Config{OutputAllowance: allowance}})
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
-				e.llm.Enqueue(llmtest.Script{Steps: textInDeltas(tc.answer, 1000)})
+				steps := textInDeltas(tc.answer, 1000)
+				if tc.cut {
+					// A model that would go on for a minute more: the turn
+					// ends now only if it stopped reading it.
+					steps = append(steps, llmtest.Pause(time.Minute), llmtest.Text(" More."))
+				}
+				e.llm.Enqueue(llmtest.Script{Steps: steps})
 				var headers map[string]string
 				if tc.protocol != "" {
 					headers = map[string]string{"X-Stream-Protocol": tc.protocol}
