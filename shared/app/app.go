@@ -99,6 +99,7 @@ func Build(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Opt
 		Auth: authenticator, Engine: a.Engine, Conversations: store,
 		Graph: graphStore, GraphChanges: graphStore, DemoPage: cfg.DemoPage, Readiness: a.readiness,
 		CompatAPI: cfg.CompatAPI, Sharing: sharing, CORSOrigins: cfg.Chat.CORSOrigins, Log: log,
+		MaxStreamFollowers: cfg.Chat.MaxStreamFollowers,
 	})
 	return a, nil
 }

@@ -40,7 +40,11 @@ type conversed struct {
 	// interrupted: the client went away (a write failed or the request was
 	// cancelled); the model is stopped and the turn is stored as such.
 	interrupted bool
-	stopModel   context.CancelFunc
+	// cut: the answer passed its bound (AnswerBoundMultiple); the model is
+	// stopped, the client told, and the turn stored interrupted.
+	cut       bool
+	bound     answerBound
+	stopModel context.CancelFunc
 }
 
 // toolsRefused remembers, for the life of the process, that the endpoint
@@ -81,7 +85,8 @@ func (t *Turn) converse(ctx context.Context, sink Sink, fitted prompt.Fitted, to
 	request := ctx
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	out := &conversed{stopModel: stop, callUsage: []llm.Usage{}}
+	out := &conversed{stopModel: stop, callUsage: []llm.Usage{},
+		bound: answerBound{tokens: AnswerBoundMultiple * e.cfg.OutputAllowance}}
 	defer func() {
 		if errors.Is(request.Err(), context.Canceled) {
 			out.interrupted = true
@@ -89,7 +94,7 @@ func (t *Turn) converse(ctx context.Context, sink Sink, fitted prompt.Fitted, to
 	}()
 	req := llm.Request{Model: e.cfg.Model, System: fitted.System, Messages: fitted.Messages, Tools: tools, Temperature: -1,
 		CacheKey: promptCacheKey(e.cfg.PromptCacheSecret, t.req.TenantID, e.sheet), MaxOutputTokens: e.cfg.OutputAllowance}
-	for out.calls < e.cfg.MaxModelCalls && !out.interrupted {
+	for out.calls < e.cfg.MaxModelCalls && !out.interrupted && !out.cut {
 		out.calls++
 		text, calls, err := t.call(ctx, sink, req, out)
 		if err != nil && len(req.Tools) > 0 && text == "" && len(calls) == 0 && llm.IsToolsRefused(err) {
@@ -161,10 +166,7 @@ func (t *Turn) call(ctx context.Context, sink Sink, req llm.Request, out *conver
 		}
 		switch ch.Type {
 		case llm.ChunkText:
-			text.WriteString(ch.Delta)
-			out.answer.WriteString(ch.Delta)
-			t.answer.write(ch.Delta)
-			sent(sink.Event(EventMessage, TextDelta{Text: ch.Delta}))
+			t.takeText(ch.Delta, &text, sink, out, sent)
 		case llm.ChunkTool:
 			calls = append(calls, ch.ToolCall())
 			t.readToolCall(ctx, ch, out)
@@ -180,6 +182,10 @@ func (t *Turn) call(ctx context.Context, sink Sink, req llm.Request, out *conver
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err()
 	}
+	if out.cut {
+		// The model was stopped on purpose: how its stream ended is moot.
+		err = nil
+	}
 	if !usageArrived {
 		// Cut off before its end: counted by our estimate.
 		used = t.estimateCall(req, text.String(), calls)
@@ -187,6 +193,33 @@ func (t *Turn) call(ctx context.Context, sink Sink, req llm.Request, out *conver
 	out.usage = out.usage.Plus(used)
 	out.callUsage = append(out.callUsage, used)
 	return text.String(), calls, err
+}
+
+// takeText takes a text delta into the call's text and the answer and
+// sends it, piece by piece, until the answer passes its bound.
+func (t *Turn) takeText(delta string, text *strings.Builder, sink Sink, out *conversed, sent func(error)) {
+	for _, piece := range pieces(delta) {
+		if out.cut {
+			return // what the model sends after the cut is not read
+		}
+		text.WriteString(piece)
+		out.answer.WriteString(piece)
+		t.answer.write(piece)
+		sent(sink.Event(EventMessage, TextDelta{Text: piece}))
+		t.checkBound(out)
+	}
+}
+
+// checkBound stops the model once the answer passes its bound.
+func (t *Turn) checkBound(out *conversed) {
+	if out.cut || !out.bound.over(out.answer.String(), t.e.tokens.Count) {
+		return
+	}
+	out.cut = true
+	out.stopModel()
+	t.log.Warn("the answer passed its length bound; the model is stopped and the turn stored as interrupted",
+		"bound_tokens", out.bound.tokens, "answer_bytes", out.answer.Len())
+	t.warn("The answer was cut at its length limit.")
 }
 
 // next receives the model's next chunk. When none is waiting it first

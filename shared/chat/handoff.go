@@ -410,8 +410,10 @@ func (t *Turn) itemsToStore(in []SuppliedInput, requestID string, kinds map[stri
 		if kind == "" {
 			kind = conversation.KindText
 		}
+		// The key is a label the client wrote: stored as its content is.
+		key, keyRedacted := t.e.redact.forStore(it.Key)
 		content, redacted := t.e.redact.forStore(it.Content)
-		out = append(out, conversation.SuppliedItem{RequestID: requestID, Key: it.Key, Kind: kind, Content: content, Redacted: redacted})
+		out = append(out, conversation.SuppliedItem{RequestID: requestID, Key: key, Kind: kind, Content: content, Redacted: redacted || keyRedacted})
 	}
 	return out
 }
@@ -430,7 +432,7 @@ func (t *Turn) createRequest(ctx context.Context, items []conversation.Requested
 	defer cancel()
 	r, err := e.store.CreateContextRequest(sctx, conversation.ContextRequest{
 		TenantID: t.req.TenantID, ConversationID: t.state.Conversation.ID,
-		Items: items, Question: question, ExpiresAt: e.now().Add(e.cfg.ContextRequestTTL),
+		Items: e.storedRequestItems(items), Question: question, ExpiresAt: e.now().Add(e.cfg.ContextRequestTTL),
 	})
 	if err != nil {
 		t.log.Error("store context request failed", "err", err)
@@ -438,6 +440,18 @@ func (t *Turn) createRequest(ctx context.Context, items []conversation.Requested
 		return nil
 	}
 	return &r
+}
+
+// storedRequestItems are the model's requested items as they may be
+// stored: a key or description may repeat what the user wrote.
+func (e *Engine) storedRequestItems(items []conversation.RequestedItem) []conversation.RequestedItem {
+	out := make([]conversation.RequestedItem, len(items))
+	for i, it := range items {
+		it.Key = e.storedText(it.Key)
+		it.Description = e.storedText(it.Description)
+		out[i] = it
+	}
+	return out
 }
 
 func (t *Turn) touchSupplied(ctx context.Context, ids []string) {

@@ -57,11 +57,21 @@ func (e *Engine) worstCase() conversation.TokenCharge {
 	allowance := int64(e.cfg.OutputAllowance)
 	input := calls*int64(e.cfg.TokenBudget) + calls*(calls-1)/2*allowance
 	output := calls * allowance
-	worst := conversation.TokenCharge{Tokens: input + output}
-	if cost, ok := e.cfg.Prices.Cost(e.cfg.Model, llm.Usage{InputTokens: int(input), OutputTokens: int(output)}); ok {
-		worst.CostUSD = cost
-	}
+	worst := e.priced(input, output)
+	// Held for the turn's lease; a turn that dies unsettled is charged one
+	// model call (its fitted prompt and allowance) once the lease lapses.
+	lapse := e.priced(int64(e.cfg.TokenBudget), allowance)
+	worst.LeaseFor, worst.Lapse = e.cfg.TurnLease, &lapse
 	return worst
+}
+
+// priced is a charge of input and output tokens, at the model's price.
+func (e *Engine) priced(input, output int64) conversation.TokenCharge {
+	c := conversation.TokenCharge{Tokens: input + output}
+	if cost, ok := e.cfg.Prices.Cost(e.cfg.Model, llm.Usage{InputTokens: int(input), OutputTokens: int(output)}); ok {
+		c.CostUSD = cost
+	}
+	return c
 }
 
 // chargeDailyCap charges the turn's worst case to its tenant's day before

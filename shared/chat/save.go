@@ -37,10 +37,12 @@ func (t *Turn) save(ctx context.Context, out *conversed, fitted prompt.Fitted) s
 	answer, _ := t.answer.whole()
 	storedQuestion := e.storedText(t.question)
 	s := saved{status: conversation.TurnOK}
-	if out.err == nil && !out.interrupted && out.requested != nil {
+	if out.err == nil && !out.interrupted && !out.cut && out.requested != nil {
 		s.request = t.createRequest(ctx, out.requested, storedQuestion)
 	}
 	switch {
+	case out.cut:
+		s.status = conversation.TurnInterrupted
 	case out.interrupted:
 		s.status = conversation.TurnInterrupted
 		t.log.Warn("the client went away mid-answer; the turn is stored as interrupted", "model_calls", out.calls)
@@ -201,6 +203,14 @@ func (t *Turn) close(sink Sink, out *conversed, s saved, sentWarnings int) Resul
 		s.metadata.Warnings = []string{}
 	}
 	status := "ok"
+	if out.cut {
+		// The client is still reading: it gets the warning, the metadata
+		// and why the answer ended.
+		_ = sink.Event(EventDisclaimer, map[string]string{"text": disclaimerText, "key": DisclaimerKey})
+		_ = sink.Event(EventMetadata, s.metadata)
+		_ = sink.Event(EventDone, map[string]string{"status": string(conversation.TurnInterrupted), "reason": DoneReasonLength})
+		return Result{Status: string(conversation.TurnInterrupted), Answer: out.answer.String(), Metadata: s.metadata}
+	}
 	if s.request != nil {
 		status = string(conversation.TurnContextRequired)
 		_ = sink.Event(EventContextRequest, contextRequestEvent{RequestID: s.request.ID, Items: s.request.Items, ExpiresAt: s.request.ExpiresAt})

@@ -62,6 +62,10 @@ const (
 	ErrorCodePrepareFailed = "prepare_failed"
 )
 
+// DoneReasonLength is the reason of a done event whose answer was cut at
+// its length bound (AnswerBoundMultiple).
+const DoneReasonLength = "length"
+
 // DisclaimerKey names the disclaimer sent with every answer.
 const DisclaimerKey = "non_advice_research_tool"
 

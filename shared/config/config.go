@@ -176,6 +176,9 @@ type Chat struct {
 	// CapOnError (TENANT_CAP_ON_ERROR: closed, the default, or open) says
 	// whether a turn whose charge to the cap fails is refused or runs.
 	CapOnError string
+	// MaxStreamFollowers (RESUME_MAX_FOLLOWERS, default 8) is how many
+	// clients may follow one conversation's stream at once.
+	MaxStreamFollowers int
 }
 
 // Retention is the sweep's policy.
@@ -316,18 +319,19 @@ func readAuth(r *reader, onLambda bool) Auth {
 
 func readChat(r *reader) Chat {
 	c := Chat{
-		HistoryTurns:      r.int("HISTORY_TURNS", 5, 0, maxInt),
-		MaxActiveNodes:    r.int("MAX_ACTIVE_NODES", 50, 0, maxInt),
-		TokenBudget:       r.int("CONTEXT_TOKEN_BUDGET", 0, 0, maxInt),
-		ContextRequestTTL: r.duration("CONTEXT_REQUEST_TTL", 15*time.Minute),
-		PIIRedaction:      r.oneOf("PII_REDACTION", "both", "off", "store", "llm", "both"),
-		PromptSheetsDir:   r.str("PROMPT_SHEETS_DIR", ""),
-		PromptCacheSecret: r.raw("PROMPT_CACHE_SECRET"),
-		Freshness:         r.days("ENRICHMENT_FRESHNESS_DAYS", 30),
-		CORSOrigins:       r.list("CORS_ORIGINS"),
-		DailyTokenLimit:   r.int("TENANT_DAILY_TOKEN_LIMIT", 0, 0, maxInt),
-		DailyCostLimitUSD: r.dollars("TENANT_DAILY_COST_LIMIT_USD"),
-		CapOnError:        r.oneOf("TENANT_CAP_ON_ERROR", "closed", "closed", "open"),
+		HistoryTurns:       r.int("HISTORY_TURNS", 5, 0, maxInt),
+		MaxActiveNodes:     r.int("MAX_ACTIVE_NODES", 50, 0, maxInt),
+		TokenBudget:        r.int("CONTEXT_TOKEN_BUDGET", 0, 0, maxInt),
+		ContextRequestTTL:  r.duration("CONTEXT_REQUEST_TTL", 15*time.Minute),
+		PIIRedaction:       r.oneOf("PII_REDACTION", "both", "off", "store", "llm", "both"),
+		PromptSheetsDir:    r.str("PROMPT_SHEETS_DIR", ""),
+		PromptCacheSecret:  r.raw("PROMPT_CACHE_SECRET"),
+		Freshness:          r.days("ENRICHMENT_FRESHNESS_DAYS", 30),
+		CORSOrigins:        r.list("CORS_ORIGINS"),
+		DailyTokenLimit:    r.int("TENANT_DAILY_TOKEN_LIMIT", 0, 0, maxInt),
+		DailyCostLimitUSD:  r.dollars("TENANT_DAILY_COST_LIMIT_USD"),
+		CapOnError:         r.oneOf("TENANT_CAP_ON_ERROR", "closed", "closed", "open"),
+		MaxStreamFollowers: r.int("RESUME_MAX_FOLLOWERS", 8, 1, 1000),
 	}
 	if c.PromptCacheSecret != "" && len(c.PromptCacheSecret) < 32 {
 		r.fail(fmt.Errorf("PROMPT_CACHE_SECRET must be at least 32 bytes (or leave it unset)"))

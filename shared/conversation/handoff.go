@@ -79,7 +79,8 @@ type SuppliedItem struct {
 	Key       string `json:"key"`
 	Kind      string `json:"kind"`
 	Content   string `json:"content"`
-	// Redacted is true when PII was removed from Content before storage.
+	// Redacted is true when PII was removed from Content or Key before
+	// storage.
 	Redacted   bool      `json:"redacted"`
 	CreatedAt  time.Time `json:"createdAt"`
 	LastUsedAt time.Time `json:"lastUsedAt"`

@@ -3,6 +3,8 @@ package conversation
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"time"
 )
 
 // A running turn's stream is recorded as it is written: its events go to
@@ -67,4 +69,21 @@ type Streams interface {
 	// whether one was running; a turn that has written nothing yet reads
 	// the stop with its first write.
 	StopStream(ctx context.Context, tenantID, conversationID string) (bool, error)
+}
+
+// ErrTooManyFollowers is a follower refused because the conversation's
+// stream already has as many as it may.
+var ErrTooManyFollowers = errors.New("the conversation's stream has as many followers as it may")
+
+// StreamFollowers bounds how many clients follow one conversation's stream
+// at once, across instances. A follower holds a place for a lease and
+// renews it while it follows; the place of one that died lapses with its
+// lease. Scoped as Streams is.
+type StreamFollowers interface {
+	// FollowStream renews place when the follower holds it, else takes it
+	// while fewer than max unlapsed places are held (ErrTooManyFollowers
+	// when not), for lease from now.
+	FollowStream(ctx context.Context, tenantID, conversationID, place string, max int, lease time.Duration) error
+	// UnfollowStream gives the place back.
+	UnfollowStream(ctx context.Context, tenantID, conversationID, place string) error
 }

@@ -38,8 +38,8 @@ func EnsureAppRole(ctx context.Context, pool *pgxpool.Pool, role string) error {
 // EnsureSweepRole creates the retention sweep's role: a member of
 // regintel_retention (migrations/00010), whose policies let it see every
 // tenant's rows, with only what the sweep does: read conversations, delete
-// idle context, supplied items and recorded streams, expire context
-// requests.
+// idle context, supplied items and recorded streams and the lapsed places
+// of stream followers, expire context requests.
 func EnsureSweepRole(ctx context.Context, pool *pgxpool.Pool, role string) error {
 	ident := pgx.Identifier{role}.Sanitize()
 	return ensureRole(ctx, pool, role,
@@ -48,7 +48,7 @@ func EnsureSweepRole(ctx context.Context, pool *pgxpool.Pool, role string) error
 		fmt.Sprintf(`GRANT SELECT, UPDATE (updated_at) ON conversations TO %s`, ident),
 		fmt.Sprintf(`GRANT SELECT, UPDATE, DELETE ON conversation_context, supplied_context_items TO %s`, ident),
 		fmt.Sprintf(`GRANT SELECT, UPDATE ON context_requests TO %s`, ident),
-		fmt.Sprintf(`GRANT SELECT, UPDATE, DELETE ON turn_streams, turn_stream_events TO %s`, ident),
+		fmt.Sprintf(`GRANT SELECT, UPDATE, DELETE ON turn_streams, turn_stream_events, turn_stream_followers TO %s`, ident),
 		fmt.Sprintf(`GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA public TO %s`, ident),
 		// Granted by earlier versions; the ledger is the migration role's.
 		fmt.Sprintf(`REVOKE ALL ON goose_db_version FROM %s`, ident),

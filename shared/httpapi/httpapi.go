@@ -85,7 +85,11 @@ type Options struct {
 	// answered from the same routes table (see cors); a preflight from any
 	// other origin is refused.
 	CORSOrigins []string
-	Log         *slog.Logger
+	// MaxStreamFollowers bounds the clients following one conversation's
+	// stream at once (GET /chat/{id}/stream), on a store that keeps
+	// followers (default DefaultMaxStreamFollowers).
+	MaxStreamFollowers int
+	Log                *slog.Logger
 }
 
 // API holds what route handlers share.
@@ -104,6 +108,7 @@ type API struct {
 	log           *slog.Logger
 	sharing       conversation.SharingStore
 	compat        *compat.Adapter
+	maxFollowers  int
 }
 
 // New returns the API handler: one routes table, from which the mux and
@@ -114,6 +119,10 @@ func New(o Options) http.Handler {
 		graph: o.Graph, changes: o.GraphChanges, feed: o.Feed.withDefaults(),
 		keepAlive: o.KeepAlive, now: o.Now, log: o.Log, sharing: o.Sharing,
 		bodyTimeout: o.BodyReadTimeout, routeTimeout: o.RouteTimeout, readiness: o.Readiness,
+		maxFollowers: o.MaxStreamFollowers,
+	}
+	if a.maxFollowers <= 0 {
+		a.maxFollowers = DefaultMaxStreamFollowers
 	}
 	if a.conversations != nil && a.engine != nil {
 		a.conversations = redactedUpdates{Conversations: a.conversations, engine: a.engine}

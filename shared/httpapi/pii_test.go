@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -161,4 +162,103 @@ func TestPersonaAndTitleAreRedactedAtRest(t *testing.T) {
 			}
 		}
 	})
+}
+
+// Supplied context is stored redacted in its label (the key) as in its
+// value, whichever route supplies it, and so are the items the model asks
+// for: the conversation and the export return markers, never the values.
+func TestContextItemsAreRedactedAtRest(t *testing.T) {
+	forEachStore(t, func(t *testing.T, postgres bool) {
+		for _, tc := range contextItemSupplies() {
+			t.Run(tc.name, func(t *testing.T) {
+				e := newEnv(t, envOptions{postgres: postgres})
+				convID := tc.supply(e, t)
+				held := e.export(convID)
+				if len(held.SuppliedItems) < 2 {
+					t.Fatalf("stored %d supplied items, want 2 or more", len(held.SuppliedItems))
+				}
+				exported, _ := json.Marshal(held)
+				got := e.get("/conversations/"+convID, map[string]string{"X-Tenant-Id": "tenant-a"})
+				if got.Status != 200 {
+					t.Fatalf("GET conversation: %d %s", got.Status, got.Body)
+				}
+				for _, body := range []string{string(exported), got.Body} {
+					for _, leak := range []string{piiEmail, piiPhone, piiPPSN, "087-123-4567"} {
+						if strings.Contains(body, leak) {
+							t.Errorf("%q is returned as written: %s", leak, body)
+						}
+					}
+				}
+				for _, it := range held.SuppliedItems {
+					if !strings.Contains(it.Key+it.Content, "[REDACTED:") || !it.Redacted {
+						t.Errorf("supplied item stored without a marker: %+v", it)
+					}
+				}
+			})
+		}
+	})
+}
+
+// askForContextWith runs the turn whose queued script asks for context,
+// and returns the conversation id and the request event.
+func askForContextWith(t *testing.T, e *env) (string, contextRequestEvent) {
+	t.Helper()
+	resp := e.chat(map[string]any{"message": deferredQuestion}, nil)
+	if resp.Status != 200 || resp.doneStatus(t) != "context_required" {
+		t.Fatalf("asking turn: %d %s", resp.Status, resp.Body)
+	}
+	var ev contextRequestEvent
+	if events := resp.named("context_request"); len(events) != 1 {
+		t.Fatalf("want one context_request event, got %v", resp.names())
+	} else if err := json.Unmarshal(events[0].Data, &ev); err != nil {
+		t.Fatal(err)
+	}
+	// The request's items are sent as stored.
+	for _, it := range ev.Items {
+		if strings.Contains(it.Description, piiEmail) {
+			t.Errorf("the context request event holds the email: %+v", it)
+		}
+	}
+	return *resp.metadata(t).ConversationID, ev
+}
+
+// contextItemSupply is a route that stores supplied context; supply
+// returns the conversation's id.
+type contextItemSupply struct {
+	name   string
+	supply func(e *env, t *testing.T) string
+}
+
+// contextItemSupplies are the routes that store supplied context, each
+// with personal data in its keys and values.
+func contextItemSupplies() []contextItemSupply {
+	return []contextItemSupply{
+		{"unasked with a chat turn", func(e *env, t *testing.T) string {
+			e.llm.Enqueue(llmtest.TextScript("Noted."))
+			resp := e.chat(map[string]any{"message": "Am I due a refund?", "contextSupply": map[string]any{"items": []map[string]any{
+				{"key": "ppsn-" + piiPPSN, "content": "Write to " + piiEmail},
+				{"key": "mobile-087-123-4567", "content": "Mobile " + piiPhone},
+			}}}, nil)
+			if resp.Status != 200 {
+				t.Fatalf("chat: %d %s", resp.Status, resp.Body)
+			}
+			return resp.Header.Get("X-Conversation-Id")
+		}},
+		{"answering a context request", func(e *env, t *testing.T) string {
+			e.llm.Enqueue(llmtest.Script{Steps: llmtest.Steps(llmtest.Words("I need one detail."),
+				llmtest.ToolCallJSON("request_context", map[string]any{"items": []map[string]any{
+					{"key": "contact", "description": "Confirm " + piiEmail + " or " + piiPhone + " is yours", "kind": "text", "required": true},
+				}}, 2))})
+			convID, ev := askForContextWith(t, e)
+			e.llm.Enqueue(llmtest.TextScript("Thanks."))
+			resp := e.do("POST", "/conversations/"+convID+"/context-requests/"+ev.RequestID, map[string]any{"items": []map[string]any{
+				{"key": "contact", "content": "PPSN " + piiPPSN + ", phone " + piiPhone},
+				{"key": "ppsn-" + piiPPSN, "content": "Write to " + piiEmail},
+			}})
+			if resp.Status != 200 {
+				t.Fatalf("supply: %d %s", resp.Status, resp.Body)
+			}
+			return convID
+		}},
+	}
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+
 	"regintel/shared/auth"
 	"regintel/shared/chat"
 	"regintel/shared/conversation"
@@ -30,6 +32,19 @@ var ResumePollEvery = 100 * time.Millisecond
 // turn that no longer runs, before it ends without one (the turn's
 // process ended mid-answer).
 const resumeGrace = 2 * time.Second
+
+// DefaultMaxStreamFollowers is how many clients may follow one
+// conversation's stream at once (RESUME_MAX_FOLLOWERS).
+const DefaultMaxStreamFollowers = 8
+
+// followerLease is how long a follower's place holds without renewal; a
+// follower renews it every followerLease/3 while it follows, so the place
+// of one whose process died lapses within a lease.
+const followerLease = 30 * time.Second
+
+// placeCallTimeout bounds renewing and giving back a follower's place,
+// which run after the request's own context may be gone.
+const placeCallTimeout = 5 * time.Second
 
 // streamEventID is the SSE id of a recorded event: its turn and place.
 func streamEventID(turn, seq int) string {
@@ -58,16 +73,12 @@ func (a *API) resumeStream(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return reply.InvalidRequest.With("startIndex must be a whole number of chunks, 0 or more")
 	}
-	turn, after := 0, -1
-	if last := r.Header.Get(HeaderLastEventID); last != "" && !wantsUIMessageStream(r) {
-		t, seq, ok := parseStreamEventID(last)
-		if !ok {
-			return reply.InvalidRequest.With("Last-Event-ID must be an event id of this stream (TURN:SEQ)")
-		}
-		turn, after = t, seq
+	turn, after, err := lastEventOf(r)
+	if err != nil {
+		return err
 	}
 	var ts conversation.TurnStream
-	id, err := forChatID(c, id, func(conv string) (err error) {
+	id, err = forChatID(c, id, func(conv string) (err error) {
 		ts, err = streams.ReadStream(r.Context(), c.TenantID, conv, after)
 		return err
 	})
@@ -95,6 +106,11 @@ func (a *API) resumeStream(w http.ResponseWriter, r *http.Request) error {
 		w.WriteHeader(http.StatusNoContent)
 		return nil
 	}
+	place, err := a.takeFollowerPlace(r.Context(), c.TenantID, id)
+	if err != nil {
+		return err
+	}
+	defer place.leave()
 	w.Header().Set(HeaderConversationID, id)
 	ctx, cancel := a.streamContext(r.Context())
 	defer cancel()
@@ -106,8 +122,79 @@ func (a *API) resumeStream(w http.ResponseWriter, r *http.Request) error {
 	sse.start()
 	stop := sse.keepAlive(ctx, a.keepAlive)
 	defer stop()
-	a.follow(ctx, streamFollower{streams: streams, tenant: c.TenantID, id: id}, ts, after, sink)
+	a.follow(ctx, streamFollower{streams: streams, tenant: c.TenantID, id: id, place: place}, ts, after, sink)
 	return nil
+}
+
+// followerPlace is a resumed stream's place among its conversation's
+// followers (nil on a store that keeps none).
+type followerPlace struct {
+	a         *API
+	followers conversation.StreamFollowers
+	ctx       context.Context
+	tenant    string
+	id        string
+	place     string
+	renewed   time.Time
+}
+
+// takeFollowerPlace takes a place among the conversation's followers: a
+// 429 when they are as many as they may be.
+func (a *API) takeFollowerPlace(ctx context.Context, tenant, id string) (*followerPlace, error) {
+	followers, ok := a.engine.Streams().(conversation.StreamFollowers)
+	if !ok {
+		return nil, nil
+	}
+	p := &followerPlace{a: a, followers: followers, ctx: context.WithoutCancel(ctx), tenant: tenant, id: id,
+		place: uuid.NewString(), renewed: time.Now()}
+	err := followers.FollowStream(ctx, tenant, id, p.place, a.maxFollowers, followerLease)
+	switch {
+	case errors.Is(err, conversation.ErrTooManyFollowers):
+		a.log.Warn("resumed stream refused: the conversation has as many followers as it may", "max", a.maxFollowers)
+		return nil, reply.TooManyFollowers
+	case err != nil:
+		return nil, fmt.Errorf("take a follower's place: %w", err)
+	}
+	return p, nil
+}
+
+// renew keeps the place while the stream is followed.
+func (p *followerPlace) renew() {
+	if p == nil || time.Since(p.renewed) < followerLease/3 {
+		return
+	}
+	p.renewed = time.Now()
+	ctx, cancel := context.WithTimeout(p.ctx, placeCallTimeout)
+	defer cancel()
+	if err := p.followers.FollowStream(ctx, p.tenant, p.id, p.place, p.a.maxFollowers, followerLease); err != nil {
+		p.a.log.Warn("resumed stream: renewing the follower's place failed; it lapses with its lease", "err", err)
+	}
+}
+
+// leave gives the place back.
+func (p *followerPlace) leave() {
+	if p == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(p.ctx, placeCallTimeout)
+	defer cancel()
+	if err := p.followers.UnfollowStream(ctx, p.tenant, p.id, p.place); err != nil {
+		p.a.log.Warn("resumed stream: giving the follower's place back failed; it lapses with its lease", "err", err)
+	}
+}
+
+// lastEventOf reads the SSE client's Last-Event-ID: the turn and place
+// it names, or none (0, -1).
+func lastEventOf(r *http.Request) (turn, after int, err error) {
+	last := r.Header.Get(HeaderLastEventID)
+	if last == "" || wantsUIMessageStream(r) {
+		return 0, -1, nil
+	}
+	turn, after, ok := parseStreamEventID(last)
+	if !ok {
+		return 0, -1, reply.InvalidRequest.With("Last-Event-ID must be an event id of this stream (TURN:SEQ)")
+	}
+	return turn, after, nil
 }
 
 // waitRecorded waits, a few polls at most, for a running turn's first
@@ -139,11 +226,13 @@ func parseStartIndex(r *http.Request) (int, bool) {
 	return n, err == nil && n >= 0 && n <= math.MaxInt32
 }
 
-// streamFollower reads one conversation's recorded stream.
+// streamFollower reads one conversation's recorded stream, holding its
+// place among the followers.
 type streamFollower struct {
 	streams conversation.Streams
 	tenant  string
 	id      string
+	place   *followerPlace
 }
 
 // follow sends ts's events (those after last), then polls for more until
@@ -175,6 +264,7 @@ func (a *API) follow(ctx context.Context, f streamFollower, ts conversation.Turn
 			return
 		case <-time.After(ResumePollEvery):
 		}
+		f.place.renew()
 		next, err := f.streams.ReadStream(ctx, f.tenant, f.id, last)
 		if err != nil {
 			a.log.Warn("resumed stream: read failed; ending it", "err", err)

@@ -454,3 +454,69 @@ func withCompatRoutes(o *httpapi.Options) {
 		o.Sharing = convpg.NewSharing(s)
 	}
 }
+
+// At most MaxStreamFollowers clients follow one conversation's stream at
+// once, counted across instances: one more is refused with 429, a
+// Retry-After and the API's error body; a follower that leaves gives its
+// place back.
+func TestResumeFollowersAreBounded(t *testing.T) {
+	forEachStore(t, func(t *testing.T, postgres bool) {
+		limit := func(o *httpapi.Options) { o.MaxStreamFollowers = 2 }
+		a := newEnv(t, envOptions{postgres: postgres, api: limit})
+		b := newEnv(t, envOptions{store: a.store, api: limit})
+		a.llm.Enqueue(llmtest.Script{Steps: llmtest.Words(slowAnswer), DeltaDelay: 50 * time.Millisecond})
+		id, _ := startAndDrop(t, a, "/chat")
+		first := openResumed(t, a, id)
+		defer first.Body.Close()
+		second := openResumed(t, b, id)
+		defer second.Body.Close()
+
+		refused := b.get("/chat/"+id+"/stream", nil)
+		var body struct {
+			Error struct{ Code, Message string } `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(refused.Body), &body); err != nil {
+			t.Fatalf("refusal body %q: %v", refused.Body, err)
+		}
+		if refused.Status != http.StatusTooManyRequests || refused.Header.Get("Retry-After") == "" ||
+			!strings.HasPrefix(refused.Header.Get("Content-Type"), "application/json") || body.Error.Code != "too_many_followers" {
+			t.Fatalf("a third follower: %d %v %s", refused.Status, refused.Header, refused.Body)
+		}
+
+		// The first leaves: its place comes back once its handler sees it gone.
+		_ = first.Body.Close()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			third := a.get("/chat/"+id+"/stream", nil)
+			if third.Status != http.StatusTooManyRequests {
+				if third.Status != http.StatusOK || third.doneStatus(t) != "ok" {
+					t.Fatalf("a follower once a place was free: %d %s", third.Status, third.Body)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the place of a follower that left never came back")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
+}
+
+// openResumed opens GET /chat/{id}/stream on e and returns the response
+// once its headers say it streams; the caller closes it.
+func openResumed(t *testing.T, e *env, id string) *http.Response {
+	t.Helper()
+	resp, err := http.Get(e.server.URL + "/chat/" + id + "/stream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		t.Fatalf("resume: %d", resp.StatusCode)
+	}
+	// The first frame arrives once the place is taken and the replay begins.
+	if _, err := bufio.NewReader(resp.Body).ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}

@@ -77,6 +77,7 @@ var finishReasons = map[string]string{
 	"error":            "error",
 	"context_required": "other",
 	"interrupted":      "interrupted",
+	"length":           "length",
 }
 
 // write holds one chunk as a data-only frame until the engine flushes or
@@ -138,6 +139,10 @@ func (s *uiStreamSink) Event(name string, data any) error {
 		return s.write(map[string]any{"type": "data-context-request", "id": contextRequestID(data), "data": data})
 	case chat.EventDone:
 		done := eventData[map[string]string](data)
+		if done["reason"] == chat.DoneReasonLength {
+			// Cut at its length bound: the SDK's own reason for that.
+			return s.finish("length")
+		}
 		return s.finish(done["status"])
 	default:
 		// disclaimer: a data part kept with the answer.

@@ -55,6 +55,7 @@ func (h *Handler) Handle(ctx context.Context, event events.EventBridgeEvent) (Ou
 		"requests_expired", out.RequestsExpired,
 		"stream_events_deleted", out.StreamEventsDeleted,
 		"streams_deleted", out.StreamsDeleted,
+		"followers_deleted", out.FollowersDeleted,
 		"rows_removed", out.RowsRemoved,
 		"expired_rows_remaining", out.ExpiredRowsRemaining,
 		"max_idle_days", cfg.withDefaults().ContextMaxIdle.Hours() / 24,
@@ -86,6 +87,7 @@ func (h *Handler) emit(o Outcome, err error, took time.Duration) {
 		{Name: "RequestsExpired", Unit: metrics.Count, Value: float64(o.RequestsExpired)},
 		{Name: "StreamEventsDeleted", Unit: metrics.Count, Value: float64(o.StreamEventsDeleted)},
 		{Name: "StreamsDeleted", Unit: metrics.Count, Value: float64(o.StreamsDeleted)},
+		{Name: "FollowersDeleted", Unit: metrics.Count, Value: float64(o.FollowersDeleted)},
 		{Name: "SweepTime", Unit: metrics.Milliseconds, Value: metrics.Millis(took)},
 	}})
 }

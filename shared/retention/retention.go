@@ -59,6 +59,9 @@ type Counts struct {
 	RequestsExpired      int64 `json:"requestsExpired"`
 	StreamEventsDeleted  int64 `json:"streamEventsDeleted"`
 	StreamsDeleted       int64 `json:"streamsDeleted"`
+	// FollowersDeleted are lapsed places of stream followers whose
+	// process ended without giving them back.
+	FollowersDeleted int64 `json:"followersDeleted"`
 }
 
 // A conversation is idle when neither it (a turn bumps updated_at) nor the
@@ -125,6 +128,19 @@ USING idle
 WHERE s.tenant_id = idle.tenant_id AND s.conversation_id = idle.conversation_id`
 )
 
+// A stream follower's place lapses with its lease: its follower is gone.
+const deleteLapsedFollowers = `
+WITH lapsed AS (
+    SELECT tenant_id, conversation_id, place
+    FROM turn_stream_followers
+    WHERE lease_until <= $1::timestamptz
+    LIMIT $2::integer
+    FOR UPDATE SKIP LOCKED
+)
+DELETE FROM turn_stream_followers f
+USING lapsed
+WHERE f.tenant_id = lapsed.tenant_id AND f.conversation_id = lapsed.conversation_id AND f.place = lapsed.place`
+
 // A request expires at expires_at, as the chat turn judges it.
 const expireDueRequests = `
 WITH due AS (
@@ -159,7 +175,7 @@ SELECT
 
 // Removed is the number of rows the sweep deleted.
 func (c Counts) Removed() int64 {
-	return c.ContextsDeleted + c.SuppliedItemsDeleted + c.StreamEventsDeleted + c.StreamsDeleted
+	return c.ContextsDeleted + c.SuppliedItemsDeleted + c.StreamEventsDeleted + c.StreamsDeleted + c.FollowersDeleted
 }
 
 // ExpiredRemaining counts the contexts and supplied items past the
@@ -216,6 +232,7 @@ var sweepSteps = []sweepStep{
 	{"delete idle supplied items", deleteIdleSuppliedItems, func(c *Counts) *int64 { return &c.SuppliedItemsDeleted }, false},
 	{"delete idle stream events", deleteIdleStreamEvents, func(c *Counts) *int64 { return &c.StreamEventsDeleted }, false},
 	{"delete idle streams", deleteIdleStreams, func(c *Counts) *int64 { return &c.StreamsDeleted }, false},
+	{"delete lapsed stream followers", deleteLapsedFollowers, func(c *Counts) *int64 { return &c.FollowersDeleted }, true},
 	{"expire context requests", expireDueRequests, func(c *Counts) *int64 { return &c.RequestsExpired }, true},
 }
 

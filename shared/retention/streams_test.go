@@ -113,3 +113,30 @@ func TestEveryConversationTableIsExportedOrSwept(t *testing.T) {
 		}
 	}
 }
+
+// The place of a stream follower whose process ended without giving it
+// back is deleted once its lease lapsed, whatever the conversation's age,
+// as the sweep's own role; a place still held stays.
+func TestSweepDeletesLapsedFollowerPlaces(t *testing.T) {
+	ctx := context.Background()
+	owner, _ := pgtest.NewRuntimePools(t, 2)
+	recent := time.Now()
+	tenant := seedGroup(t, owner, 2, recent, recent, recent)
+	if _, err := owner.Exec(ctx, `
+		INSERT INTO turn_stream_followers (tenant_id, conversation_id, owner_id, place, lease_until)
+		SELECT tenant_id, id, '', gen_random_uuid(), now() + lease
+		FROM conversations, (VALUES (interval '-1 minute'), (interval '-1 second'), (interval '1 minute')) AS l(lease)
+		WHERE tenant_id = $1::uuid`, tenant); err != nil {
+		t.Fatal(err)
+	}
+	counts, err := retention.Sweep(ctx, sweepRolePool(t, owner), retention.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if counts.FollowersDeleted != 4 {
+		t.Errorf("swept %+v, want the 4 lapsed places of 2 conversations", counts)
+	}
+	if n := count(t, owner, `SELECT count(*) FROM turn_stream_followers WHERE tenant_id = $1::uuid AND lease_until > now()`, tenant); n != 2 {
+		t.Errorf("%d held places left, want 2", n)
+	}
+}

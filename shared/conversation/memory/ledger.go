@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/google/uuid"
+
 	"regintel/shared/conversation"
 )
 
@@ -13,8 +15,16 @@ type charges struct {
 	cost   float64
 }
 
-// ChargeTokens charges the worst case while the tenant's day is under
-// both limits.
+// reservation is a charge not settled yet, held for its turn's lease.
+type reservation struct {
+	day   usageKey
+	held  charges // what the ledger holds for it
+	lapse charges // what it settles to once its lease lapses
+	until time.Time
+}
+
+// ChargeTokens settles the tenant's lapsed reservations, then charges the
+// worst case while the tenant's day is under both limits.
 func (s *Store) ChargeTokens(ctx context.Context, tenantID string, worst conversation.TokenCharge, limits conversation.DailyLimits) (conversation.TokenCharge, error) {
 	if err := ctx.Err(); err != nil {
 		return conversation.TokenCharge{}, err
@@ -23,9 +33,11 @@ func (s *Store) ChargeTokens(ctx context.Context, tenantID string, worst convers
 	if !ok {
 		return conversation.TokenCharge{}, conversation.ErrInvalidTenant
 	}
-	day := conversation.UsageDay(time.Now())
+	now := time.Now()
+	day := conversation.UsageDay(now)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.settleLapsed(tenant, now)
 	k := usageKey{tenant, day}
 	c := s.charged[k]
 	switch {
@@ -35,11 +47,30 @@ func (s *Store) ChargeTokens(ctx context.Context, tenantID string, worst convers
 		return conversation.TokenCharge{}, conversation.ErrOverCostLimit
 	}
 	s.charged[k] = charges{tokens: c.tokens + worst.Tokens, cost: c.cost + worst.CostUSD}
-	worst.Day = day
+	worst.Day, worst.ID = day, uuid.NewString()
+	if s.reserved[tenant] == nil {
+		s.reserved[tenant] = map[string]reservation{}
+	}
+	s.reserved[tenant][worst.ID] = reservation{day: k, held: charges{worst.Tokens, worst.CostUSD},
+		lapse: charges{worst.LapseTokens(), worst.LapseCostUSD()}, until: now.Add(worst.Lease())}
 	return worst, nil
 }
 
-// SettleTokens moves the charge's day by what the turn used less the charge.
+// settleLapsed settles the tenant's reservations whose lease lapsed to
+// their estimates. The caller holds s.mu.
+func (s *Store) settleLapsed(tenant string, now time.Time) {
+	for id, r := range s.reserved[tenant] {
+		if now.Before(r.until) {
+			continue
+		}
+		day := s.charged[r.day]
+		s.charged[r.day] = charges{tokens: day.tokens - r.held.tokens + r.lapse.tokens, cost: day.cost - r.held.cost + r.lapse.cost}
+		delete(s.reserved[tenant], id)
+	}
+}
+
+// SettleTokens moves the charge's day by what the turn used less what the
+// ledger holds for it: the charge, or its estimate once its lease lapsed.
 func (s *Store) SettleTokens(ctx context.Context, tenantID string, c conversation.TokenCharge, settle conversation.Settlement) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -55,9 +86,17 @@ func (s *Store) SettleTokens(ctx context.Context, tenantID string, c conversatio
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	held := charges{c.Tokens, c.CostUSD}
+	if c.ID != "" {
+		if _, ok := s.reserved[tenant][c.ID]; ok {
+			delete(s.reserved[tenant], c.ID)
+		} else {
+			held = charges{c.LapseTokens(), c.LapseCostUSD()}
+		}
+	}
 	k := usageKey{tenant, c.Day}
 	day := s.charged[k]
-	s.charged[k] = charges{tokens: day.tokens + used - c.Tokens, cost: day.cost + cost - c.CostUSD}
+	s.charged[k] = charges{tokens: day.tokens + used - held.tokens, cost: day.cost + cost - held.cost}
 	if settle.Record {
 		s.usage[k] += used
 	}

@@ -29,6 +29,8 @@ type Store struct {
 	usage map[usageKey]int64
 	// charged is the daily cap's ledger per tenant and UTC day (ledger.go).
 	charged map[usageKey]charges
+	// reserved are the unsettled charges per tenant, by id (ledger.go).
+	reserved map[string]map[string]reservation
 }
 
 type usageKey struct{ tenantID, day string }
@@ -53,6 +55,9 @@ type record struct {
 	stream *recordedStream
 	// feedback is the user's feedback by turn number (feedback.go).
 	feedback map[int]conversation.Feedback
+	// followers are the stream followers' places and their leases
+	// (followers.go).
+	followers map[string]time.Time
 }
 
 type turnLease struct {
@@ -62,7 +67,8 @@ type turnLease struct {
 
 // New returns an empty store.
 func New() *Store {
-	return &Store{conversations: map[key]*record{}, usage: map[usageKey]int64{}, charged: map[usageKey]charges{}}
+	return &Store{conversations: map[key]*record{}, usage: map[usageKey]int64{}, charged: map[usageKey]charges{},
+		reserved: map[string]map[string]reservation{}}
 }
 
 // ids are compared in canonical (lower-case) form, as Postgres does for uuid.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -60,4 +61,13 @@ func TestStreamCallsAreOneRoundTrip(t *testing.T) {
 		t.Fatalf("StopStream = %v, %v", ok, err)
 	}
 	check("StopStream of a running turn")
+	place := uuid.NewString()
+	if err := store.FollowStream(ctx, tenant, id, place, 8, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	check("FollowStream")
+	if err := store.UnfollowStream(ctx, tenant, id, place); err != nil {
+		t.Fatal(err)
+	}
+	check("UnfollowStream")
 }

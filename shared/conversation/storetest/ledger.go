@@ -186,3 +186,50 @@ func testCostLimit(t *testing.T, s Store) {
 		t.Errorf("a charge over the token limit: %v, want ErrOverLimit", err)
 	}
 }
+
+// A charge is held for its turn's lease. A turn that dies unsettled (a
+// crash) holds its worst case only until the lease lapses: the tenant's
+// next charge settles it to its estimate, and the day is open again. A
+// charge still within its lease stays whole, and the dead turn's late
+// settlement, should it come, moves the day from the estimate, not again
+// from the worst case.
+func testLapsedChargeIsSettledToItsEstimate(t *testing.T, s Store) {
+	const lease = 100 * time.Millisecond
+	tenant := newTenant()
+	crashed := conversation.TokenCharge{Tokens: 1000, CostUSD: 0.05, LeaseFor: lease,
+		Lapse: &conversation.TokenCharge{Tokens: 150, CostUSD: 0.01}}
+	dead, err := s.ChargeTokens(userCtx, tenant, crashed, tokenLimit(1000))
+	if err != nil || dead.ID == "" {
+		t.Fatalf("charge = %+v, %v: want a reservation", dead, err)
+	}
+	// Within the lease the worst case holds the day.
+	if _, err := s.ChargeTokens(userCtx, tenant, tokens(10), tokenLimit(1000)); !errors.Is(err, conversation.ErrOverLimit) {
+		t.Fatalf("a charge while the lease holds: %v, want ErrOverLimit", err)
+	}
+	time.Sleep(lease + 50*time.Millisecond) // the turn's process is gone; its lease lapses
+	// A running turn's charge, with a lease of a minute, is not touched.
+	running, err := s.ChargeTokens(userCtx, tenant, conversation.TokenCharge{Tokens: 300, LeaseFor: time.Minute,
+		Lapse: &conversation.TokenCharge{Tokens: 1}}, tokenLimit(1000))
+	if err != nil {
+		t.Fatalf("a charge after the lease lapsed: %v, want the budget restored", err)
+	}
+	if n, _ := s.TenantChargedToday(userCtx, tenant); n != 150+300 {
+		t.Errorf("ledger = %d, want the dead turn's estimate 150 + the running turn's 300", n)
+	}
+	if _, err := s.ChargeTokens(userCtx, tenant, tokens(10), tokenLimit(1000)); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := s.TenantChargedToday(userCtx, tenant); n != 150+300+10 {
+		t.Errorf("ledger = %d, want 460: a charge within its lease stays whole", n)
+	}
+	// The dead turn's settlement arrives after all: from 150 to 120.
+	if err := s.SettleTokens(userCtx, tenant, dead, conversation.Settlement{Usage: conversation.Usage{TotalTokens: 120}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SettleTokens(userCtx, tenant, running, conversation.Settlement{Usage: conversation.Usage{TotalTokens: 200}}); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := s.TenantChargedToday(userCtx, tenant); n != 120+200+10 {
+		t.Errorf("ledger after the late settlements = %d, want 330", n)
+	}
+}

@@ -64,6 +64,7 @@ var suite = []struct {
 	{"ChargeThenSettle", testChargeThenSettle},
 	{"UsageKeepsCachedTokensAndCost", testUsageKeepsCachedTokensAndCost},
 	{"CostLimit", testCostLimit},
+	{"LapsedChargeIsSettledToItsEstimate", testLapsedChargeIsSettledToItsEstimate},
 	// Context handoff.
 	{"RequestCreatedPendingAndLoaded", testRequestLifecycle},
 	{"RequestsAreTenantAndConversationScoped", testRequestIsolation},

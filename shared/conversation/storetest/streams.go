@@ -17,6 +17,7 @@ import (
 type StreamStore interface {
 	Store
 	conversation.Streams
+	conversation.StreamFollowers
 }
 
 // RunStreams runs the contract of conversation.Streams, and of what the
@@ -32,6 +33,9 @@ func RunStreams(t *testing.T, newStore func(t *testing.T) StreamStore) {
 		{"NextTurnReplacesTheRecording", testStreamNextTurn},
 		{"StopBeforeTheFirstWriteIsKept", testStreamStopBeforeFirstWrite},
 		{"OtherTenantOrUserIsNotFound", testStreamIsolation},
+		{"FollowersAreBounded", testFollowersAreBounded},
+		{"FollowerPlacesLapse", testFollowerPlacesLapse},
+		{"ConcurrentFollowersHoldTheLimit", testConcurrentFollowersHoldTheLimit},
 		// What the AI SDK's defaults need: a chosen id, regenerate.
 		{"StartUnderTakenIDIsErrIDTaken", testStartUnderTakenID},
 		{"RegenerateRestartsTheLastTurn", testRegenerateRestartsTheLastTurn},

@@ -64,6 +64,8 @@ var (
 		Message: "this organisation has used its tokens for today (UTC); try again tomorrow"}
 	DailyCostLimit = &APIError{Status: http.StatusTooManyRequests, Code: "daily_cost_limit",
 		Message: "this organisation has reached its spending limit for today (UTC); try again tomorrow"}
+	TooManyFollowers = &APIError{Status: http.StatusTooManyRequests, Code: "too_many_followers", RetryAfter: "5",
+		Message: "this conversation's answer already has as many readers as it may; try again shortly"}
 	Internal         = &APIError{Status: http.StatusInternalServerError, Code: "internal", Message: "the request could not be completed"}
 	NotConfigured    = &APIError{Status: http.StatusNotImplemented, Code: "not_configured", Message: "this route is not available on this deployment"}
 	NotSupported     = &APIError{Status: http.StatusNotImplemented, Code: "not_supported", Message: "this operation is not supported"}
