@@ -37,9 +37,12 @@ func fold(s string) folded {
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		var out string
-		if r < utf8.RuneSelf {
+		switch {
+		case r < utf8.RuneSelf:
 			out = s[i : i+1]
-		} else {
+		case r >= 0xE0000 && r <= 0xE007F:
+			out = untag(r)
+		default:
 			out = foldRune(r)
 		}
 		b.WriteString(out)
@@ -77,6 +80,16 @@ func (f folded) spans() (start, end []int) {
 		start[i], end[i] = i, i+1
 	}
 	return start, end
+}
+
+// untag reads a tag character as the ASCII character it stands for
+// (U+E0041 is "A"); the tags that stand for no printable character
+// read as nothing.
+func untag(r rune) string {
+	if c := r - 0xE0000; c >= ' ' && c <= '~' {
+		return string(c)
+	}
+	return ""
 }
 
 func foldRune(r rune) string {
@@ -219,26 +232,10 @@ func (f folded) compact(digitLedOnly bool) folded {
 	return f.keep(drop)
 }
 
-var (
-	spelledAt  = regexp.MustCompile(`(?i)\s*[\[(]\s*at\s*[\])]\s*|%40|&#0*64;|&#x0*40;|&commat;`)
-	spelledDot = regexp.MustCompile(`(?i)\s*[\[(]\s*dot\s*[\])]\s*|%2e|&#0*46;|&period;`)
-	underscore = regexp.MustCompile(`_`)
-)
-
-// forms are the derived forms the detectors run on: the folded text
-// with "(at)", "%40" and "&#64;" read as "@" (and the same for ".") and
-// "_" as a space (how an id joins words), and its two compactions.
+// forms are the derived forms the detectors run on: the normal form (see
+// Normalize) and its two compactions.
 func forms(text string) []folded {
-	base := fold(text)
-	if lower := strings.ToLower(base.text); containsAny(lower, "at)", "at]", "%40", "&#", "&commat;") {
-		base = base.replace(spelledAt, "@")
-		if containsAny(lower, "dot)", "dot]", "%2e", "&#", "&period;") {
-			base = base.replace(spelledDot, ".")
-		}
-	}
-	if strings.Contains(base.text, "_") {
-		base = base.replace(underscore, " ")
-	}
+	base := normalize(text)
 	out := []folded{base}
 	// Compaction only serves the number detectors, and those need six
 	// grouped digits at least (see textShape).

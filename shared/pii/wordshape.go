@@ -17,6 +17,9 @@ type wordShape struct {
 	// one side (across at most one space or dash), as in registrations
 	// ("191-D-12345", "AB12 CDE") and postcodes ("SW1A 1AA").
 	capsNextToDigit bool
+	// lowerNextToDigit: one or two lower-case letters starting a word
+	// and glued to a digit, as a postcode written in lower case ("sw1a").
+	lowerNextToDigit bool
 	// letterTwoDigits: a letter starting a word and two digits, as an
 	// Eircode's routing key ("D02").
 	letterTwoDigits bool
@@ -75,6 +78,9 @@ func wordShapeOf(text string) wordShape {
 func (s *wordShape) checkCaps(text string, i, j int) {
 	if j-i <= 3 && strings.ToUpper(text[i:j]) == text[i:j] && (digitNear(text, i-1, -1) || digitNear(text, j, 1)) {
 		s.capsNextToDigit = true
+	}
+	if j-i <= 2 && j < len(text) && isDigit(text[j]) && (i == 0 || !isWordByte(text[i-1])) && strings.ToLower(text[i:j]) == text[i:j] {
+		s.lowerNextToDigit = true
 	}
 	if j-i >= 1 && j+1 < len(text) && isDigit(text[j]) && isDigit(text[j+1]) {
 		s.letterTwoDigits = true
