@@ -18,8 +18,8 @@ var (
 	introPattern     = regexp.MustCompile(`(?i:\b(?:my name is|i am called|name:|signed))\s+(\p{Lu}[\p{L}'’-]+(?:\s+\p{Lu}[\p{L}'’-]+)+)`)
 	// After "my name is" one capitalised word is a name too.
 	myNamePattern = regexp.MustCompile(`(?i:\b(?:my name is|i am called))\s+(\p{Lu}[\p{L}'’-]+)`)
-	givenNameWord    = regexp.MustCompile(`\p{Lu}\p{Ll}+`)
-	surnameAfter     = regexp.MustCompile(`^\s+(?:(?:O|Mac|Mc|Ní|Ni|Nic|Ó|Ua)['’ ]?)?\p{Lu}[\p{L}'’-]+`)
+	givenNameWord = regexp.MustCompile(`\p{Lu}\p{Ll}+`)
+	surnameAfter  = regexp.MustCompile(`^\s+(?:(?:O|Mac|Mc|Ní|Ni|Nic|Ó|Ua)['’ ]?)?\p{Lu}[\p{L}'’-]+`)
 )
 
 func findNames(text string) []Match {

@@ -16,19 +16,19 @@ import (
 type wordRole uint8
 
 const (
-	roleNone    wordRole = iota
-	roleDigit            // zero to nine
-	roleZero             // "o", "oh": zero only among other digits
-	roleTeen             // ten to nineteen
-	roleTens             // twenty to ninety
-	roleOrdinal          // first to nineteenth, twentieth, thirtieth
-	roleHundred          // hundred
-	roleThousand         // thousand
-	roleRepeat           // double, triple
-	roleAnd              // "and" inside a number
-	roleParticle         // Irish "a" before a digit ("a haon")
-	roleAt               // a word for '@'
-	roleDot              // a word for '.'
+	roleNone     wordRole = iota
+	roleDigit             // zero to nine
+	roleZero              // "o", "oh": zero only among other digits
+	roleTeen              // ten to nineteen
+	roleTens              // twenty to ninety
+	roleOrdinal           // first to nineteenth, twentieth, thirtieth
+	roleHundred           // hundred
+	roleThousand          // thousand
+	roleRepeat            // double, triple
+	roleAnd               // "and" inside a number
+	roleParticle          // Irish "a" before a digit ("a haon")
+	roleAt                // a word for '@'
+	roleDot               // a word for '.'
 )
 
 type wordInfo struct {
