@@ -459,16 +459,23 @@ func Contains(text string, kinds ...Kind) (Kind, bool) {
 }
 
 // Redact replaces every match with its typed marker (for example
-// "[REDACTED:EMAIL]") and returns the distinct kinds found, in order of first
-// appearance. Taking a value out can leave its neighbours a shape of their
-// own (a bracket no longer glued to digits), so it reads the result again
-// until nothing is found; markers hold no digits, so this ends.
+// "[REDACTED:EMAIL]") in the original text, drops the invisible
+// characters (see StripInvisible) and returns the distinct kinds found, in
+// order of first appearance. Taking a value or an invisible character out
+// can leave its neighbours a shape of their own (a bracket no longer glued
+// to digits), so it reads the result again until nothing is found;
+// markers hold no digits, so this ends.
 func Redact(text string) (string, []Kind) {
 	var kinds []Kind
 	for range maxRedactRounds {
 		ms := Find(text)
 		if len(ms) == 0 {
-			break
+			visible := StripInvisible(text)
+			if visible == text {
+				break
+			}
+			text = visible
+			continue
 		}
 		text = replaceMatches(text, ms)
 		for _, m := range ms {
@@ -477,7 +484,7 @@ func Redact(text string) (string, []Kind) {
 			}
 		}
 	}
-	return text, kinds
+	return StripInvisible(text), kinds
 }
 
 // maxRedactRounds bounds Redact's passes; real text needs one or two.

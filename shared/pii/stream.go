@@ -37,7 +37,8 @@ func (s *Stream) Write(piece string) { s.raw.WriteString(piece) }
 // Raw is the text written so far, as written.
 func (s *Stream) Raw() string { return s.raw.String() }
 
-// Redacted is the decided text so far, redacted.
+// Redacted is the decided text so far, redacted and without invisible
+// characters (see StripInvisible).
 func (s *Stream) Redacted() string { return s.out.String() }
 
 // Undecided is how many bytes at the end are still held back.
@@ -102,7 +103,7 @@ func (s *Stream) Decide(final bool) {
 		// their own; Redact reads the rest again (see Redact).
 		span, _ = Redact(replaceMatches(span, inSpan))
 	}
-	s.out.WriteString(span)
+	s.out.WriteString(StripInvisible(span))
 	s.decided = cut
 }
 

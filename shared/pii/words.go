@@ -174,6 +174,8 @@ func startsRun(t string, p piece) bool {
 	switch p.info.role {
 	case roleDigit, roleZero, roleTeen, roleTens, roleOrdinal, roleRepeat:
 		return !p.isSecondAsTime(t)
+	case roleParticle:
+		return pieceAfter(t, p.end).info.irish
 	}
 	// A numeral starts a run only when glued to nothing ("5th" is read
 	// by the date detectors as it is).
