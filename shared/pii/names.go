@@ -92,11 +92,24 @@ var introCues = func() []string {
 // hasIntroInOtherScript: text holds one of introCues (only a text with
 // letters outside ASCII can).
 func hasIntroInOtherScript(text string) bool {
-	if isPlainASCII(text) {
+	if !holdsCueScript(text) {
 		return false
 	}
+	lower := strings.ToLower(text)
 	for _, c := range introCues {
-		if strings.Contains(strings.ToLower(text), c) {
+		if strings.Contains(lower, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// holdsCueScript: text has a Greek or Cyrillic letter, or a CJK or
+// Hangul character (by their UTF-8 lead bytes), as every cue of
+// introCues does.
+func holdsCueScript(text string) bool {
+	for i := 0; i < len(text); i++ {
+		if c := text[i]; c >= 0xCE && c <= 0xD1 || c >= 0xE3 && c <= 0xED {
 			return true
 		}
 	}
