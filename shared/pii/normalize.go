@@ -46,7 +46,7 @@ func normalize(text string) folded {
 	if strings.ContainsAny(f.text, "&%") {
 		f = decodeEscapes(f)
 	}
-	if strings.ContainsAny(f.text, "[({<hH") {
+	if strings.ContainsAny(f.text, "[({<") || strings.Contains(f.text, "xxp") || strings.Contains(f.text, "XXP") {
 		f = f.apply(defangEdits(f.text))
 	}
 	if strings.Contains(f.text, "_") {
