@@ -61,6 +61,7 @@ func TestNormalizeLeavesProseAlone(t *testing.T) {
 		"Oil, lol and IOU 2024",
 		"I was at home; I am 40",
 		"Class A1 2nd contribution",
+		"APPLY AT REVENUE.IE TODAY",
 	} {
 		got := Normalize(in)
 		if strings.Contains(got, "@") {

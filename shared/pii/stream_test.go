@@ -53,6 +53,33 @@ func TestStreamRecordsNoItemSplitAcrossPieces(t *testing.T) {
 	}
 }
 
+// Items written in words or hidden in tag characters run longer than
+// their digits: in pieces of every size, the record is still the text
+// redacted whole.
+func TestStreamRecordsRewrittenItemsWhole(t *testing.T) {
+	hidden := ""
+	for _, r := range "jane.roe@example.ie" {
+		hidden += string(0xE0000 + r)
+	}
+	for _, text := range []string{
+		"You can reach me on oh eight seven one two three four five six seven most evenings after work.",
+		"The card is four one one one one one one one one one one one one one one one and it was charged the fee.",
+		"Write to jane dot roe at example dot com and say which year the claim covers in the letter.",
+		"The address is " + hidden + " for the letters about the claim for the relief.",
+		"I was born on the fifth of March nineteen eighty-two and I claim the relief this year.",
+	} {
+		whole, kinds := Redact(text)
+		if len(kinds) != 1 {
+			t.Fatalf("%q redacts as %v", text, kinds)
+		}
+		for n := 1; n <= len(text); n++ {
+			if got := strings.Join(streamed(text, n), ""); got != whole {
+				t.Fatalf("in pieces of %d: recorded %q, want %q", n, got, whole)
+			}
+		}
+	}
+}
+
 // A long answer is decided as it grows, not only at its end, and never
 // holds back more than HoldBytes, a step and a word.
 func TestStreamDecidesAsTheAnswerGrows(t *testing.T) {

@@ -434,8 +434,10 @@ func emailInWords(t string, at piece) ([]edit, bool) {
 	if !isTopLevelDomain(lastLabel) || dotWords == 0 && !literalDot {
 		return nil, false
 	}
+	// "AT" in capitals stands for '@' unless the words around it are in
+	// capitals too (a heading: "APPLY AT REVENUE.IE").
 	word := t[at.start:at.end]
-	strong := at.info.lang != 'e' || word == "AT"
+	strong := at.info.lang != 'e' || word == "AT" && strings.ToUpper(t[localStart:localEnd]) != t[localStart:localEnd]
 	if !strong && dotWords == 0 {
 		return nil, false
 	}
