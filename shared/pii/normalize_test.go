@@ -125,3 +125,31 @@ func TestRedactDropsInvisibleCharacters(t *testing.T) {
 		t.Errorf("StripInvisible = %q", got)
 	}
 }
+
+// FuzzNormalizeSpans: every byte of the normal form maps to a non-empty
+// range of the original, in order, and both entry points agree.
+func FuzzNormalizeSpans(f *testing.F) {
+	for _, tc := range piicases.All() {
+		f.Add(tc.Text)
+	}
+	for _, text := range piicases.Legitimate {
+		f.Add(text)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n := NormalizeSpans(s)
+		lastStart := 0
+		for i := range len(n.Text) {
+			start, end := n.Original(i, i+1)
+			if start < 0 || end > len(s) || start >= end {
+				t.Fatalf("byte %d of %q maps to [%d,%d) of %q", i, n.Text, start, end, s)
+			}
+			if start < lastStart {
+				t.Fatalf("byte %d of %q maps back before byte %d", i, n.Text, i-1)
+			}
+			lastStart = start
+		}
+		if Normalize(s) != n.Text {
+			t.Fatalf("Normalize and NormalizeSpans differ on %q", s)
+		}
+	})
+}
