@@ -384,7 +384,7 @@ func emailInWords(t string, at piece) ([]edit, bool) {
 	for localStart > 0 && localByte(t[localStart-1]) {
 		localStart--
 	}
-	if localStart == localEnd || !isAlnum(t[localStart]) {
+	if localStart == localEnd || !isAlnum(t[localStart]) || !wordBoundaryBefore(t, localStart) {
 		return nil, false
 	}
 	var edits []edit
@@ -397,7 +397,7 @@ func emailInWords(t string, at piece) ([]edit, bool) {
 		for s > 0 && localByte(t[s-1]) {
 			s--
 		}
-		if s == d.start-1 || !isAlnum(t[s]) {
+		if s == d.start-1 || !isAlnum(t[s]) || !wordBoundaryBefore(t, s) {
 			break
 		}
 		edits = append([]edit{{d.start - 1, d.end + 1, "."}}, edits...)
@@ -437,11 +437,20 @@ func emailInWords(t string, at piece) ([]edit, bool) {
 	// "AT" in capitals stands for '@' unless the words around it are in
 	// capitals too (a heading: "APPLY AT REVENUE.IE").
 	word := t[at.start:at.end]
-	strong := at.info.lang != 'e' || word == "AT" && strings.ToUpper(t[localStart:localEnd]) != t[localStart:localEnd]
+	// Irish "ag" is an everyday word ("ag obair"), as "at" is.
+	strong := at.info.lang != 'e' && at.info.lang != 'g' ||
+		word == "AT" && strings.ToUpper(t[localStart:localEnd]) != t[localStart:localEnd]
 	if !strong && dotWords == 0 {
 		return nil, false
 	}
 	return edits, true
+}
+
+// wordBoundaryBefore: i starts a word (the text's start, white space or
+// an opening bracket or quote before it), not the tail of a word with
+// letters outside ASCII.
+func wordBoundaryBefore(t string, i int) bool {
+	return i == 0 || strings.IndexByte(" \t\n(<\"':;,", t[i-1]) >= 0
 }
 
 // dotWordBefore is a dot word standing one space before i, with a space

@@ -305,6 +305,8 @@ var Legitimate = []string{
 	"Pay PRSI at Class A1 and at the rate of four point one per cent.",
 	"One, two or three children: the rate for each is set at forty euro a week.",
 	"Contributions paid at age sixty-six or over count; see Chapter 12 at section 108.",
+	"Tá eolas ar fáil ag www.revenue.ie agus ag gov.ie.",
+	"Voir le point 4 et le taux à 20 % sur impots.gouv.fr.",
 }
 
 // Reduce is how the probes look for a leaked value in output text: tag
