@@ -218,8 +218,17 @@ func defangEdits(t string) []edit {
 			i += 3
 			continue
 		}
-		closer, ok := bracketPairs[c]
-		if !ok {
+		var closer byte
+		switch c {
+		case '[':
+			closer = ']'
+		case '(':
+			closer = ')'
+		case '{':
+			closer = '}'
+		case '<':
+			closer = '>'
+		default:
 			continue
 		}
 		j := i + 1
@@ -263,8 +272,6 @@ func defangEdits(t string) []edit {
 	}
 	return out
 }
-
-var bracketPairs = map[byte]byte{'[': ']', '(': ')', '{': '}', '<': '>'}
 
 // underscoreEdits read "_" as a space (how an id joins words).
 func underscoreEdits(t string) []edit {

@@ -5,10 +5,12 @@
 // the one detector set shared by the graph ingress guard (which rejects)
 // and chat storage / LLM requests (which redact).
 //
-// Detectors read the text folded (see Fold) and with the separators inside
-// numbers taken out, so zero-width characters, other scripts' digits,
-// look-alike letters and "087/123/4567" hide nothing; a match is reported
-// as the span of the original text.
+// Detectors read the text in one normal form (see Normalize) and with the
+// separators inside numbers taken out, so zero-width, tag and bidi
+// characters, other scripts' digits, look-alike letters, entities and
+// percent-escapes, numbers and the signs of an address written in words,
+// defanged forms and "087/123/4567" hide nothing; a match is reported as
+// the span of the original text.
 //
 // Detectors favour precision where a checksum exists (IBAN mod-97, Luhn,
 // PPSN check letter) so that regulatory text full of rates, amounts and

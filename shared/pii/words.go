@@ -107,12 +107,22 @@ func pieceAt(t string, i int) piece {
 		j++
 	}
 	p := piece{start: i, end: j}
-	var buf [24]byte
-	if lower := lowerASCII(t[i:j], &buf); lower != nil && len(lower) <= 12 {
-		p.info = wordInfos[string(lower)]
+	if n := j - i; n < 16 && wordStarts[t[i]|0x20]&(1<<n) != 0 {
+		var buf [24]byte
+		p.info = wordInfos[string(lowerASCII(t[i:j], &buf))]
 	}
 	return p
 }
+
+// wordStarts has, for each lower-case first byte, a bit for each length
+// (in bytes) of the words of wordInfos starting with it: most words of a
+// text are ruled out without a lookup.
+var wordStarts = func() (m [256]uint16) {
+	for w := range wordInfos {
+		m[w[0]] |= 1 << len(w)
+	}
+	return m
+}()
 
 func isPieceStart(c byte) bool { return isLetter(c) || isDigit(c) || c >= 0x80 }
 
