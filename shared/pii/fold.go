@@ -1,7 +1,6 @@
 package pii
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -162,36 +161,6 @@ func (f folded) keep(drop []bool) folded {
 	return out
 }
 
-// replace substitutes repl for every match of re; each byte of repl maps
-// to the whole span the match came from.
-func (f folded) replace(re *regexp.Regexp, repl string) folded {
-	locs := re.FindAllStringIndex(f.text, -1)
-	if locs == nil {
-		return f
-	}
-	fs, fe := f.spans()
-	out := folded{}
-	var b strings.Builder
-	last := 0
-	for _, loc := range locs {
-		b.WriteString(f.text[last:loc[0]])
-		out.start = append(out.start, fs[last:loc[0]]...)
-		out.end = append(out.end, fe[last:loc[0]]...)
-		s, e := f.span(loc[0], loc[1])
-		for range len(repl) {
-			out.start = append(out.start, s)
-			out.end = append(out.end, e)
-		}
-		b.WriteString(repl)
-		last = loc[1]
-	}
-	b.WriteString(f.text[last:])
-	out.start = append(out.start, fs[last:]...)
-	out.end = append(out.end, fe[last:]...)
-	out.text = b.String()
-	return out
-}
-
 func isSeparator(c byte) bool { return c == ' ' || c == '.' || c == '-' || c == '/' || c == '_' }
 
 // compact drops runs of one or two separators (space, dot, dash, slash,
@@ -248,15 +217,6 @@ func forms(text string) []folded {
 		}
 	}
 	return out
-}
-
-func containsAny(s string, subs ...string) bool {
-	for _, sub := range subs {
-		if strings.Contains(s, sub) {
-			return true
-		}
-	}
-	return false
 }
 
 // mostGroupedDigits is the most digits of one cluster (see digitClusters).

@@ -330,7 +330,7 @@ func lookAlikeDigitEdits(t string) []edit {
 			continue
 		}
 		// Read groups of digit-like bytes one separator apart.
-		j, digits, likes, last := i, 0, 0, i
+		j, digits, last := i, 0, i
 		var marks []int
 		for j < len(t) {
 			g := j
@@ -346,7 +346,6 @@ func lookAlikeDigitEdits(t string) []edit {
 			if j < len(t) && isLetter(t[j]) || groupDigits == 0 {
 				// Glued to a word, or no digit: not part of the run.
 				marks = slices.DeleteFunc(marks, func(k int) bool { return k >= g })
-				j = g
 				break
 			}
 			digits += groupDigits
@@ -357,8 +356,7 @@ func lookAlikeDigitEdits(t string) []edit {
 			}
 			break
 		}
-		likes = len(marks)
-		if digits >= 6 && likes > 0 {
+		if digits >= 6 && len(marks) > 0 {
 			for _, k := range marks {
 				d := "1"
 				if t[k] == 'O' || t[k] == 'o' {
