@@ -134,6 +134,12 @@ var lookAlikes = map[rune]rune{
 	'ο': 'o', 'α': 'a', 'ι': 'i', 'κ': 'k', 'ν': 'v', 'ρ': 'p', 'τ': 't', 'υ': 'u', 'χ': 'x', 'ϲ': 'c',
 	'Α': 'A', 'Β': 'B', 'Ε': 'E', 'Ζ': 'Z', 'Η': 'H', 'Ι': 'I', 'Κ': 'K', 'Μ': 'M', 'Ν': 'N', 'Ο': 'O',
 	'Ρ': 'P', 'Τ': 'T', 'Υ': 'Y', 'Χ': 'X',
+	// More of Unicode's confusables: Greek, Latin letters of other
+	// alphabets (IPA, dotless i), Armenian and Cherokee.
+	'ε': 'e', 'ϵ': 'e', 'η': 'n', 'ω': 'w', 'γ': 'y', 'ϳ': 'j', 'ѵ': 'v', 'ѡ': 'w', 'Ѵ': 'V',
+	'ɑ': 'a', 'ɡ': 'g', 'ı': 'i', 'ɩ': 'i', 'ʏ': 'y',
+	'օ': 'o', 'ս': 'u', 'հ': 'h', 'ո': 'n', 'ց': 'g', 'զ': 'q', 'Ս': 'U', 'Օ': 'O',
+	'Ꭺ': 'A', 'Ᏼ': 'B', 'Ꮯ': 'C', 'Ꭼ': 'E', 'Ꮋ': 'H', 'Ꮮ': 'L', 'Ꮇ': 'M', 'Ꮪ': 'S', 'Ꭲ': 'T', 'Ꮃ': 'W',
 }
 
 // span maps a byte range of the form back to the original text.

@@ -180,6 +180,8 @@ var Rewritten = []Case{
 	rewritten("email entity encoded twice", "EMAIL", Encoded, "jane.roe&amp;commat;example&amp;period;com", FieldDefinition),
 	rewritten("email hex entities", "EMAIL", Encoded, "jane.roe&#x40;example&#x2e;com", FieldAltLabels),
 	rewritten("email in tag characters", "EMAIL", TagChars, tags("jane.roe@example.com"), FieldDefinition),
+	rewritten("email Armenian and Greek look-alikes", "EMAIL", Cyrillic, "jane.rօe@εxample.cօm", FieldAltLabels),
+	rewritten("email dotless i and Latin alpha", "EMAIL", Cyrillic, "mɑry.murphy@gmɑıl.com", FieldDefinition),
 
 	rewritten("phone in words", "PHONE", Words, "oh eight seven one two three four five six seven", FieldDefinition),
 	rewritten("phone in words with commas", "PHONE", Words, "zero eight seven, one two three, four five six seven", FieldAltLabels),
