@@ -218,41 +218,8 @@ func defangEdits(t string) []edit {
 			i += 3
 			continue
 		}
-		var closer byte
-		switch c {
-		case '[':
-			closer = ']'
-		case '(':
-			closer = ')'
-		case '{':
-			closer = '}'
-		case '<':
-			closer = '>'
-		default:
-			continue
-		}
-		j := i + 1
-		for j < len(t) && t[j] == ' ' {
-			j++
-		}
-		k := j
-		for k < len(t) && k-j < 4 && (isLetter(t[k]) || t[k] == '.' || t[k] == '@') {
-			k++
-		}
-		word := strings.ToLower(t[j:k])
-		for k < len(t) && t[k] == ' ' {
-			k++
-		}
-		if k >= len(t) || t[k] != closer {
-			continue
-		}
-		var sign string
-		switch word {
-		case "at", "@":
-			sign = "@"
-		case "dot", ".":
-			sign = "."
-		default:
+		sign, word, k, ok := bracketedSign(t, i)
+		if !ok {
 			continue
 		}
 		start, end := i, k+1
@@ -271,6 +238,46 @@ func defangEdits(t string) []edit {
 		i = k
 	}
 	return out
+}
+
+// bracketedSign reads "[at]", "( dot )", "{.}" or "<@>" at i: the sign
+// it stands for, the word inside, and the closing bracket's index.
+func bracketedSign(t string, i int) (sign, word string, closeAt int, ok bool) {
+	var closer byte
+	switch t[i] {
+	case '[':
+		closer = ']'
+	case '(':
+		closer = ')'
+	case '{':
+		closer = '}'
+	case '<':
+		closer = '>'
+	default:
+		return "", "", 0, false
+	}
+	j := i + 1
+	for j < len(t) && t[j] == ' ' {
+		j++
+	}
+	k := j
+	for k < len(t) && k-j < 4 && (isLetter(t[k]) || t[k] == '.' || t[k] == '@') {
+		k++
+	}
+	word = strings.ToLower(t[j:k])
+	for k < len(t) && t[k] == ' ' {
+		k++
+	}
+	if k >= len(t) || t[k] != closer {
+		return "", "", 0, false
+	}
+	switch word {
+	case "at", "@":
+		return "@", word, k, true
+	case "dot", ".":
+		return ".", word, k, true
+	}
+	return "", "", 0, false
 }
 
 // underscoreEdits read "_" as a space (how an id joins words).

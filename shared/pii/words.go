@@ -289,55 +289,68 @@ func readNumberRun(t string, run []piece) (edit, bool) {
 	if words == 0 || zerosOnly {
 		return edit{}, false
 	}
-	var b strings.Builder
+	var digits string
 	if hasMultiplier(run) {
-		total, cur := 0, 0
-		for _, p := range run {
-			switch p.info.role {
-			case roleHundred:
-				cur = max(cur, 1) * 100
-			case roleThousand:
-				total += max(cur, 1) * 1000
-				cur = 0
-			case roleDigit, roleTeen, roleTens, roleOrdinal:
-				cur += p.info.value
-			case roleNone:
-				if p.numeral {
-					cur += atoi(t[p.start:p.end])
-				}
-			}
-		}
-		b.WriteString(strconv.Itoa(total + cur))
+		digits = strconv.Itoa(numberValue(t, run))
 	} else {
-		for i := 0; i < len(run); i++ {
-			p := run[i]
-			switch p.info.role {
-			case roleParticle:
-			case roleRepeat:
-				if i+1 < len(run) && isSingleDigit(run[i+1]) {
-					d := digitText(t, run[i+1])
-					b.WriteString(strings.Repeat(d, p.info.value))
-					i++
-				}
-			case roleTens:
-				v := p.info.value
-				if i+1 < len(run) && (run[i+1].info.role == roleDigit || run[i+1].info.role == roleOrdinal) && run[i+1].info.value < 10 && run[i+1].info.value > 0 {
-					v += run[i+1].info.value
-					i++
-				}
-				b.WriteString(strconv.Itoa(v))
-			case roleNone:
-				b.WriteString(t[p.start:p.end])
-			default:
-				b.WriteString(digitText(t, p))
-			}
-		}
+		digits = sideBySide(t, run)
 	}
 	last := run[len(run)-1]
 	if last.info.role == roleOrdinal {
-		b.WriteString(ordinalSuffix(b.String()))
+		digits += ordinalSuffix(digits)
 	}
-	return edit{run[0].start, last.end, b.String()}, true
+	return edit{run[0].start, last.end, digits}, true
+}
+
+// numberValue is the number a run with "hundred" or "thousand" makes.
+func numberValue(t string, run []piece) int {
+	total, cur := 0, 0
+	for _, p := range run {
+		switch p.info.role {
+		case roleHundred:
+			cur = max(cur, 1) * 100
+		case roleThousand:
+			total += max(cur, 1) * 1000
+			cur = 0
+		case roleDigit, roleTeen, roleTens, roleOrdinal:
+			cur += p.info.value
+		case roleNone:
+			if p.numeral {
+				cur += atoi(t[p.start:p.end])
+			}
+		}
+	}
+	return total + cur
+}
+
+// sideBySide writes each part of a run as its digits, one after the
+// other: a tens word takes the unit after it ("eighty-two"), "double"
+// and "triple" repeat the digit after them.
+func sideBySide(t string, run []piece) string {
+	var b strings.Builder
+	for i := 0; i < len(run); i++ {
+		p := run[i]
+		switch p.info.role {
+		case roleParticle:
+		case roleRepeat:
+			if i+1 < len(run) && isSingleDigit(run[i+1]) {
+				b.WriteString(strings.Repeat(digitText(t, run[i+1]), p.info.value))
+				i++
+			}
+		case roleTens:
+			v := p.info.value
+			if i+1 < len(run) && (run[i+1].info.role == roleDigit || run[i+1].info.role == roleOrdinal) && run[i+1].info.value < 10 && run[i+1].info.value > 0 {
+				v += run[i+1].info.value
+				i++
+			}
+			b.WriteString(strconv.Itoa(v))
+		case roleNone:
+			b.WriteString(t[p.start:p.end])
+		default:
+			b.WriteString(digitText(t, p))
+		}
+	}
+	return b.String()
 }
 
 func hasMultiplier(run []piece) bool {
@@ -387,15 +400,39 @@ func domainByte(c byte) bool { return isAlnum(c) || c == '-' || c == '.' }
 // or title case needs a dot word too: "the guidance at revenue.ie" is
 // prose. It returns the edits writing the signs.
 func emailInWords(t string, at piece) ([]edit, bool) {
-	// The local part: the word before, and words joined to it by dot
-	// words ("jane dot roe at ...").
+	localStart, edits, ok := localPartBefore(t, at)
+	if !ok {
+		return nil, false
+	}
+	localEnd := at.start - 1
+	edits = append(edits, edit{localEnd, at.end + 1, "@"})
+	domain, dotWords, ok := domainAfter(t, at)
+	if !ok {
+		return nil, false
+	}
+	// "AT" in capitals stands for '@' unless the words around it are in
+	// capitals too (a heading: "APPLY AT REVENUE.IE"); Irish "ag" is an
+	// everyday word ("ag obair"), as "at" is.
+	word := t[at.start:at.end]
+	strong := at.info.lang != 'e' && at.info.lang != 'g' ||
+		word == "AT" && strings.ToUpper(t[localStart:localEnd]) != t[localStart:localEnd]
+	if !strong && dotWords == 0 {
+		return nil, false
+	}
+	return append(edits, domain...), true
+}
+
+// localPartBefore reads the local part before the word for '@': the
+// word before it, and words joined to that by dot words ("jane dot roe
+// at ..."). It returns where the part starts and the dot words' edits.
+func localPartBefore(t string, at piece) (int, []edit, bool) {
 	localEnd := at.start - 1
 	localStart := localEnd
 	for localStart > 0 && localByte(t[localStart-1]) {
 		localStart--
 	}
 	if localStart == localEnd || !isAlnum(t[localStart]) || !wordBoundaryBefore(t, localStart) {
-		return nil, false
+		return 0, nil, false
 	}
 	var edits []edit
 	for n := 0; n < 3; n++ {
@@ -413,8 +450,14 @@ func emailInWords(t string, at piece) ([]edit, bool) {
 		edits = append([]edit{{d.start - 1, d.end + 1, "."}}, edits...)
 		localStart = s
 	}
-	edits = append(edits, edit{localEnd, at.end + 1, "@"})
-	// The domain.
+	return localStart, edits, true
+}
+
+// domainAfter reads the domain after the word for '@': labels joined by
+// dots or dot words, the last a top-level domain of letters, with at
+// least one dot. It returns the dot words' edits and their number.
+func domainAfter(t string, at piece) ([]edit, int, bool) {
+	var edits []edit
 	i := at.end + 1
 	dotWords, lastLabel, literalDot := 0, "", false
 	for n := 0; n < 8; n++ {
@@ -424,7 +467,7 @@ func emailInWords(t string, at piece) ([]edit, bool) {
 		}
 		label := strings.TrimRight(t[i:j], ".-")
 		if label == "" || !isAlnum(label[0]) {
-			return nil, false
+			return nil, 0, false
 		}
 		end := i + len(label)
 		lastLabel = label
@@ -442,18 +485,9 @@ func emailInWords(t string, at piece) ([]edit, bool) {
 		break
 	}
 	if !isTopLevelDomain(lastLabel) || dotWords == 0 && !literalDot {
-		return nil, false
+		return nil, 0, false
 	}
-	// "AT" in capitals stands for '@' unless the words around it are in
-	// capitals too (a heading: "APPLY AT REVENUE.IE").
-	word := t[at.start:at.end]
-	// Irish "ag" is an everyday word ("ag obair"), as "at" is.
-	strong := at.info.lang != 'e' && at.info.lang != 'g' ||
-		word == "AT" && strings.ToUpper(t[localStart:localEnd]) != t[localStart:localEnd]
-	if !strong && dotWords == 0 {
-		return nil, false
-	}
-	return edits, true
+	return edits, dotWords, true
 }
 
 // wordBoundaryBefore: i starts a word (the text's start, white space or
