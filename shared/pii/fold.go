@@ -1,7 +1,6 @@
 package pii
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -37,9 +36,12 @@ func fold(s string) folded {
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		var out string
-		if r < utf8.RuneSelf {
+		switch {
+		case r < utf8.RuneSelf:
 			out = s[i : i+1]
-		} else {
+		case r >= 0xE0000 && r <= 0xE007F:
+			out = untag(r)
+		default:
 			out = foldRune(r)
 		}
 		b.WriteString(out)
@@ -77,6 +79,16 @@ func (f folded) spans() (start, end []int) {
 		start[i], end[i] = i, i+1
 	}
 	return start, end
+}
+
+// untag reads a tag character as the ASCII character it stands for
+// (U+E0041 is "A"); the tags that stand for no printable character
+// read as nothing.
+func untag(r rune) string {
+	if c := r - 0xE0000; c >= ' ' && c <= '~' {
+		return string(c)
+	}
+	return ""
 }
 
 func foldRune(r rune) string {
@@ -122,6 +134,12 @@ var lookAlikes = map[rune]rune{
 	'ο': 'o', 'α': 'a', 'ι': 'i', 'κ': 'k', 'ν': 'v', 'ρ': 'p', 'τ': 't', 'υ': 'u', 'χ': 'x', 'ϲ': 'c',
 	'Α': 'A', 'Β': 'B', 'Ε': 'E', 'Ζ': 'Z', 'Η': 'H', 'Ι': 'I', 'Κ': 'K', 'Μ': 'M', 'Ν': 'N', 'Ο': 'O',
 	'Ρ': 'P', 'Τ': 'T', 'Υ': 'Y', 'Χ': 'X',
+	// More of Unicode's confusables: Greek, Latin letters of other
+	// alphabets (IPA, dotless i), Armenian and Cherokee.
+	'ε': 'e', 'ϵ': 'e', 'η': 'n', 'ω': 'w', 'γ': 'y', 'ϳ': 'j', 'ѵ': 'v', 'ѡ': 'w', 'Ѵ': 'V',
+	'ɑ': 'a', 'ɡ': 'g', 'ı': 'i', 'ɩ': 'i', 'ʏ': 'y',
+	'օ': 'o', 'ս': 'u', 'հ': 'h', 'ո': 'n', 'ց': 'g', 'զ': 'q', 'Ս': 'U', 'Օ': 'O',
+	'Ꭺ': 'A', 'Ᏼ': 'B', 'Ꮯ': 'C', 'Ꭼ': 'E', 'Ꮋ': 'H', 'Ꮮ': 'L', 'Ꮇ': 'M', 'Ꮪ': 'S', 'Ꭲ': 'T', 'Ꮃ': 'W',
 }
 
 // span maps a byte range of the form back to the original text.
@@ -145,36 +163,6 @@ func (f folded) keep(drop []bool) folded {
 		out.start = append(out.start, fs[i])
 		out.end = append(out.end, fe[i])
 	}
-	out.text = b.String()
-	return out
-}
-
-// replace substitutes repl for every match of re; each byte of repl maps
-// to the whole span the match came from.
-func (f folded) replace(re *regexp.Regexp, repl string) folded {
-	locs := re.FindAllStringIndex(f.text, -1)
-	if locs == nil {
-		return f
-	}
-	fs, fe := f.spans()
-	out := folded{}
-	var b strings.Builder
-	last := 0
-	for _, loc := range locs {
-		b.WriteString(f.text[last:loc[0]])
-		out.start = append(out.start, fs[last:loc[0]]...)
-		out.end = append(out.end, fe[last:loc[0]]...)
-		s, e := f.span(loc[0], loc[1])
-		for range len(repl) {
-			out.start = append(out.start, s)
-			out.end = append(out.end, e)
-		}
-		b.WriteString(repl)
-		last = loc[1]
-	}
-	b.WriteString(f.text[last:])
-	out.start = append(out.start, fs[last:]...)
-	out.end = append(out.end, fe[last:]...)
 	out.text = b.String()
 	return out
 }
@@ -219,26 +207,10 @@ func (f folded) compact(digitLedOnly bool) folded {
 	return f.keep(drop)
 }
 
-var (
-	spelledAt  = regexp.MustCompile(`(?i)\s*[\[(]\s*at\s*[\])]\s*|%40|&#0*64;|&#x0*40;|&commat;`)
-	spelledDot = regexp.MustCompile(`(?i)\s*[\[(]\s*dot\s*[\])]\s*|%2e|&#0*46;|&period;`)
-	underscore = regexp.MustCompile(`_`)
-)
-
-// forms are the derived forms the detectors run on: the folded text
-// with "(at)", "%40" and "&#64;" read as "@" (and the same for ".") and
-// "_" as a space (how an id joins words), and its two compactions.
+// forms are the derived forms the detectors run on: the normal form (see
+// Normalize) and its two compactions.
 func forms(text string) []folded {
-	base := fold(text)
-	if lower := strings.ToLower(base.text); containsAny(lower, "at)", "at]", "%40", "&#", "&commat;") {
-		base = base.replace(spelledAt, "@")
-		if containsAny(lower, "dot)", "dot]", "%2e", "&#", "&period;") {
-			base = base.replace(spelledDot, ".")
-		}
-	}
-	if strings.Contains(base.text, "_") {
-		base = base.replace(underscore, " ")
-	}
+	base := normalize(text)
 	out := []folded{base}
 	// Compaction only serves the number detectors, and those need six
 	// grouped digits at least (see textShape).
@@ -251,15 +223,6 @@ func forms(text string) []folded {
 		}
 	}
 	return out
-}
-
-func containsAny(s string, subs ...string) bool {
-	for _, sub := range subs {
-		if strings.Contains(s, sub) {
-			return true
-		}
-	}
-	return false
 }
 
 // mostGroupedDigits is the most digits of one cluster (see digitClusters).

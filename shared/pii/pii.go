@@ -5,10 +5,12 @@
 // the one detector set shared by the graph ingress guard (which rejects)
 // and chat storage / LLM requests (which redact).
 //
-// Detectors read the text folded (see Fold) and with the separators inside
-// numbers taken out, so zero-width characters, other scripts' digits,
-// look-alike letters and "087/123/4567" hide nothing; a match is reported
-// as the span of the original text.
+// Detectors read the text in one normal form (see Normalize) and with the
+// separators inside numbers taken out, so zero-width, tag and bidi
+// characters, other scripts' digits, look-alike letters, entities and
+// percent-escapes, numbers and the signs of an address written in words,
+// defanged forms and "087/123/4567" hide nothing; a match is reported as
+// the span of the original text.
 //
 // Detectors favour precision where a checksum exists (IBAN mod-97, Luhn,
 // PPSN check letter) so that regulatory text full of rates, amounts and
@@ -144,7 +146,7 @@ func findIn(text string, want map[Kind]bool, words wordShape) []Match {
 			continue
 		}
 		if k == KindName {
-			if words.mayHoldName() {
+			if words.mayHoldName() || hasIntroInOtherScript(text) {
 				acc.accept(detectors[k](text), 0)
 			}
 			continue
@@ -244,7 +246,7 @@ var shapeGated = map[Kind]bool{KindVehicleReg: true, KindEircode: true, KindPost
 
 // leastDigits is, for the kinds found by their digits alone, the fewest
 // grouped digits a match holds (see textShape.mayHold).
-var leastDigits = map[Kind]int{KindPhone: 8, KindCard: 13, KindPPSN: 7, KindNINO: 6, KindPassport: 7, KindDOB: 6}
+var leastDigits = map[Kind]int{KindPhone: 8, KindCard: 13, KindPPSN: 7, KindNINO: 6, KindPassport: 7, KindDOB: 4}
 
 // cluster is a run of digits each within maxDigitGap separators of the
 // last (as textShape counts them): text[start:end], n digits.
@@ -297,13 +299,43 @@ func clusterFits(text string, c cluster, k Kind) bool {
 	case KindNINO:
 		return letterBefore && letterAfter
 	case KindPassport:
-		// Two capitals, then seven digits with nothing between.
-		return c.start > 1 && isLetter(text[c.start-1]) && isLetter(text[c.start-2]) && c.end-c.start >= 7 &&
+		// Two capitals, then seven digits, with at most a space between.
+		p := c.start
+		if p > 2 && text[p-1] == ' ' {
+			p--
+		}
+		return p > 1 && isLetter(text[p-1]) && isLetter(text[p-2]) && c.end-c.start >= 7 &&
 			isPlainDigits(text[c.start:c.start+7])
 	case KindDOB:
-		return holdsBirthYear(text[c.start:c.end])
+		// A numeric date holds six digits; a date with the month in words
+		// ("5th March 1982") only its year.
+		return holdsBirthYear(text[c.start:c.end]) && (c.n >= 6 || monthBefore(text, c.start))
 	}
 	return true
+}
+
+// monthBefore: a month's name is one of the two words before i.
+func monthBefore(text string, i int) bool {
+	for range 2 {
+		for i > 0 && (text[i-1] == ' ' || text[i-1] == ',' || text[i-1] == '.') {
+			i--
+		}
+		j := i
+		for j > 0 && isLetter(text[j-1]) {
+			j--
+		}
+		if j == i {
+			return false
+		}
+		var buf [24]byte
+		if monthWords[string(lowerASCII(text[j:i], &buf))] {
+			return true
+		}
+		for i > j || i > 0 && isAlnum(text[i-1]) {
+			i--
+		}
+	}
+	return false
 }
 
 func isPlainDigits(s string) bool {
@@ -429,16 +461,23 @@ func Contains(text string, kinds ...Kind) (Kind, bool) {
 }
 
 // Redact replaces every match with its typed marker (for example
-// "[REDACTED:EMAIL]") and returns the distinct kinds found, in order of first
-// appearance. Taking a value out can leave its neighbours a shape of their
-// own (a bracket no longer glued to digits), so it reads the result again
-// until nothing is found; markers hold no digits, so this ends.
+// "[REDACTED:EMAIL]") in the original text, drops the invisible
+// characters (see StripInvisible) and returns the distinct kinds found, in
+// order of first appearance. Taking a value or an invisible character out
+// can leave its neighbours a shape of their own (a bracket no longer glued
+// to digits), so it reads the result again until nothing is found;
+// markers hold no digits, so this ends.
 func Redact(text string) (string, []Kind) {
 	var kinds []Kind
 	for range maxRedactRounds {
 		ms := Find(text)
 		if len(ms) == 0 {
-			break
+			visible := StripInvisible(text)
+			if visible == text {
+				break
+			}
+			text = visible
+			continue
 		}
 		text = replaceMatches(text, ms)
 		for _, m := range ms {
@@ -447,7 +486,7 @@ func Redact(text string) (string, []Kind) {
 			}
 		}
 	}
-	return text, kinds
+	return StripInvisible(text), kinds
 }
 
 // maxRedactRounds bounds Redact's passes; real text needs one or two.
@@ -567,9 +606,11 @@ func (s textShape) mayHold(k Kind) bool {
 	case KindPassport:
 		return s.cluster >= 7 || s.words.passportCue
 	case KindDOB:
-		return s.cluster >= 6 || s.words.birthCue
-	case KindVehicleReg, KindPostcode:
+		return s.cluster >= 4 || s.words.birthCue
+	case KindVehicleReg:
 		return s.words.capsNextToDigit
+	case KindPostcode:
+		return s.words.capsNextToDigit || s.words.lowerNextToDigit
 	case KindEircode:
 		return s.words.letterTwoDigits
 	case KindAddress:
@@ -704,7 +745,7 @@ var ibanLengths = map[string]int{
 	"TL": 23, "TN": 24, "TR": 26, "UA": 29, "VA": 22, "VG": 24, "XK": 20, "YE": 30,
 }
 
-var ibanStartPattern = regexp.MustCompile(`(?i)\b[A-Z]{2}\d{2}[ ]?[A-Z0-9]`)
+var ibanStartPattern = regexp.MustCompile(`(?i)\b[A-Z]{2}\d{2} {0,3}[A-Z0-9]`)
 
 func findIBANs(text string) []Match {
 	var out []Match
@@ -730,7 +771,13 @@ func ibanAt(text string, start int) (Match, bool) {
 	for i := start; i < len(text) && len(compact) < 34; i++ {
 		c := text[i]
 		if c == ' ' {
-			if i+1 < len(text) && isAlnum(text[i+1]) && len(compact) > 0 {
+			// Up to three spaces between groups ("IE29  AIBK").
+			j := i
+			for j < len(text) && j-i < 3 && text[j] == ' ' {
+				j++
+			}
+			if j < len(text) && isAlnum(text[j]) && len(compact) > 0 {
+				i = j - 1
 				continue
 			}
 			break

@@ -37,7 +37,8 @@ func (s *Stream) Write(piece string) { s.raw.WriteString(piece) }
 // Raw is the text written so far, as written.
 func (s *Stream) Raw() string { return s.raw.String() }
 
-// Redacted is the decided text so far, redacted.
+// Redacted is the decided text so far, redacted and without invisible
+// characters (see StripInvisible).
 func (s *Stream) Redacted() string { return s.out.String() }
 
 // Undecided is how many bytes at the end are still held back.
@@ -62,7 +63,7 @@ func (s *Stream) Decide(final bool) {
 	}
 	cut := len(text)
 	if !final {
-		cut = decidedEnd(text, s.decided)
+		cut = outsideNumberInWords(text, s.decided, decidedEnd(text, s.decided))
 		if cut <= s.decided || cut-s.decided < minStep && !sentenceEnd(text, cut) {
 			return
 		}
@@ -102,7 +103,7 @@ func (s *Stream) Decide(final bool) {
 		// their own; Redact reads the rest again (see Redact).
 		span, _ = Redact(replaceMatches(span, inSpan))
 	}
-	s.out.WriteString(span)
+	s.out.WriteString(StripInvisible(span))
 	s.decided = cut
 }
 
@@ -145,6 +146,49 @@ func decidedEnd(text string, decided int) int {
 		}
 	}
 	return max(end, lastSentenceEnd(text, end))
+}
+
+// maxNumberWords bounds how far back outsideNumberInWords moves a cut: a
+// number in words is a few dozen words at most (a card number is
+// sixteen).
+const maxNumberWords = 32
+
+// outsideNumberInWords moves a cut at a word boundary back to the start
+// of a number written in words that runs across it ("four one one | one
+// one ..."): such a number is longer than HoldBytes, and its first words
+// are not yet a match of their own.
+func outsideNumberInWords(text string, decided, cut int) int {
+	if cut >= len(text) || !numberWordAt(text, cut) {
+		return cut
+	}
+	for n := 0; n < maxNumberWords && cut > decided; n++ {
+		end := cut
+		for end > decided && isSpaceByte(text[end-1]) {
+			end--
+		}
+		start := end
+		for start > decided && !isSpaceByte(text[start-1]) {
+			start--
+		}
+		if start == end || !numberWordAt(text, start) {
+			break
+		}
+		cut = start
+	}
+	return cut
+}
+
+// numberWordAt: the word at i reads as part of a number (see wordEdits).
+func numberWordAt(text string, i int) bool {
+	if i >= len(text) || !isPieceStart(text[i]) {
+		return false
+	}
+	p := pieceAt(text, i)
+	switch p.info.role {
+	case roleDigit, roleZero, roleTeen, roleTens, roleOrdinal, roleRepeat, roleHundred, roleThousand, roleAnd, roleParticle:
+		return true
+	}
+	return p.numeral
 }
 
 // lastSentenceEnd is the position after the last sentence end in

@@ -17,6 +17,9 @@ type wordShape struct {
 	// one side (across at most one space or dash), as in registrations
 	// ("191-D-12345", "AB12 CDE") and postcodes ("SW1A 1AA").
 	capsNextToDigit bool
+	// lowerNextToDigit: one or two lower-case letters starting a word
+	// and glued to a digit, as a postcode written in lower case ("sw1a").
+	lowerNextToDigit bool
 	// letterTwoDigits: a letter starting a word and two digits, as an
 	// Eircode's routing key ("D02").
 	letterTwoDigits bool
@@ -30,6 +33,40 @@ var (
 	birthWords = setOf("born", "birth", "dob", "birthdate", "birthday", "d")
 	introWords = setOf("name", "called", "signed")
 )
+
+// cueBits say which of the cue sets a word (in lower case) is in.
+type cueBits uint8
+
+const (
+	cueHonorific cueBits = 1 << iota // then the word as written must be in honorifics
+	cueStreet
+	cueBirth
+	cuePassport
+	cueIntro
+	cueGiven
+)
+
+// cueWords merges the cue sets, so a word is looked up once; most words
+// are ruled out before that by cueWordStarts (first letter and length in
+// bytes, as wordStarts does for number words).
+var cueWords, cueWordStarts = func() (map[string]cueBits, [256]uint32) {
+	m := map[string]cueBits{"passport": cuePassport}
+	for set, bit := range map[*map[string]bool]cueBits{&streetWords: cueStreet, &birthWords: cueBirth, &introWords: cueIntro, &givenNames: cueGiven} {
+		for w := range *set {
+			m[w] |= bit
+		}
+	}
+	for w := range honorifics {
+		m[strings.ToLower(w)] |= cueHonorific
+	}
+	var starts [256]uint32
+	for w := range m {
+		if len(w) < 32 {
+			starts[w[0]] |= 1 << len(w)
+		}
+	}
+	return m, starts
+}()
 
 func setOf(words ...string) map[string]bool {
 	m := make(map[string]bool, len(words))
@@ -54,16 +91,19 @@ func wordShapeOf(text string) wordShape {
 			j++
 		}
 		word := text[i:j]
-		lower := lowerASCII(word, &buf)
 		first, _ := utf8.DecodeRuneInString(word)
 		capitalised := unicode.IsUpper(first)
-		s.honorific = s.honorific || honorifics[word]
-		s.street = s.street || streetWords[string(lower)]
-		s.birthCue = s.birthCue || birthWords[string(lower)]
-		s.passportCue = s.passportCue || string(lower) == "passport"
-		s.intro = s.intro || introWords[string(lower)]
+		var bits cueBits
+		if n := len(word); n < 32 && cueWordStarts[word[0]|0x20]&(1<<n) != 0 {
+			bits = cueWords[string(lowerASCII(word, &buf))]
+		}
+		s.honorific = s.honorific || bits&cueHonorific != 0 && honorifics[word]
+		s.street = s.street || bits&cueStreet != 0
+		s.birthCue = s.birthCue || bits&cueBirth != 0
+		s.passportCue = s.passportCue || bits&cuePassport != 0
+		s.intro = s.intro || bits&cueIntro != 0
 		s.givenName = s.givenName || (prevGiven && capitalised)
-		prevGiven = capitalised && givenNames[string(lower)]
+		prevGiven = capitalised && bits&cueGiven != 0
 		s.checkCaps(text, i, j)
 		i = j
 	}
@@ -75,6 +115,9 @@ func wordShapeOf(text string) wordShape {
 func (s *wordShape) checkCaps(text string, i, j int) {
 	if j-i <= 3 && strings.ToUpper(text[i:j]) == text[i:j] && (digitNear(text, i-1, -1) || digitNear(text, j, 1)) {
 		s.capsNextToDigit = true
+	}
+	if j-i <= 2 && j < len(text) && isDigit(text[j]) && (i == 0 || !isWordByte(text[i-1])) && strings.ToLower(text[i:j]) == text[i:j] {
+		s.lowerNextToDigit = true
 	}
 	if j-i >= 1 && j+1 < len(text) && isDigit(text[j]) && isDigit(text[j+1]) {
 		s.letterTwoDigits = true

@@ -17,6 +17,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"regintel/shared/pii"
 )
 
 // Section names. A request is laid out stable first, changing last, so
@@ -192,14 +194,49 @@ func (f FactLine) Text() string {
 	return b.String()
 }
 
-// fenceTags are the tags that fence data that is not ours, written with
-// any of the angle brackets that look alike, or as HTML entities.
-var fenceTags = regexp.MustCompile(`(?i)(?:[<\x{FF1C}\x{FE64}\x{2039}\x{3008}\x{27E8}]|&lt;)\s*/?\s*(user_profile|supplied_context|client_history|conversation_context|graph_facts)\b\s*/?\s*(?:[>\x{FF1E}\x{FE65}\x{203A}\x{3009}\x{27E9}]|&gt;)?`)
+// fenceTags are the tags that fence data that is not ours, as they read
+// in the normal form (see pii.Normalize: entities, percent-escapes, tag
+// characters and full-width forms already read as ASCII, "_" as a space),
+// written with any of the angle brackets that look alike.
+var fenceTags = regexp.MustCompile(`(?i)(?:[<\x{2039}\x{3008}\x{27E8}]|&lt;)\s*/?\s*(user[_ ]profile|supplied[_ ]context|client[_ ]history|conversation[_ ]context|graph[_ ]facts)\b\s*/?\s*(?:[>\x{203A}\x{3009}\x{27E9}]|&gt;)?`)
 
 // fence neutralises our fence tags inside untrusted text, so the text
-// cannot close its fence and speak outside it.
+// cannot close its fence and speak outside it. It reads the text in the
+// one normal form the personal-data detectors read, and rewrites the
+// original text; invisible characters (tag characters, bidi controls)
+// are dropped.
 func fence(text string) string {
-	return fenceTags.ReplaceAllString(text, "[$1]")
+	text = pii.StripInvisible(text)
+	if !strings.ContainsAny(text, "<&%") && isASCII(text) {
+		return text
+	}
+	n := pii.NormalizeSpans(text)
+	locs := fenceTags.FindAllStringSubmatchIndex(n.Text, -1)
+	if locs == nil {
+		return text
+	}
+	var b strings.Builder
+	last := 0
+	for _, loc := range locs {
+		start, end := n.Original(loc[0], loc[1])
+		if start < last {
+			continue
+		}
+		b.WriteString(text[last:start])
+		b.WriteString("[" + strings.ReplaceAll(n.Text[loc[2]:loc[3]], " ", "_") + "]")
+		last = end
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 func fenced(items []SuppliedLine) []SuppliedLine {

@@ -1,11 +1,7 @@
 package write
 
 import (
-	"html"
-	"net/url"
 	"strings"
-
-	"golang.org/x/text/unicode/norm"
 
 	"regintel/shared/concept"
 	"regintel/shared/pii"
@@ -69,53 +65,24 @@ func checkAllowlist(c concept.Concept) *Rejection {
 	return checkConceptText("definition", c.Definition)
 }
 
-// findPII looks for guarded personal data in s and in every form derived
-// from it, so an encoding cannot hide it: Unicode compatibility forms
-// (full-width "＠"), URL and HTML escapes ("%40", "&#64;"), and "_", ":"
-// and "+" read as spaces (how a canonical id part or a query string joins
-// words, which the detectors would otherwise take for one word).
+// findPII looks for guarded personal data in s as the detectors read it
+// (pii.Normalize: entities and percent-escapes decoded, tag characters
+// read, numbers and the signs of an address in words read), and again
+// with "_", ":" and "+" read as spaces (how a canonical id part or a
+// query string joins words, which the detectors would otherwise take for
+// one word).
 func findPII(s string) (pii.Kind, bool) { return findPIIIn(s, GuardedPIIKinds) }
 
 // findPIIIn is findPII for the given kinds.
 func findPIIIn(s string, kinds []pii.Kind) (pii.Kind, bool) {
-	for _, form := range derivedForms(s) {
-		if kind, found := pii.Contains(form, kinds...); found {
-			return kind, true
-		}
+	if kind, found := pii.Contains(s, kinds...); found {
+		return kind, true
+	}
+	if joined := wordJoiners.Replace(pii.Normalize(s)); joined != s {
+		return pii.Contains(joined, kinds...)
 	}
 	return "", false
 }
 
-// wordJoiners are read as spaces in the last derived form.
+// wordJoiners are read as spaces in the second reading.
 var wordJoiners = strings.NewReplacer("_", " ", ":", " ", "+", " ")
-
-// derivedForms returns s and the distinct forms derived from it.
-func derivedForms(s string) []string {
-	forms := []string{s}
-	add := func(f string) {
-		for _, have := range forms {
-			if have == f {
-				return
-			}
-		}
-		forms = append(forms, f)
-	}
-	decoded := norm.NFKC.String(s)
-	add(decoded)
-	// Escapes may be nested ("%2540"); three rounds undo any real use.
-	for range 3 {
-		next := html.UnescapeString(decoded)
-		if u, err := url.PathUnescape(next); err == nil {
-			next = u
-		}
-		next = norm.NFKC.String(next)
-		if next == decoded {
-			break
-		}
-		decoded = next
-		add(decoded)
-	}
-	add(wordJoiners.Replace(decoded))
-	add(wordJoiners.Replace(norm.NFKC.String(s)))
-	return forms
-}

@@ -54,6 +54,16 @@ const (
 	InID       = "inside the concept id"
 	Compat     = "compatibility forms and escapes"
 	Plain      = "plain"
+
+	Words       = "written in words"
+	Encoded     = "entities or percent-encoding"
+	TagChars    = "Unicode tag characters"
+	Defanged    = "defanged"
+	Spelled     = "letter by letter"
+	LookAlikeNo = "O and l for 0 and 1"
+	Squeezed    = "lower case, hyphens or no spaces"
+	Joined      = "joined with underscores"
+	Script      = "name in another script"
 )
 
 const (
@@ -154,8 +164,99 @@ var NewKinds = []Case{
 	{"passport number", "PASSPORT", Plain, "PA1234567", FieldAltLabels, "pa1234567"},
 }
 
-// All is Disguised then NewKinds.
-func All() []Case { return append(append([]Case{}, Disguised...), NewKinds...) }
+// Rewritten are values written so no digit group or '@' shows: in
+// words, encoded, hidden in tag characters, letter by letter, defanged,
+// or in another script. Each needle is the text as written, reduced.
+var Rewritten = []Case{
+	rewritten("email at dot words", "EMAIL", Words, "jane at example dot com", FieldDefinition),
+	rewritten("email AT DOT capitals", "EMAIL", Words, "jane AT example DOT ie", FieldAltLabels),
+	rewritten("email braces", "EMAIL", Words, "jane.roe {at} example {dot} com", FieldDefinition),
+	rewritten("email French", "EMAIL", Words, "jane.roe arobase example point fr", FieldDefinition),
+	rewritten("email Spanish", "EMAIL", Words, "jane.roe arroba example punto es", FieldPrefLabel),
+	rewritten("email Italian", "EMAIL", Words, "jane.roe chiocciola example punto it", FieldAltLabels),
+	rewritten("email German", "EMAIL", Words, "jane.roe Klammeraffe example punkt de", FieldDefinition),
+	rewritten("email spaces around at", "EMAIL", Compat, "jane.roe @ example.com", FieldDefinition),
+	rewritten("email double percent-encoding", "EMAIL", Encoded, "jane.roe%2540example.com", FieldPrefLabel),
+	rewritten("email entity encoded twice", "EMAIL", Encoded, "jane.roe&amp;commat;example&amp;period;com", FieldDefinition),
+	rewritten("email hex entities", "EMAIL", Encoded, "jane.roe&#x40;example&#x2e;com", FieldAltLabels),
+	rewritten("email in tag characters", "EMAIL", TagChars, tags("jane.roe@example.com"), FieldDefinition),
+	rewritten("email Armenian and Greek look-alikes", "EMAIL", Cyrillic, "jane.rօe@εxample.cօm", FieldAltLabels),
+	rewritten("email dotless i and Latin alpha", "EMAIL", Cyrillic, "mɑry.murphy@gmɑıl.com", FieldDefinition),
+
+	rewritten("phone in words", "PHONE", Words, "oh eight seven one two three four five six seven", FieldDefinition),
+	rewritten("phone in words with commas", "PHONE", Words, "zero eight seven, one two three, four five six seven", FieldAltLabels),
+	rewritten("phone words and digits", "PHONE", Words, "087 one two three four five six seven", FieldDefinition),
+	rewritten("phone double digit word", "PHONE", Words, "oh eight seven double one two three four five six", FieldPrefLabel),
+	rewritten("phone capitalised words", "PHONE", Words, "Zero Eight Seven One Two Three Four Five Six Seven", FieldDefinition),
+	rewritten("phone O and l", "PHONE", LookAlikeNo, "O87 l23 4567", FieldDefinition),
+	rewritten("phone O and I dashed", "PHONE", LookAlikeNo, "O87-I23-4567", FieldAltLabels),
+	rewritten("phone in tag characters", "PHONE", TagChars, tags("087 123 4567"), FieldDefinition),
+
+	rewritten("IBAN double spaces", "IBAN", Spaces, "IE29  AIBK  9311  5212  3456  78", FieldDefinition),
+	rewritten("IBAN percent-encoded spaces", "IBAN", Encoded, "IE29%20AIBK%209311%205212%203456%2078", FieldAltLabels),
+	rewritten("IBAN entity spaces", "IBAN", Encoded, "IE29&#32;AIBK&#x20;9311&nbsp;5212 3456 78", FieldDefinition),
+
+	rewritten("card in words", "CARD", Words, "four one one one one one one one one one one one one one one one", FieldDefinition),
+
+	rewritten("PPSN in words", "PPSN", Words, "one two three four five six seven T", FieldDefinition),
+
+	rewritten("NINO letter by letter", "NINO", Spelled, "A B 1 2 3 4 5 6 C", FieldDefinition),
+	rewritten("NINO letter by letter dashed", "NINO", Spelled, "A-B-1-2-3-4-5-6-C", FieldAltLabels),
+	rewritten("NINO digits in words", "NINO", Words, "AB one two three four five six C", FieldDefinition),
+
+	rewritten("passport letter by letter", "PASSPORT", Spelled, "P A 1 2 3 4 5 6 7", FieldDefinition),
+	rewritten("passport digits in words", "PASSPORT", Words, "PA one two three four five six seven", FieldAltLabels),
+
+	rewritten("IP square brackets", "IP_ADDRESS", Defanged, "81[.]17[.]4[.]2", FieldDefinition),
+	rewritten("IP round brackets", "IP_ADDRESS", Defanged, "81(.)17(.)4(.)2", FieldAltLabels),
+	rewritten("IP in a defanged URL", "IP_ADDRESS", Defanged, "hxxp://81[.]17[.]4[.]2/login", FieldDefinition),
+	rewritten("IP dot words", "IP_ADDRESS", Words, "81 dot 17 dot 4 dot 2", FieldDefinition),
+
+	rewritten("date of birth in words", "DATE_OF_BIRTH", Words, "born on the fifth of March nineteen eighty-two", FieldDefinition),
+	rewritten("date of birth ordinal", "DATE_OF_BIRTH", Words, "5th March 1982", FieldAltLabels),
+	rewritten("date of birth month first in words", "DATE_OF_BIRTH", Words, "born March fifth, nineteen eighty-two", FieldDefinition),
+	rewritten("date of birth the of", "DATE_OF_BIRTH", Words, "date of birth: the 5th of March 1982", FieldDefinition),
+
+	rewritten("address number in words", "ADDRESS", Words, "twelve Main Street", FieldDefinition),
+	rewritten("address compound number", "ADDRESS", Words, "forty-two Oak Road", FieldAltLabels),
+	rewritten("address flat in words", "ADDRESS", Words, "Flat twelve", FieldDefinition),
+
+	rewritten("Eircode lower case hyphen", "EIRCODE", Squeezed, "d02-x285", FieldDefinition),
+	rewritten("Eircode letter by letter", "EIRCODE", Spelled, "d 0 2 x 2 8 5", FieldAltLabels),
+	rewritten("Eircode hyphen", "EIRCODE", Squeezed, "D02-X285", FieldPrefLabel),
+	rewritten("Eircode percent-encoded space", "EIRCODE", Encoded, "D02%20X285", FieldDefinition),
+
+	rewritten("postcode lower case hyphen", "UK_POSTCODE", Squeezed, "sw1a-1aa", FieldDefinition),
+	rewritten("postcode lower case", "UK_POSTCODE", Squeezed, "sw1a1aa", FieldAltLabels),
+	rewritten("postcode lower case spaced", "UK_POSTCODE", Squeezed, "sw1a 1aa", FieldDefinition),
+	rewritten("postcode lower case underscore", "UK_POSTCODE", Joined, "m1_1ae", FieldPrefLabel),
+
+	rewritten("name Cyrillic one word", "PERSON_NAME", Script, "my name is Иван", FieldDefinition),
+	rewritten("name Greek cue", "PERSON_NAME", Script, "με λένε Γιώργο Παπαδόπουλο", FieldDefinition),
+	rewritten("name Russian cue", "PERSON_NAME", Script, "меня зовут Иван Петров", FieldAltLabels),
+	rewritten("name Chinese", "PERSON_NAME", Script, "我叫王伟", FieldDefinition),
+	rewritten("name Japanese", "PERSON_NAME", Script, "私の名前は田中太郎です", FieldDefinition),
+}
+
+// rewritten is a probe whose needle is its text reduced.
+func rewritten(name, kind, technique, text string, field Field) Case {
+	return Case{name, kind, technique, text, field, Reduce(text)}
+}
+
+// tags writes s in Unicode tag characters (U+E0000 plus each ASCII
+// character), which show nothing on screen but a model reads.
+func tags(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		b.WriteRune(0xE0000 + r)
+	}
+	return b.String()
+}
+
+// All is Disguised, NewKinds, then Rewritten.
+func All() []Case {
+	return append(append(append([]Case{}, Disguised...), NewKinds...), Rewritten...)
+}
 
 // Legitimate are regulatory texts (labels, aliases and definitions) the
 // guard must accept and redaction must leave alone.
@@ -192,16 +293,32 @@ var Legitimate = []string{
 	"HMRC charges interest from the 1st day after the deadline.",
 	"Citizens Information and Intreo Centres in Dublin and Cork explain the rules.",
 	"Paid to people aged 66 or over who have 520 paid contributions.",
+	"Look at the rate that applies at 23% on the date of supply.",
+	"Forty per cent of the gain is charged at the rate of nine per cent.",
+	"The higher rate is twenty-three per cent and the lower one is thirteen point five per cent.",
+	"Tax is charged at the standard rate; see the guidance at revenue.ie for details.",
+	"Apply at your local office or online at gov.ie, then wait at least two weeks.",
+	"Relief is given at one third of the cost over three, four or five years.",
+	"Claims made at or after one o'clock on the first day of the month count from that day.",
+	"Section four hundred and eighty-one relief is at thirty-two per cent.",
+	"The point at issue is the dot on the form, and the rate point is nine point five.",
+	"Shares issued on or after 6 April 1984 qualify for the relief.",
+	"Look at line 2 of form P60 and the note at the foot of page 4.",
+	"Pay PRSI at Class A1 and at the rate of four point one per cent.",
+	"One, two or three children: the rate for each is set at forty euro a week.",
+	"Contributions paid at age sixty-six or over count; see Chapter 12 at section 108.",
+	"Tá eolas ar fáil ag www.revenue.ie agus ag gov.ie.",
+	"Voir le point 4 et le taux à 20 % sur impots.gouv.fr.",
 }
 
-// Reduce is how the probes look for a leaked value in output text: NFKC,
-// decimal digits of any script as ASCII digits, Cyrillic and Greek
-// look-alikes as Latin letters, lower case, and everything but ASCII
-// letters and digits dropped. It is deliberately independent of the
-// package under test.
+// Reduce is how the probes look for a leaked value in output text: tag
+// characters read as the ASCII they stand for, NFKC, decimal digits of
+// any script as ASCII digits, Cyrillic and Greek look-alikes as Latin
+// letters, lower case, and everything but letters and digits dropped. It
+// is deliberately independent of the package under test.
 func Reduce(s string) string {
 	var b strings.Builder
-	for _, r := range norm.NFKC.String(s) {
+	for _, r := range norm.NFKC.String(untag(s)) {
 		if d, ok := digitValue(r); ok {
 			b.WriteByte('0' + d)
 			continue
@@ -210,11 +327,21 @@ func Reduce(s string) string {
 			r = l
 		}
 		r = unicode.ToLower(r)
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+		if unicode.IsLetter(r) || r >= '0' && r <= '9' {
 			b.WriteRune(r)
 		}
 	}
 	return b.String()
+}
+
+// untag reads each tag character (U+E0020 to U+E007E) as its ASCII twin.
+func untag(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 0xE0020 && r <= 0xE007E {
+			return r - 0xE0000
+		}
+		return r
+	}, s)
 }
 
 // Leaked reports whether the reduced text holds the case's needle.
