@@ -300,7 +300,7 @@ func (h *Handler) Enrich(ctx context.Context, job queue.EnrichmentRequested) (re
 		return res, nil
 	}
 
-	urls := h.d.Sources.Select(sources.Request(job))
+	urls := h.d.Sources.Select(sources.Request{ConceptID: job.ConceptID, Domain: job.Domain, Kind: job.Kind, Jurisdiction: job.Jurisdiction, SourceURLs: job.SourceURLs})
 	res.Sources = len(urls)
 	if len(urls) == 0 {
 		res.Outcome = OutcomeNoSources
