@@ -19,6 +19,7 @@ import (
 	"regintel/shared/metrics"
 	"regintel/shared/queue"
 	"regintel/shared/queue/sqs"
+	"regintel/shared/quota"
 	"regintel/shared/resolver"
 	"regintel/shared/secrets"
 )
@@ -110,7 +111,12 @@ func NewResolver(ctx context.Context, cfg config.Config, store graph.ConceptStor
 		log.Info("enrichment: off (no ENRICHMENT_QUEUE_URL, and the offline model cannot extract facts): concepts without detail are not enriched")
 	}
 	writes := write.NewService(store, write.WithLogger(log))
+	// The counts live in this process: a bound per instance, not across
+	// concurrent Lambda instances (see the README's bounds).
+	limits := quota.Limits{NewNodes: cfg.Chat.NewNodesPerTenantDay, EnrichmentJobs: cfg.Chat.EnrichmentJobsPerTenantDay}
+	log.Info("per-tenant daily quota on new shared nodes and enrichment jobs", "new_nodes", limits.NewNodes, "enrichment_jobs", limits.EnrichmentJobs)
 	return resolver.New(writes, enrichment, resolver.WithFreshness(cfg.Chat.Freshness), resolver.WithLogger(log),
+		resolver.WithQuota(quota.New(quota.NewMemory(), limits)),
 		resolver.WithMetrics(metrics.ForFunction(cfg.Log.Format, "resolve-concepts", log))), nil
 }
 
