@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"slices"
 	"strings"
 	"time"
 
@@ -233,87 +232,6 @@ func addHeld(held map[string]bool, cs []concept.Concept) {
 	}
 }
 
-// admitNewNodes leaves out of each item the captures that would make a new
-// shared node beyond its tenant's daily quota. Only a capture of a
-// vocabulary kind that resolves to no node the graph holds makes one; a
-// node several items of the batch would make is counted once. A failed
-// look-up or count fails the items, so they are retried.
-func (h *Handler) admitNewNodes(ctx context.Context, items []*item, st *batchStats) {
-	if h.quota == nil {
-		return
-	}
-	var listed []concept.Concept
-	for _, it := range items {
-		if it.err != nil {
-			continue
-		}
-		for _, raw := range it.concepts {
-			if c := concept.Normalize(raw); concept.KnownKind(c.Kind) {
-				listed = append(listed, c)
-			}
-		}
-	}
-	if len(listed) == 0 {
-		return
-	}
-	fail := func(err error) {
-		h.log.ErrorContext(ctx, "new-node quota check failed; records reported failed for retry", "event", "resolver_quota_failed", "err", err.Error())
-		for _, it := range items {
-			if it.err == nil {
-				it.err = err
-			}
-		}
-	}
-	targets, err := h.writes.Reads().ResolveConcepts(ctx, listed)
-	if err != nil || len(targets) != len(listed) {
-		fail(fmt.Errorf("resolve %d concepts for the quota: %w", len(listed), err))
-		return
-	}
-	target := make(map[string]string, len(listed))
-	for i, c := range listed {
-		target[c.ID] = targets[i]
-	}
-	nodes, err := h.writes.Reads().GetNodesByIDs(ctx, slices.Compact(slices.Sorted(maps.Values(target))))
-	if err != nil {
-		fail(fmt.Errorf("look up %d nodes for the quota: %w", len(target), err))
-		return
-	}
-	exists := map[string]bool{}
-	for _, n := range nodes {
-		exists[n.ID] = true
-	}
-	admitted := map[string]bool{}
-	now := h.now()
-	for _, it := range items {
-		if it.err != nil {
-			continue
-		}
-		kept := it.concepts[:0:0]
-		for _, raw := range it.concepts {
-			id, listedKind := target[concept.Normalize(raw).ID]
-			if !listedKind || exists[id] || admitted[id] {
-				kept = append(kept, raw)
-				continue
-			}
-			ok, err := h.quota.Take(ctx, it.tenant, quota.NewNodes, now)
-			if err != nil {
-				fail(fmt.Errorf("count a new node: %w", err))
-				return
-			}
-			if !ok {
-				st.nodesOverQuota++
-				continue
-			}
-			admitted[id] = true
-			kept = append(kept, raw)
-		}
-		it.concepts = kept
-	}
-	if st.nodesOverQuota > 0 {
-		h.log.WarnContext(ctx, "new shared nodes over the tenant's daily quota left out", "event", "resolver_node_quota_exceeded", "left_out", st.nodesOverQuota)
-	}
-}
-
 // requestEnrichment checks each written node once and publishes one
 // enrichment.requested per node lacking useful detail, in one Publish call.
 // A captured concept that resolved to an existing node is checked as that
@@ -371,6 +289,12 @@ func (h *Handler) requestEnrichment(ctx context.Context, items []*item, written 
 	} else {
 		st.publishFailures = 1
 	}
+	h.failItemsOf(ctx, items, written, failedIDs)
+}
+
+// failItemsOf fails each item holding a concept whose enrichment decision
+// or publish failed, so its redelivery decides again.
+func (h *Handler) failItemsOf(ctx context.Context, items []*item, written map[string]string, failedIDs map[string]error) {
 	for _, it := range items {
 		for _, c := range it.concepts {
 			n := concept.Normalize(c)
@@ -421,35 +345,6 @@ func (h *Handler) enrichmentJob(ctx context.Context, tenant string, c concept.Co
 		return nil, err
 	}
 	return &env, nil
-}
-
-// heldJob returns the job for a held capture (a kind outside the
-// vocabulary, no node): enrichment makes its node only if an official page
-// names it. Such a concept has no node to mark, so only the tenant's daily
-// quota bounds how often it is asked for.
-func (h *Handler) heldJob(ctx context.Context, tenant string, c concept.Concept, now time.Time, st *batchStats) (*queue.Envelope, error) {
-	if ok, err := h.takeJob(ctx, tenant, now, st); !ok || err != nil {
-		return nil, err
-	}
-	job := queue.EnrichmentRequested{ConceptID: c.ID, Domain: c.Domain, Kind: c.Kind, Jurisdiction: c.Jurisdiction, SourceURLs: c.SourceURLs, Held: true}
-	env, err := queue.NewEnvelope(queue.TypeEnrichmentRequested, job)
-	if err != nil {
-		return nil, err
-	}
-	st.heldRequested++
-	return &env, nil
-}
-
-// takeJob counts one enrichment job against the tenant's daily quota.
-func (h *Handler) takeJob(ctx context.Context, tenant string, now time.Time, st *batchStats) (bool, error) {
-	ok, err := h.quota.Take(ctx, tenant, quota.EnrichmentJobs, now)
-	if err != nil {
-		return false, fmt.Errorf("count an enrichment job: %w", err)
-	}
-	if !ok {
-		st.jobsOverQuota++
-	}
-	return ok, nil
 }
 
 // publish sends the jobs in one call. On failure it undoes the marks so the
