@@ -92,6 +92,7 @@ var functionSpecs = []functionSpec{
 		Description: "Resolves captured concepts into the graph and queues enrichment",
 		Timeout:     time.Minute,
 		MemoryMB:    512,
+		DB:          dbApp, // the per-tenant daily graph quota (tenant_graph_quota)
 		Graph:       true,
 		GraphOnly:   true,
 		Sends:       []string{"enrichment"},

@@ -33,15 +33,16 @@ func TestWithoutAGraphNoGraphWorkers(t *testing.T) {
 			t.Errorf("dev chat has %s", k)
 		}
 	}
-	// With a graph: the workers exist and reach the graph, not Postgres.
+	// With a graph: the workers exist and reach the graph; of them only the
+	// resolver reaches Postgres, for the per-tenant daily graph quota.
 	g := memgraphBySG(t)
-	for _, id := range []string{"ResolveConceptsFunction", "EnrichFunction"} {
+	for id, database := range map[string]bool{"ResolveConceptsFunction": true, "EnrichFunction": false} {
 		env := fnEnv(g, id)
 		if env == nil {
 			t.Fatalf("graph stack lacks %s", id)
 		}
-		if env["MEMGRAPH_URI"] == nil || env["DB_HOST"] != nil || env["DB_USER"] != nil {
-			t.Errorf("%s env %s: want the graph and no database", id, mustJSON(env))
+		if env["MEMGRAPH_URI"] == nil || (env["DB_HOST"] != nil) != database || (env["DB_USER"] != nil) != database {
+			t.Errorf("%s env %s: want the graph, and the database only for the resolver", id, mustJSON(env))
 		}
 	}
 	// The Memgraph secret is read by the graph functions only.

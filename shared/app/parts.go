@@ -17,8 +17,10 @@ import (
 	"regintel/shared/llm/offline"
 	"regintel/shared/llm/openai"
 	"regintel/shared/metrics"
+	"regintel/shared/pgpool"
 	"regintel/shared/queue"
 	"regintel/shared/queue/sqs"
+	"regintel/shared/quota"
 	"regintel/shared/resolver"
 	"regintel/shared/secrets"
 )
@@ -110,8 +112,31 @@ func NewResolver(ctx context.Context, cfg config.Config, store graph.ConceptStor
 		log.Info("enrichment: off (no ENRICHMENT_QUEUE_URL, and the offline model cannot extract facts): concepts without detail are not enriched")
 	}
 	writes := write.NewService(store, write.WithLogger(log))
+	counts, err := quotaStore(ctx, cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	limits := quota.Limits{NewNodes: cfg.Chat.NewNodesPerTenantDay, EnrichmentJobs: cfg.Chat.EnrichmentJobsPerTenantDay}
 	return resolver.New(writes, enrichment, resolver.WithFreshness(cfg.Chat.Freshness), resolver.WithLogger(log),
+		resolver.WithQuota(quota.New(counts, limits)),
 		resolver.WithMetrics(metrics.ForFunction(cfg.Log.Format, "resolve-concepts", log))), nil
+}
+
+// quotaStore keeps the per-tenant daily counts in Postgres when a database
+// is configured, so every resolver instance shares them; else in this
+// process (a bound per instance).
+func quotaStore(ctx context.Context, cfg config.Config, log *slog.Logger) (quota.Store, error) {
+	if cfg.Postgres.URL == "" {
+		log.Info("per-tenant graph quota: counted in this process (set DATABASE_URL to share the count)",
+			"new_nodes", cfg.Chat.NewNodesPerTenantDay, "enrichment_jobs", cfg.Chat.EnrichmentJobsPerTenantDay)
+		return quota.NewMemory(), nil
+	}
+	pool, err := pgpool.NewPool(ctx, PostgresConfig(cfg.Postgres))
+	if err != nil {
+		return nil, fmt.Errorf("postgres (graph quota): %w", err)
+	}
+	log.Info("per-tenant graph quota: postgres", "new_nodes", cfg.Chat.NewNodesPerTenantDay, "enrichment_jobs", cfg.Chat.EnrichmentJobsPerTenantDay)
+	return quota.NewPostgres(pool), nil
 }
 
 // InProcessEnrichment starts enrichment inside this process and returns

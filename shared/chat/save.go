@@ -111,7 +111,7 @@ func (t *Turn) publishConcepts(ctx context.Context, concepts []concept.Concept) 
 	if len(concepts) == 0 || t.e.concepts == nil {
 		return
 	}
-	env, err := queue.NewEnvelope(queue.TypeConceptsCaptured, queue.ConceptsCaptured{Concepts: concepts})
+	env, err := queue.NewEnvelope(queue.TypeConceptsCaptured, queue.ConceptsCaptured{TenantID: t.req.TenantID, Concepts: concepts})
 	if err == nil {
 		qctx, cancel := t.e.storeCtx(ctx)
 		err = t.e.concepts.Publish(qctx, env)

@@ -21,9 +21,10 @@ var Domains = []string{
 
 // Kinds are the concept kinds the assistant knows: every kind in the
 // curated dataset and the offline lexicon, and the common schemes of the
-// jurisdictions covered. A kind outside this list but of the right shape
-// (WellShapedKind) is accepted only as a bare node: the graph keeps its id
-// and label, never text captured with it (aliases, definition).
+// jurisdictions covered. A captured kind outside this list but of the
+// right shape (WellShapedKind) makes no shared node: it stays in the
+// capturing conversation until enrichment finds it named on an official
+// page, whose wording then gives the node its id.
 var Kinds = []string{
 	// Tax
 	"VAT", "VAT_DIRECTIVE", "VRT", "USC", "PRSI", "PAYE", "CGT", "CAT", "DIRT", "RCT", "BIK", "LPT",

@@ -167,6 +167,13 @@ type Chat struct {
 	// detail counts as current.
 	Freshness   time.Duration
 	CORSOrigins []string // CORS_ORIGINS, comma-separated
+	// NewNodesPerTenantDay (GRAPH_NEW_NODES_PER_TENANT_DAY, 20) bounds the
+	// new shared graph nodes one tenant's captures make per UTC day, and
+	// EnrichmentJobsPerTenantDay (ENRICHMENT_JOBS_PER_TENANT_DAY, 50) the
+	// enrichment jobs they queue; beyond them the resolver writes and
+	// queues nothing more for that tenant that day.
+	NewNodesPerTenantDay       int
+	EnrichmentJobsPerTenantDay int
 	// DailyTokenLimit (TENANT_DAILY_TOKEN_LIMIT) caps the model tokens a
 	// tenant's turns may use per UTC day; zero (unset) is no cap.
 	DailyTokenLimit int
@@ -319,19 +326,21 @@ func readAuth(r *reader, onLambda bool) Auth {
 
 func readChat(r *reader) Chat {
 	c := Chat{
-		HistoryTurns:       r.int("HISTORY_TURNS", 5, 0, maxInt),
-		MaxActiveNodes:     r.int("MAX_ACTIVE_NODES", 50, 0, maxInt),
-		TokenBudget:        r.int("CONTEXT_TOKEN_BUDGET", 0, 0, maxInt),
-		ContextRequestTTL:  r.duration("CONTEXT_REQUEST_TTL", 15*time.Minute),
-		PIIRedaction:       r.oneOf("PII_REDACTION", "both", "off", "store", "llm", "both"),
-		PromptSheetsDir:    r.str("PROMPT_SHEETS_DIR", ""),
-		PromptCacheSecret:  r.raw("PROMPT_CACHE_SECRET"),
-		Freshness:          r.days("ENRICHMENT_FRESHNESS_DAYS", 30),
-		CORSOrigins:        r.list("CORS_ORIGINS"),
-		DailyTokenLimit:    r.int("TENANT_DAILY_TOKEN_LIMIT", 0, 0, maxInt),
-		DailyCostLimitUSD:  r.dollars("TENANT_DAILY_COST_LIMIT_USD"),
-		CapOnError:         r.oneOf("TENANT_CAP_ON_ERROR", "closed", "closed", "open"),
-		MaxStreamFollowers: r.int("RESUME_MAX_FOLLOWERS", 8, 1, 1000),
+		HistoryTurns:               r.int("HISTORY_TURNS", 5, 0, maxInt),
+		MaxActiveNodes:             r.int("MAX_ACTIVE_NODES", 50, 0, maxInt),
+		TokenBudget:                r.int("CONTEXT_TOKEN_BUDGET", 0, 0, maxInt),
+		ContextRequestTTL:          r.duration("CONTEXT_REQUEST_TTL", 15*time.Minute),
+		PIIRedaction:               r.oneOf("PII_REDACTION", "both", "off", "store", "llm", "both"),
+		PromptSheetsDir:            r.str("PROMPT_SHEETS_DIR", ""),
+		PromptCacheSecret:          r.raw("PROMPT_CACHE_SECRET"),
+		Freshness:                  r.days("ENRICHMENT_FRESHNESS_DAYS", 30),
+		CORSOrigins:                r.list("CORS_ORIGINS"),
+		NewNodesPerTenantDay:       r.int("GRAPH_NEW_NODES_PER_TENANT_DAY", 20, 0, maxInt),
+		EnrichmentJobsPerTenantDay: r.int("ENRICHMENT_JOBS_PER_TENANT_DAY", 50, 0, maxInt),
+		DailyTokenLimit:            r.int("TENANT_DAILY_TOKEN_LIMIT", 0, 0, maxInt),
+		DailyCostLimitUSD:          r.dollars("TENANT_DAILY_COST_LIMIT_USD"),
+		CapOnError:                 r.oneOf("TENANT_CAP_ON_ERROR", "closed", "closed", "open"),
+		MaxStreamFollowers:         r.int("RESUME_MAX_FOLLOWERS", 8, 1, 1000),
 	}
 	if c.PromptCacheSecret != "" && len(c.PromptCacheSecret) < 32 {
 		r.fail(fmt.Errorf("PROMPT_CACHE_SECRET must be at least 32 bytes (or leave it unset)"))

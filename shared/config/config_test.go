@@ -18,6 +18,7 @@ func clearEnv(t *testing.T) {
 		"HISTORY_TURNS", "MAX_ACTIVE_NODES", "CONTEXT_TOKEN_BUDGET", "CONTEXT_REQUEST_TTL", "PII_REDACTION", "PROMPT_SHEETS_DIR", "PROMPT_CACHE_SECRET",
 		"ENRICHMENT_FRESHNESS_DAYS", "CORS_ORIGINS", "RETENTION_DAYS", "DB_SECRET_ARN", "DB_APP_USER", "DEMO_PAGE",
 		"AWS_SAM_LOCAL", "OFFLINE_WORD_DELAY", "JWT_HEADER", "DB_SSLROOTCERT", "DB_SWEEP_USER", "TENANT_DAILY_TOKEN_LIMIT", "TENANT_CAP_ON_ERROR", "TENANT_DAILY_COST_LIMIT_USD", "LLM_PRICES", "COMPAT_API",
+		"GRAPH_NEW_NODES_PER_TENANT_DAY", "ENRICHMENT_JOBS_PER_TENANT_DAY",
 		"TRACING", "OTEL_EXPORTER_OTLP_ENDPOINT", "TRACING_SAMPLE_RATIO", "RESUME_MAX_FOLLOWERS"} {
 		t.Setenv(k, "")
 	}
@@ -45,7 +46,7 @@ func TestLocalDefaults(t *testing.T) {
 		Auth: Auth{Mode: "dev", Header: "Authorization", TenantClaim: "tenant_id", UserClaim: "sub", IATLeeway: time.Minute,
 			DevTenant: "dev-tenant", DevUser: "dev-user"},
 		Chat: Chat{HistoryTurns: 5, MaxActiveNodes: 50, ContextRequestTTL: 15 * time.Minute, PIIRedaction: "both",
-			Freshness: 30 * 24 * time.Hour, CapOnError: "closed", MaxStreamFollowers: 8},
+			Freshness: 30 * 24 * time.Hour, CapOnError: "closed", NewNodesPerTenantDay: 20, EnrichmentJobsPerTenantDay: 50, MaxStreamFollowers: 8},
 		Retention: Retention{MaxIdle: 30 * 24 * time.Hour},
 		Tracing:   Tracing{SampleRatio: 1},
 	}
@@ -76,6 +77,7 @@ func TestEachVariableLandsInItsSection(t *testing.T) {
 		"CORS_ORIGINS":   " https://a.example , ,https://b.example",
 		"RETENTION_DAYS": "90", "DB_SECRET_ARN": "arn:db", "DB_APP_USER": "app", "DEMO_PAGE": "false", "DB_SWEEP_USER": "sweep",
 		"TENANT_DAILY_TOKEN_LIMIT": "1000000", "TENANT_CAP_ON_ERROR": "open", "RESUME_MAX_FOLLOWERS": "3", "TENANT_DAILY_COST_LIMIT_USD": "12.50", "COMPAT_API": "false",
+		"GRAPH_NEW_NODES_PER_TENANT_DAY": "5", "ENRICHMENT_JOBS_PER_TENANT_DAY": "7",
 		"TRACING": "on", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318", "TRACING_SAMPLE_RATIO": "0.25",
 	} {
 		t.Setenv(k, v)
@@ -93,7 +95,8 @@ func TestEachVariableLandsInItsSection(t *testing.T) {
 			IATLeeway: 90 * time.Second, DevTenant: "dev-tenant", DevUser: "dev-user"},
 		Queues: Queues{ConceptsURL: "https://q/concepts", EnrichmentURL: "https://q/enrichment"},
 		Chat: Chat{HistoryTurns: 7, MaxActiveNodes: 20, ContextRequestTTL: 15 * time.Minute, PIIRedaction: "both",
-			Freshness: 2 * 24 * time.Hour, CORSOrigins: []string{"https://a.example", "https://b.example"}, DailyTokenLimit: 1000000, DailyCostLimitUSD: 12.5, CapOnError: "open", MaxStreamFollowers: 3},
+			Freshness: 2 * 24 * time.Hour, CORSOrigins: []string{"https://a.example", "https://b.example"}, DailyTokenLimit: 1000000, DailyCostLimitUSD: 12.5, CapOnError: "open",
+			NewNodesPerTenantDay: 5, EnrichmentJobsPerTenantDay: 7, MaxStreamFollowers: 3},
 		Retention: Retention{MaxIdle: 90 * 24 * time.Hour},
 		Migrate:   Migrate{DBSecretARN: "arn:db", AppUser: "app", SweepUser: "sweep"},
 		Tracing:   Tracing{Enabled: true, Endpoint: "http://collector:4318", SampleRatio: 0.25},

@@ -20,6 +20,7 @@ import (
 
 	"regintel/shared/auth"
 	"regintel/shared/chat"
+	"regintel/shared/concept"
 	convpg "regintel/shared/conversation/postgres"
 	"regintel/shared/graph"
 	"regintel/shared/graph/bolt"
@@ -106,7 +107,8 @@ func TestChatToSQSToResolverToBoltAndBackIntoThePrompt(t *testing.T) {
 	p := newPipeline(t, sqstest.Client(t), 8)
 
 	// A kind unique to this run, so the concept is new to the shared test
-	// graph; outside the vocabulary, so the graph keeps it bare.
+	// graph; outside the vocabulary, so the capture makes no node: the
+	// concept stays in the conversation until an official page names it.
 	unique := uniqueLetters()
 	kind := "ENDTOEND_" + unique
 	conceptID := "TAX:IE:" + kind
@@ -148,8 +150,8 @@ func conversationIDOf(stream string) string {
 }
 
 // resolveCapture checks the chat path published one clean concepts.captured
-// message, has the resolver consume it, and checks the bare node and the
-// one enrichment job that follow.
+// message, has the resolver consume it, and checks that no shared node and
+// one held enrichment job follow.
 func (p *pipeline) resolveCapture(t *testing.T, conceptID, convID string) {
 	t.Helper()
 	msgs := receiveAll(t, p.client, p.conceptsURL)
@@ -161,27 +163,42 @@ func (p *pipeline) resolveCapture(t *testing.T, conceptID, convID string) {
 		t.Fatalf("message is not a clean concepts.captured envelope: %v %s", err, msgs[0].Body)
 	}
 	p.resolve(t, msgs)
-	// A capture leaves a bare node in the shared graph: the captured label
-	// and definition stay in the conversation.
+	// A kind outside the vocabulary makes no shared node: its id is the
+	// tenant's model's text.
 	nodes, err := p.graph.GetNodesByIDs(context.Background(), []string{conceptID})
-	if err != nil || len(nodes) != 1 || nodes[0].PrefLabel != "" || nodes[0].Definition != "" || nodes[0].Properties["provenance"] != "capture" {
+	if err != nil || len(nodes) != 0 {
 		t.Fatalf("graph node: %+v %v", nodes, err)
 	}
-	// A new concept has no detail yet: exactly one enrichment job.
+	// Exactly one enrichment job, held: a node only if a page names it.
 	jobs := receiveAll(t, p.client, p.enrichURL)
-	if len(jobs) != 1 || !strings.Contains(jobs[0].Body, conceptID) {
+	if len(jobs) != 1 {
 		t.Fatalf("enrichment jobs: %+v", jobs)
+	}
+	env, err = queue.Decode([]byte(jobs[0].Body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, err := queue.DecodeEnrichmentRequested(env)
+	if err != nil || job.ConceptID != conceptID || !job.Held {
+		t.Fatalf("enrichment job %+v, %v: want the concept, held", job, err)
 	}
 }
 
-// enrichWithRate writes a rate through the guarded write service, as the
-// enrich function does, and marks the concept verified.
+// enrichWithRate does what the enrich function does once an official page
+// names the held concept: writes it as official, then a rate through the
+// guarded write service, and marks the concept verified.
 func (p *pipeline) enrichWithRate(t *testing.T, conceptID, label string) (rateID, source string) {
 	t.Helper()
 	rateID = conceptID + ":RATE:STANDARD"
 	verified := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
 	source = "https://www.revenue.ie/en/tax-relief-charts/index.aspx"
-	if _, err := write.NewService(p.graph, write.WithLogger(p.quiet)).Write(context.Background(), []graph.NodeWrite{
+	writes := write.NewService(p.graph, write.WithLogger(p.quiet))
+	parts := strings.Split(conceptID, ":")
+	named := concept.Concept{Domain: parts[0], Jurisdiction: parts[1], Kind: parts[2], PrefLabel: label, SourceURLs: []string{source}}
+	if res, err := writes.ResolveConcepts(context.Background(), []concept.Concept{named}, graph.ProvenanceOfficial); err != nil || len(res.Written) != 1 {
+		t.Fatalf("official concept: %+v, %v", res, err)
+	}
+	if _, err := writes.Write(context.Background(), []graph.NodeWrite{
 		{Label: "Rate", ID: rateID, Props: map[string]any{"pref_label": label + " rate", "percent": 12.5, "source_url": source,
 			"quote": "relief at 12.5%", "jurisdiction": "IE", "domain": "TAX", "provenance": "official"}},
 		{Label: "Concept", ID: conceptID, Props: map[string]any{"last_verified_at": verified}},

@@ -50,10 +50,14 @@ func TestATurnAndItsResolverFormOneTrace(t *testing.T) {
 	p := newPipeline(t, client, 4)
 	unique := uniqueLetters()
 	kind := "TRACE_" + unique
+	// The run's own kind is outside the vocabulary: it makes no node, and
+	// its held enrichment job is the resolver's publish. VAT, in the
+	// vocabulary, is the resolver's graph write.
 	p.fake.Enqueue(llmtest.Script{Steps: llmtest.Steps(llmtest.Words("The relief applies."),
 		llmtest.ToolCallJSON("capture_concepts", map[string]any{"concepts": []map[string]any{{
 			"domain": "TAX", "kind": kind, "jurisdiction": "IE", "prefLabel": "Traced relief " + unique,
-			"definition": "a test relief", "sourceUrls": []string{"https://www.revenue.ie/en/"}}}}, 3))})
+			"definition": "a test relief", "sourceUrls": []string{"https://www.revenue.ie/en/"}},
+			{"domain": "TAX", "kind": "VAT", "jurisdiction": "IE", "prefLabel": "Value-Added Tax"}}}, 3))})
 	p.turn(t, `{"message":"Which relief applies?","profile":{"jurisdictions":["IE"]}}`)
 
 	msgs := receiveWithAttributes(t, client, p.conceptsURL)

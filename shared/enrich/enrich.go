@@ -20,6 +20,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -194,6 +195,9 @@ const (
 	OutcomeUnchanged Outcome = "unchanged" // every source already processed: only re-verified
 	OutcomeNoSources Outcome = "no_sources"
 	OutcomeFailed    Outcome = "failed"
+	// OutcomeNotNamed: a held concept (queue.EnrichmentRequested.Held) that
+	// no official page names: no node is made.
+	OutcomeNotNamed Outcome = "not_named"
 )
 
 // Result describes one job.
@@ -286,11 +290,14 @@ func (h *Handler) Enrich(ctx context.Context, job queue.EnrichmentRequested) (re
 		}
 		h.stats.record(res, time.Since(start))
 		h.emit(res, time.Since(start))
-		h.log.InfoContext(ctx, "enrichment job", "event", "enrich_job", "concept_id", concept.LogID(job.ConceptID), "outcome", string(res.Outcome),
+		h.log.InfoContext(ctx, "enrichment job", "event", "enrich_job", "concept_id", concept.LogID(res.ConceptID), "held", job.Held, "outcome", string(res.Outcome),
 			"sources", res.Sources, "fetched", res.Fetched, "changed", res.Changed, "facts_kept", res.Kept, "facts_dropped", res.Dropped,
 			"rejected", res.Rejected, "duration_ms", time.Since(start).Milliseconds())
 	}()
 	now := h.cfg.Now().UTC()
+	if job.Held {
+		return res, h.enrichHeld(ctx, &res, job, now)
+	}
 	conceptNode, fresh, err := h.readConcept(ctx, &res, job, now)
 	if err != nil {
 		return res, err
@@ -300,7 +307,7 @@ func (h *Handler) Enrich(ctx context.Context, job queue.EnrichmentRequested) (re
 		return res, nil
 	}
 
-	urls := h.d.Sources.Select(sources.Request(job))
+	urls := h.selectSources(job)
 	res.Sources = len(urls)
 	if len(urls) == 0 {
 		res.Outcome = OutcomeNoSources
@@ -335,6 +342,92 @@ func (h *Handler) Enrich(ctx context.Context, job queue.EnrichmentRequested) (re
 	return res, nil
 }
 
+func (h *Handler) selectSources(job queue.EnrichmentRequested) []string {
+	return h.d.Sources.Select(sources.Request{ConceptID: job.ConceptID, Domain: job.Domain, Kind: job.Kind, Jurisdiction: job.Jurisdiction, SourceURLs: job.SourceURLs})
+}
+
+// enrichHeld runs a held job: a captured kind outside the vocabulary, with
+// no node. The sources are read and the model asked as for any concept;
+// only when a verified quote names the concept does it get a node, under
+// the id the page's wording gives (officialTarget), and the facts are
+// written to it. Otherwise nothing is written: no status either, as that
+// would make the node. Errors and logs never carry the held id.
+func (h *Handler) enrichHeld(ctx context.Context, res *Result, job queue.EnrichmentRequested, now time.Time) error {
+	urls := h.selectSources(job)
+	res.Sources = len(urls)
+	if len(urls) == 0 {
+		res.Outcome = OutcomeNoSources
+		return nil
+	}
+	changed, _ := h.readSources(ctx, res, job, urls, nil)
+	res.Changed = len(changed)
+	if len(changed) == 0 {
+		return fmt.Errorf("none of %d sources could be fetched and read", len(urls))
+	}
+	var facts Facts
+	var err error
+	res.Timings.timed(PhaseLLM, func() { facts, err = h.extractFacts(ctx, job, changed) })
+	if err != nil {
+		return err
+	}
+	texts := sourceTexts(changed)
+	named := buildPlan(job, facts, texts, h.d.ContainsQuote).confirmed
+	if named == nil {
+		res.Outcome = OutcomeNotNamed
+		return nil
+	}
+	official, ok, err := h.officialTarget(ctx, job, named.PrefLabel)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		res.Outcome = OutcomeNotNamed
+		return nil
+	}
+	res.ConceptID = official.ConceptID
+	p := buildPlan(official, facts, texts, h.d.ContainsQuote)
+	if p.confirmed == nil {
+		res.Outcome = OutcomeNotNamed
+		return nil
+	}
+	res.Kept, res.Dropped = p.kept, p.dropped
+	hashes := make([]string, 0, len(changed))
+	for _, s := range changed {
+		hashes = append(hashes, s.hash)
+	}
+	if err := h.writePlan(ctx, res, official, p, hashes, now); err != nil {
+		return err
+	}
+	res.Outcome = OutcomeEnriched
+	return nil
+}
+
+// officialTarget is the job a held concept becomes once an official page
+// names it: its kind is the page's name in canonical form (hyphens read as
+// spaces, "Value-Added Tax" is VALUE_ADDED_TAX), or the node that name
+// already resolves to (a vocabulary kind whose node holds it as an alias).
+// ok is false when the name cannot be a kind (WellShapedKind).
+func (h *Handler) officialTarget(ctx context.Context, job queue.EnrichmentRequested, name string) (queue.EnrichmentRequested, bool, error) {
+	kind := concept.IDPart(strings.ReplaceAll(name, "-", " "), "")
+	if kind == "" || !concept.WellShapedKind(kind) {
+		return job, false, nil
+	}
+	c := concept.Normalize(concept.Concept{Domain: job.Domain, Jurisdiction: job.Jurisdiction, Kind: kind, PrefLabel: name})
+	ids, err := h.d.Writes.Reads().ResolveConcepts(ctx, []concept.Concept{c})
+	if err != nil {
+		return job, false, fmt.Errorf("resolve the official name of a held concept: %w", err)
+	}
+	id := c.ID
+	if len(ids) == 1 && ids[0] != "" {
+		id = ids[0]
+	}
+	parts := strings.Split(id, ":")
+	if len(parts) != 3 {
+		return job, false, nil
+	}
+	return queue.EnrichmentRequested{ConceptID: id, Domain: parts[0], Jurisdiction: parts[1], Kind: parts[2], SourceURLs: job.SourceURLs}, true, nil
+}
+
 // readConcept returns the job's concept node, or fresh when it already has
 // detail (or was verified within Freshness) and the job has nothing to do.
 func (h *Handler) readConcept(ctx context.Context, res *Result, job queue.EnrichmentRequested, now time.Time) (conceptNode graph.Node, fresh bool, err error) {
@@ -349,13 +442,13 @@ func (h *Handler) readConcept(ctx context.Context, res *Result, job queue.Enrich
 		}
 	})
 	if err != nil {
-		return graph.Node{}, false, fmt.Errorf("read concept %s: %w", job.ConceptID, err)
+		return graph.Node{}, false, fmt.Errorf("read concept %s: %w", concept.LogID(job.ConceptID), err)
 	}
 	if fresh {
 		return graph.Node{}, true, nil
 	}
 	if len(nodes) == 0 {
-		return graph.Node{}, false, fmt.Errorf("%w: %s", ErrUnknownConcept, job.ConceptID)
+		return graph.Node{}, false, fmt.Errorf("%w: %s", ErrUnknownConcept, concept.LogID(job.ConceptID))
 	}
 	return nodes[0], false, nil
 }
@@ -481,7 +574,7 @@ func (h *Handler) writePlan(ctx context.Context, res *Result, job queue.Enrichme
 	})
 	if err != nil {
 		_ = h.writeStatus(ctx, res, job, StatusFailed, nil, time.Time{})
-		return fmt.Errorf("write facts of %s: %w", job.ConceptID, err)
+		return fmt.Errorf("write facts of %s: %w", concept.LogID(job.ConceptID), err)
 	}
 	return nil
 }
@@ -526,7 +619,7 @@ func (h *Handler) writeStatus(ctx context.Context, res *Result, job queue.Enrich
 		_, err = h.d.Writes.Write(ctx, []graph.NodeWrite{statusNode(job.ConceptID, status, hashes, verifiedAt)}, nil)
 	})
 	if err != nil {
-		return fmt.Errorf("record %s status of %s: %w", status, job.ConceptID, err)
+		return fmt.Errorf("record %s status of %s: %w", status, concept.LogID(job.ConceptID), err)
 	}
 	return nil
 }

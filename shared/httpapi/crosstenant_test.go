@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
 	"regintel/shared/graph"
+	"regintel/shared/httpapi"
 	"regintel/shared/llm/llmtest"
 )
 
@@ -181,4 +184,94 @@ func (p *resolvingPublisher) sentCount() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return len(p.sent)
+}
+
+// getAs is a GET of path as tenant: status and raw body.
+func (e *env) getAs(tenant, path string) (int, string) {
+	e.t.Helper()
+	req, err := http.NewRequest(http.MethodGet, e.server.URL+path, nil)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	for k, v := range asTenant(tenant) {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(raw)
+}
+
+// TestCapturedKindOutsideTheVocabularyIsNoSharedID: a tenant's model
+// captures kinds outside the vocabulary that spell a person's name, a
+// claim and a family trust of that name, an email and a street address in
+// words. The capturing conversation keeps them; another tenant finds no
+// trace of them through GET /graph/nodes or GET /graph/changes. A
+// vocabulary kind captured in the same turn is shared as before.
+func TestCapturedKindOutsideTheVocabularyIsNoSharedID(t *testing.T) {
+	// No settle delay: the feed's snapshot shows what was just written.
+	e := newEnv(t, envOptions{api: func(o *httpapi.Options) { o.Feed = httpapi.FeedConfig{SettleDelay: -1} }})
+	kinds := []string{"JOHN_MURPHY", "JOHN_MURPHY_CLAIM", "murphy family trust", "JANE AT EXAMPLE DOT COM", "12 MAIN STREET"}
+	concepts := []map[string]any{vrtConcept()}
+	var ids []string
+	for _, k := range kinds {
+		concepts = append(concepts, map[string]any{"domain": "TAX", "kind": k, "jurisdiction": "IE", "prefLabel": "Tax relief"})
+		ids = append(ids, "TAX:IE:"+strings.ToUpper(strings.ReplaceAll(k, " ", "_")))
+	}
+	e.llm.Enqueue(llmtest.Script{Steps: llmtest.Steps(llmtest.Words("Noted."), llmtest.ToolCallJSON("capture_concepts", captureArgs(concepts...), 3))})
+	resp := e.chat(irish("Which relief applies?"), asTenant(captor))
+	if resp.Status != http.StatusOK {
+		t.Fatalf("capturing turn: %d %s", resp.Status, resp.Body)
+	}
+	if e.queue.sentCount() == 0 {
+		t.Fatal("the capture never reached the resolution queue; the test would prove nothing")
+	}
+	// The capturing conversation keeps what its model captured.
+	refs := resp.metadata(t).ReferencedNodes
+	for _, id := range ids {
+		if !slices.Contains(refs, id) {
+			t.Errorf("the capturing turn does not keep %s: %v", id, refs)
+		}
+	}
+
+	raw, nodes := e.nodesAs(reader, append([]string{"TAX:IE:VRT"}, ids...)...)
+	if len(nodes) != 1 || nodes[0].ID != "TAX:IE:VRT" {
+		t.Errorf("GET /graph/nodes gives another tenant %s", raw)
+	}
+	changes := e.allChangesAs(reader)
+	if !strings.Contains(changes, `"TAX:IE:VRT"`) {
+		t.Fatal("GET /graph/changes lacks the vocabulary kind's node; the test would prove nothing")
+	}
+	for name, body := range map[string]string{"GET /graph/nodes": raw, "GET /graph/changes": changes} {
+		for _, word := range []string{"MURPHY", "EXAMPLE", "MAIN_STREET", "JANE"} {
+			if i := strings.Index(strings.ToUpper(body), word); i >= 0 {
+				t.Errorf("%s gives another tenant %q: ...%s...", name, word, body[max(i-80, 0):min(i+80, len(body))])
+			}
+		}
+	}
+}
+
+// allChangesAs reads every page of GET /graph/changes as tenant, from the
+// snapshot on, and returns the pages' bodies joined.
+func (e *env) allChangesAs(tenant string) string {
+	e.t.Helper()
+	var all strings.Builder
+	since := ""
+	for range 1000 {
+		status, body := e.getAs(tenant, "/graph/changes?since="+url.QueryEscape(since))
+		var page httpapi.ChangePage
+		if err := json.Unmarshal([]byte(body), &page); err != nil || status != http.StatusOK {
+			e.t.Fatalf("GET /graph/changes: %d %v", status, err)
+		}
+		all.WriteString(body)
+		if !page.Patch.Meta.HasMore {
+			return all.String()
+		}
+		since = page.NextCursor
+	}
+	e.t.Fatal("GET /graph/changes never ran out of pages")
+	return ""
 }

@@ -17,24 +17,25 @@ import (
 
 	"regintel/shared/auth"
 	"regintel/shared/chat"
-	"regintel/shared/concept"
 	"regintel/shared/conversation"
 	convmem "regintel/shared/conversation/memory"
 	convpg "regintel/shared/conversation/postgres"
 	"regintel/shared/conversation/storetest"
-	"regintel/shared/graph"
 	graphmem "regintel/shared/graph/memory"
+	"regintel/shared/graph/write"
 	"regintel/shared/httpapi"
 	"regintel/shared/llm"
 	"regintel/shared/llm/llmtest"
 	"regintel/shared/llm/openai"
 	"regintel/shared/pgpool/pgtest"
 	"regintel/shared/queue"
+	"regintel/shared/resolver"
 )
 
-// resolvingPublisher stands in for the concept-resolution queue: it writes
-// the captured concepts into the graph before returning, so a test's next
-// turn sees them, and records every envelope.
+// resolvingPublisher stands in for the concept-resolution queue: the
+// resolver (through the graph write service, without enrichment) consumes
+// each envelope before Publish returns, so a test's next turn sees what it
+// wrote, and every envelope is recorded.
 type resolvingPublisher struct {
 	mu    sync.Mutex
 	graph *graphmem.Store
@@ -48,15 +49,11 @@ func (p *resolvingPublisher) Publish(ctx context.Context, msgs ...queue.Envelope
 	if p.fail != nil {
 		return p.fail
 	}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	h := resolver.New(write.NewService(p.graph, write.WithLogger(quiet)), nil, resolver.WithLogger(quiet))
 	for _, m := range msgs {
 		p.sent = append(p.sent, m)
-		var payload struct {
-			Concepts []concept.Concept `json:"concepts"`
-		}
-		if err := json.Unmarshal(m.Payload, &payload); err != nil {
-			return err
-		}
-		if err := p.graph.UpsertConcepts(ctx, payload.Concepts, graph.ProvenanceCapture, time.Now()); err != nil {
+		if err := h.HandleEnvelope(ctx, m); err != nil {
 			return err
 		}
 	}

@@ -9,9 +9,12 @@ import (
 )
 
 // ConceptsCaptured is the concepts.captured payload: the normalised concepts
-// of one chat turn. It deliberately has no tenant, user or conversation id and
+// of one chat turn and the id of the tenant whose turn captured them, which
+// the resolver counts against the tenant's daily quota of new shared nodes
+// and enrichment jobs. It deliberately has no user or conversation id and
 // no chat text: the graph side never needs them and must never see them.
 type ConceptsCaptured struct {
+	TenantID string            `json:"tenantId,omitempty"`
 	Concepts []concept.Concept `json:"concepts"`
 }
 
@@ -23,6 +26,11 @@ type EnrichmentRequested struct {
 	Kind         string   `json:"kind"`
 	Jurisdiction string   `json:"jurisdiction"`
 	SourceURLs   []string `json:"sourceUrls,omitempty"`
+	// Held marks a captured concept of a kind outside the vocabulary, which
+	// has no node: the job makes one only when an official page names it,
+	// with the id the page's wording gives (write.Result.Held). Its kind is
+	// a tenant's model's text: it stays in this message, never in a log.
+	Held bool `json:"held,omitempty"`
 }
 
 // MaxConceptsPerMessage bounds one concepts.captured message; a turn never

@@ -14,6 +14,10 @@ type batchStats struct {
 	rejected            int // concepts the write guard rejected
 	enrichmentRequested int
 	publishFailures     int // failed enrichment publishes (one per batch at most)
+	held                int // captures of a kind outside the vocabulary: no node made
+	heldRequested       int // enrichment jobs for them
+	nodesOverQuota      int // captures left out: their tenant's new nodes for the day were used up
+	jobsOverQuota       int // enrichment jobs not queued: their tenant's jobs for the day were used up
 }
 
 // emit writes the batch's EMF record.
@@ -33,6 +37,10 @@ func (h *Handler) emit(items []*item, st *batchStats) {
 		{Name: "ConceptsRejected", Unit: metrics.Count, Value: float64(st.rejected)},
 		{Name: "EnrichmentRequested", Unit: metrics.Count, Value: float64(st.enrichmentRequested)},
 		{Name: "PublishFailures", Unit: metrics.Count, Value: float64(st.publishFailures)},
+		{Name: "ConceptsHeld", Unit: metrics.Count, Value: float64(st.held)},
+		{Name: "HeldEnrichmentRequested", Unit: metrics.Count, Value: float64(st.heldRequested)},
+		{Name: "NewNodesOverQuota", Unit: metrics.Count, Value: float64(st.nodesOverQuota)},
+		{Name: "EnrichmentJobsOverQuota", Unit: metrics.Count, Value: float64(st.jobsOverQuota)},
 		{Name: "ResolverBatchTime", Unit: metrics.Milliseconds, Value: metrics.Millis(h.now().Sub(st.started))},
 	}})
 }

@@ -28,6 +28,7 @@ import (
 	"regintel/shared/graph/write"
 	"regintel/shared/metrics"
 	"regintel/shared/queue"
+	"regintel/shared/quota"
 	"regintel/shared/tracing"
 )
 
@@ -43,6 +44,9 @@ type Handler struct {
 	now       func() time.Time
 	freshness time.Duration
 	metrics   *metrics.Emitter
+	// quota bounds each tenant's new shared nodes and enrichment jobs per
+	// UTC day; nil bounds nothing.
+	quota *quota.Quota
 }
 
 // Option configures a Handler.
@@ -63,6 +67,10 @@ func WithLogger(l *slog.Logger) Option { return func(h *Handler) { h.log = l } }
 // WithMetrics emits one EMF record per batch (nil: none).
 func WithMetrics(m *metrics.Emitter) Option { return func(h *Handler) { h.metrics = m } }
 
+// WithQuota bounds each tenant's new shared nodes and enrichment jobs per
+// UTC day (nil: no bound).
+func WithQuota(q *quota.Quota) Option { return func(h *Handler) { h.quota = q } }
+
 // WithClock sets the time source (default time.Now).
 func WithClock(now func() time.Time) Option { return func(h *Handler) { h.now = now } }
 
@@ -79,6 +87,7 @@ func New(writes *write.Service, enrich queue.Publisher, opts ...Option) *Handler
 // item is one message being resolved, with where it came from.
 type item struct {
 	ref      string // SQS message id or envelope id, for logs and failures
+	tenant   string // whose turn captured the concepts, for the quota
 	concepts []concept.Concept
 	err      error // set when the item failed
 }
@@ -98,7 +107,7 @@ func (h *Handler) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQS
 		items = append(items, it)
 		env, err := queue.Decode([]byte(rec.Body))
 		if err == nil {
-			it.concepts, err = h.decode(env)
+			it.tenant, it.concepts, err = h.decode(env)
 		}
 		if err != nil {
 			// Logged with the id only: the body may hold anything.
@@ -147,21 +156,21 @@ func batchSpan(ctx context.Context, records []events.SQSMessage) (context.Contex
 // HandleEnvelope resolves one envelope (the in-process queue). An invalid
 // message returns an error wrapping queue.ErrInvalidPayload.
 func (h *Handler) HandleEnvelope(ctx context.Context, env queue.Envelope) error {
-	concepts, err := h.decode(env)
+	tenant, concepts, err := h.decode(env)
 	if err != nil {
 		return err
 	}
-	it := &item{ref: env.ID, concepts: concepts}
+	it := &item{ref: env.ID, tenant: tenant, concepts: concepts}
 	h.emit([]*item{it}, h.resolve(ctx, []*item{it}))
 	return it.err
 }
 
-func (h *Handler) decode(env queue.Envelope) ([]concept.Concept, error) {
+func (h *Handler) decode(env queue.Envelope) (tenant string, concepts []concept.Concept, err error) {
 	p, err := queue.DecodeConceptsCaptured(env)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
-	return p.Concepts, nil
+	return p.TenantID, p.Concepts, nil
 }
 
 // resolve writes the concepts of all valid items in one write-service call
@@ -170,6 +179,12 @@ func (h *Handler) decode(env queue.Envelope) ([]concept.Concept, error) {
 // decides enrichment per written concept.
 func (h *Handler) resolve(ctx context.Context, items []*item) *batchStats {
 	st := &batchStats{started: h.now()}
+	for _, it := range items {
+		if it.err == nil {
+			st.concepts += len(it.concepts)
+		}
+	}
+	h.admitNewNodes(ctx, items, st)
 	var pending []*item
 	var all []concept.Concept
 	for _, it := range items {
@@ -178,14 +193,15 @@ func (h *Handler) resolve(ctx context.Context, items []*item) *batchStats {
 			all = append(all, it.concepts...)
 		}
 	}
-	st.concepts = len(all)
 	if len(pending) == 0 {
 		return st
 	}
 	written := map[string]string{} // canonical id -> id of the node written
+	held := map[string]bool{}      // canonical ids of captures that made no node
 	res, err := h.writes.ResolveConcepts(ctx, all, graph.ProvenanceCapture)
 	if err == nil {
 		maps.Copy(written, res.Resolved)
+		addHeld(held, res.Held)
 		st.rejected = len(res.Rejected)
 	} else if len(pending) == 1 {
 		pending[0].err = err
@@ -200,12 +216,20 @@ func (h *Handler) resolve(ctx context.Context, items []*item) *batchStats {
 				continue
 			}
 			maps.Copy(written, r.Resolved)
+			addHeld(held, r.Held)
 			st.rejected += len(r.Rejected)
 		}
 	}
 	st.written = len(written)
-	h.requestEnrichment(ctx, pending, written, st)
+	st.held = len(held)
+	h.requestEnrichment(ctx, pending, written, held, st)
 	return st
+}
+
+func addHeld(held map[string]bool, cs []concept.Concept) {
+	for _, c := range cs {
+		held[c.ID] = true
+	}
 }
 
 // requestEnrichment checks each written node once and publishes one
@@ -214,7 +238,7 @@ func (h *Handler) resolve(ctx context.Context, items []*item) *batchStats {
 // node. A failed detail check fails the items holding that concept (a retry
 // re-runs it); a failed publish clears the marks it set and fails the items
 // too, so their redelivery queues the jobs again.
-func (h *Handler) requestEnrichment(ctx context.Context, items []*item, written map[string]string, st *batchStats) {
+func (h *Handler) requestEnrichment(ctx context.Context, items []*item, written map[string]string, held map[string]bool, st *batchStats) {
 	if h.enrich == nil {
 		return
 	}
@@ -223,7 +247,7 @@ func (h *Handler) requestEnrichment(ctx context.Context, items []*item, written 
 	checked := map[string]bool{}
 	failedIDs := map[string]error{}
 	var envs []queue.Envelope
-	var enqueued []string
+	var enqueued, heldQueued []string
 	for _, it := range items {
 		if it.err != nil {
 			continue
@@ -231,27 +255,54 @@ func (h *Handler) requestEnrichment(ctx context.Context, items []*item, written 
 		for _, raw := range it.concepts {
 			c := concept.Normalize(raw)
 			id := written[c.ID]
+			if id == "" && held[c.ID] {
+				id = c.ID
+			}
 			if id == "" || checked[id] {
 				continue
 			}
 			checked[id] = true
-			env, err := h.enrichmentJob(ctx, c, id, now, since)
+			var env *queue.Envelope
+			var err error
+			if held[c.ID] {
+				env, err = h.heldJob(ctx, it.tenant, c, now, st)
+			} else {
+				env, err = h.enrichmentJob(ctx, it.tenant, c, id, now, since, st)
+			}
 			if err != nil {
 				failedIDs[id] = err
 			} else if env != nil {
 				envs = append(envs, *env)
-				enqueued = append(enqueued, id)
+				if held[c.ID] {
+					heldQueued = append(heldQueued, id)
+				} else {
+					enqueued = append(enqueued, id)
+				}
 			}
 		}
 	}
-	if h.publish(ctx, envs, enqueued, now, failedIDs) {
+	if st.jobsOverQuota > 0 {
+		h.log.WarnContext(ctx, "enrichment jobs over the tenant's daily quota not queued", "event", "resolver_job_quota_exceeded", "left_out", st.jobsOverQuota)
+	}
+	if h.publish(ctx, envs, enqueued, heldQueued, now, failedIDs) {
 		st.enrichmentRequested = len(envs)
 	} else {
 		st.publishFailures = 1
 	}
+	h.failItemsOf(ctx, items, written, failedIDs)
+}
+
+// failItemsOf fails each item holding a concept whose enrichment decision
+// or publish failed, so its redelivery decides again.
+func (h *Handler) failItemsOf(ctx context.Context, items []*item, written map[string]string, failedIDs map[string]error) {
 	for _, it := range items {
 		for _, c := range it.concepts {
-			if err, ok := failedIDs[written[concept.Normalize(c).ID]]; ok && it.err == nil {
+			n := concept.Normalize(c)
+			id := written[n.ID]
+			if id == "" {
+				id = n.ID
+			}
+			if err, ok := failedIDs[id]; ok && it.err == nil {
 				it.err = err
 				h.log.ErrorContext(ctx, "enrichment decision failed", "event", "resolver_detail_check_failed", "message_id", it.ref, "err", err.Error())
 			}
@@ -262,20 +313,28 @@ func (h *Handler) requestEnrichment(ctx context.Context, items []*item, written 
 // enrichmentJob returns the job for node id (the captured concept c, or the
 // node it resolved to) when the node lacks useful detail and no job was
 // requested within the window; nil when none is due.
-func (h *Handler) enrichmentJob(ctx context.Context, c concept.Concept, id string, now, since time.Time) (*queue.Envelope, error) {
+func (h *Handler) enrichmentJob(ctx context.Context, tenant string, c concept.Concept, id string, now, since time.Time, st *batchStats) (*queue.Envelope, error) {
 	useful, err := h.writes.Reads().HasUsefulDetail(ctx, id, since)
 	if err != nil {
-		return nil, fmt.Errorf("check detail of %s: %w", id, err)
+		return nil, fmt.Errorf("check detail of %s: %w", concept.LogID(id), err)
 	}
 	if useful {
 		return nil, nil
 	}
 	marked, err := h.writes.MarkEnrichmentRequested(ctx, id, now, since)
 	if err != nil {
-		return nil, fmt.Errorf("mark enrichment of %s: %w", id, err)
+		return nil, fmt.Errorf("mark enrichment of %s: %w", concept.LogID(id), err)
 	}
 	if !marked {
 		return nil, nil // already requested within the window
+	}
+	if ok, err := h.takeJob(ctx, tenant, now, st); !ok || err != nil {
+		// Not queued: the mark goes, so a later capture may ask again.
+		if cerr := h.writes.ClearEnrichmentRequested(ctx, id, now); cerr != nil {
+			h.log.ErrorContext(ctx, "enrichment mark not cleared; the concept waits for the freshness window",
+				"event", "enrichment_unmark_failed", "concept_id", concept.LogID(id), "err", cerr.Error())
+		}
+		return nil, err
 	}
 	job := queue.EnrichmentRequested{ConceptID: id, Domain: c.Domain, Kind: c.Kind, Jurisdiction: c.Jurisdiction, SourceURLs: c.SourceURLs}
 	if parts := strings.Split(id, ":"); id != c.ID && len(parts) == 3 {
@@ -291,22 +350,26 @@ func (h *Handler) enrichmentJob(ctx context.Context, c concept.Concept, id strin
 // publish sends the jobs in one call. On failure it undoes the marks so the
 // redelivered records queue the jobs again: nothing accepted is lost to a
 // queue outage.
+// Held concepts' jobs (heldIDs) have no mark; their items fail too.
 // It reports whether the jobs were queued (true when there were none).
-func (h *Handler) publish(ctx context.Context, envs []queue.Envelope, enqueued []string, markedAt time.Time, failedIDs map[string]error) bool {
+func (h *Handler) publish(ctx context.Context, envs []queue.Envelope, enqueued, heldIDs []string, markedAt time.Time, failedIDs map[string]error) bool {
 	if len(envs) == 0 {
 		return true
 	}
 	err := h.enrich.Publish(ctx, envs...)
 	if err == nil {
-		h.log.InfoContext(ctx, "enrichment requested", "event", "enrichment_requested", "concept_ids", logIDs(enqueued))
+		h.log.InfoContext(ctx, "enrichment requested", "event", "enrichment_requested", "concept_ids", logIDs(enqueued), "held", len(heldIDs))
 		return true
+	}
+	for _, id := range heldIDs {
+		failedIDs[id] = fmt.Errorf("queue enrichment of a held concept: %w", err)
 	}
 	for _, id := range enqueued {
 		if cerr := h.writes.ClearEnrichmentRequested(ctx, id, markedAt); cerr != nil {
 			h.log.ErrorContext(ctx, "enrichment mark not cleared; the concept waits for the freshness window",
 				"event", "enrichment_unmark_failed", "concept_id", concept.LogID(id), "err", cerr.Error())
 		}
-		failedIDs[id] = fmt.Errorf("queue enrichment of %s: %w", id, err)
+		failedIDs[id] = fmt.Errorf("queue enrichment of %s: %w", concept.LogID(id), err)
 	}
 	h.log.ErrorContext(ctx, "enrichment enqueue failed; records reported failed for retry",
 		"event", "enrichment_enqueue_failed", "concept_ids", logIDs(enqueued), "err", err.Error())

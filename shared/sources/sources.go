@@ -29,9 +29,8 @@ const DefaultMaxSources = 5
 // URLs of its own: the job's URLs come from an LLM capture and may be weak.
 const minConfiguredSlots = 2
 
-// Request is what Select needs from an enrichment.requested job. Its fields
-// match queue.EnrichmentRequested, so a job converts with
-// sources.Request(job).
+// Request is what Select needs from an enrichment.requested job (the
+// fields of queue.EnrichmentRequested that name the concept).
 type Request struct {
 	ConceptID    string
 	Domain       string

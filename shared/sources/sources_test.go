@@ -6,13 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"regintel/shared/queue"
 	"regintel/shared/sources"
 )
-
-// A job converts without copying field by field; this stops compiling if
-// the message and Request drift apart.
-var _ = sources.Request(queue.EnrichmentRequested{})
 
 func official(t testing.TB, opts sources.Options) *sources.Catalog {
 	t.Helper()

@@ -27,6 +27,11 @@ type Result struct {
 	// Resolved maps each written concept's canonical id to the id of the
 	// node it was written to: its own, or the existing node it resolved to.
 	Resolved map[string]string
+	// Held are the captures of a kind outside the vocabulary that name no
+	// node the graph holds: no shared node is made for them (their kind is
+	// the tenant's model's text); they stay in the capturing conversation
+	// until enrichment finds them named on an official page.
+	Held []concept.Concept
 }
 
 // Stats is a snapshot of the service's counters since it was created.
@@ -145,7 +150,10 @@ func (s *Service) Stats() Stats {
 // as normalised), resolves the accepted ones read-only against the graph,
 // and writes them in one UpsertConcepts call (one transaction) with the
 // given provenance. A tenant's capture (graph.ProvenanceCapture) writes
-// only a bare node, so nothing a model captured is shared; an official
+// only a bare node, so nothing a model captured is shared, and only for a
+// kind in the vocabulary: a capture of another kind that names no existing
+// node is returned in Result.Held, not written, as its id would carry the
+// model's text to every tenant. An official
 // concept (a curated record, or one enrichment confirmed on an official
 // source) is written whole. An official concept that resolves to an
 // existing node under another id is written to that node, its names added
@@ -169,9 +177,17 @@ func (s *Service) ResolveConcepts(ctx context.Context, concepts []concept.Concep
 	resolved := map[string]string{}
 	byTarget := map[string]int{}
 	var writes []concept.Concept
+	held, err := s.unlistedWithoutNode(ctx, prov, clean, targets)
+	if err != nil {
+		return Result{Rejected: res.Rejected}, err
+	}
 	for i, c := range clean {
 		if claim, ok := claimed[c.ID]; ok && claim != targets[i] {
 			s.rejectInto(ctx, &res, &Rejection{ConceptID: safeID(claim), Label: "Concept", Field: "id", Reason: ReasonIDMismatch})
+			continue
+		}
+		if held[c.ID] {
+			res.Held = append(res.Held, c)
 			continue
 		}
 		w := retarget(c, targets[i])
@@ -183,6 +199,7 @@ func (s *Service) ResolveConcepts(ctx context.Context, concepts []concept.Concep
 		byTarget[w.ID] = len(writes)
 		writes = append(writes, w)
 	}
+	res.Resolved = resolved
 	if len(writes) == 0 {
 		return res, nil
 	}
@@ -192,9 +209,40 @@ func (s *Service) ResolveConcepts(ctx context.Context, concepts []concept.Concep
 	for _, c := range writes {
 		res.Written = append(res.Written, c.ID)
 	}
-	res.Resolved = resolved
 	s.written.Add(uint64(len(writes)))
 	return res, nil
+}
+
+// unlistedWithoutNode returns the canonical ids of the captures (prov
+// capture) whose kind is outside the vocabulary and which resolve to no
+// node the graph holds: the graph makes no node of them. A capture that
+// resolves to an existing node (one enrichment confirmed, or one the
+// curated data holds) still names it.
+func (s *Service) unlistedWithoutNode(ctx context.Context, prov graph.Provenance, clean []concept.Concept, targets []string) (map[string]bool, error) {
+	if prov == graph.ProvenanceOfficial {
+		return nil, nil
+	}
+	var ids []string
+	for i, c := range clean {
+		if !concept.KnownKind(c.Kind) && (targets[i] == "" || targets[i] == c.ID) {
+			ids = append(ids, c.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	nodes, err := s.store.GetNodesByIDs(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("look up %d captures outside the vocabulary: %w", len(ids), err)
+	}
+	held := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		held[id] = true
+	}
+	for _, n := range nodes {
+		delete(held, n.ID)
+	}
+	return held, nil
 }
 
 // acceptConcepts normalises the concepts, rejects those the guard refuses

@@ -36,7 +36,9 @@ const (
 
 // checkVocabulary refuses a concept whose domain, kind or jurisdiction is
 // not in the vocabulary. A kind outside concept.Kinds passes when it is
-// well shaped; the write service keeps such a concept bare (BareUnlessKnown).
+// well shaped: a capture of it stays with its conversation (Result.Held)
+// until an official page names it, and an official concept of it is kept
+// without aliases or definition (BareUnlessKnown).
 func checkVocabulary(c concept.Concept) *Rejection {
 	switch {
 	case !concept.KnownDomain(c.Domain):
@@ -50,8 +52,8 @@ func checkVocabulary(c concept.Concept) *Rejection {
 }
 
 // BareUnlessKnown returns c as the graph may hold it: a concept of a kind
-// outside the vocabulary keeps its id, parts and label, and loses the
-// aliases and definition captured with it.
+// outside the vocabulary (one an official page named) keeps its id, parts
+// and label, and loses the aliases and definition written with it.
 func BareUnlessKnown(c concept.Concept) concept.Concept {
 	if concept.KnownKind(c.Kind) {
 		return c
