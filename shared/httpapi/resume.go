@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"regexp"
 	"strconv"
-	"strings"
 	"time"
 
 	"regintel/shared/auth"
@@ -36,17 +36,31 @@ func streamEventID(turn, seq int) string {
 	return strconv.Itoa(turn) + ":" + strconv.Itoa(seq)
 }
 
-// parseStreamEventID reads an id streamEventID wrote. Turn numbers and
-// places are stored as integer columns, so an id beyond their range is
-// none of ours.
+// StreamEventIDPattern is the form of a stream event's id (TURN:SEQ), as
+// the API document states it for Last-Event-ID.
+const StreamEventIDPattern = `^([0-9]{1,10}):([0-9]{1,10})$`
+
+var streamEventIDForm = regexp.MustCompile(StreamEventIDPattern)
+
+// parseStreamEventID reads an id of StreamEventIDPattern's form; ok is
+// false for any other. Any such id is a resume point: turn numbers and
+// places are stored as integer columns, so a turn beyond their range is
+// none of ours (turn -1: the running turn from its start) and a place
+// beyond it is after every event.
 func parseStreamEventID(id string) (turn, seq int, ok bool) {
-	t, s, found := strings.Cut(id, ":")
-	if !found {
+	m := streamEventIDForm.FindStringSubmatch(id)
+	if m == nil {
 		return 0, 0, false
 	}
-	turn, err1 := strconv.Atoi(t)
-	seq, err2 := strconv.Atoi(s)
-	return turn, seq, err1 == nil && err2 == nil && turn > 0 && seq >= 0 && turn <= math.MaxInt32 && seq <= math.MaxInt32
+	t, err1 := strconv.ParseInt(m[1], 10, 64)
+	s, err2 := strconv.ParseInt(m[2], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, 0, false
+	}
+	if t < 1 || t > math.MaxInt32 {
+		t = -1
+	}
+	return int(t), int(min(s, math.MaxInt32)), true
 }
 
 // resumeStream serves GET /chat/{conversationId}/stream: 204 when no turn
@@ -59,12 +73,15 @@ func (a *API) resumeStream(w http.ResponseWriter, r *http.Request) error {
 		return reply.InvalidRequest.With("startIndex must be a whole number of chunks, 0 or more")
 	}
 	turn, after := 0, -1
-	if last := r.Header.Get(HeaderLastEventID); last != "" && !wantsUIMessageStream(r) {
+	if last := r.Header.Get(HeaderLastEventID); last != "" {
 		t, seq, ok := parseStreamEventID(last)
 		if !ok {
 			return reply.InvalidRequest.With("Last-Event-ID must be an event id of this stream (TURN:SEQ)")
 		}
-		turn, after = t, seq
+		if !wantsUIMessageStream(r) {
+			// The UI message stream resumes by startIndex instead.
+			turn, after = t, seq
+		}
 	}
 	var ts conversation.TurnStream
 	id, err := forChatID(c, id, func(conv string) (err error) {
