@@ -129,7 +129,7 @@ func CursorAfter(c Conversation) Cursor {
 // updated_at in Unix time and its id). Any cursor of this form is a
 // position, issued or not: the page after it holds the caller's own
 // conversations only, so a made-up one shows nothing it should not.
-const CursorPattern = `^([0-9]{1,11})\.([0-9]{9})_([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$`
+const CursorPattern = `^[0-9]{1,11}\.[0-9]{9}_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`
 
 var cursorForm = regexp.MustCompile(CursorPattern)
 
@@ -142,16 +142,17 @@ func (c Cursor) Encode() string {
 // ParseCursor reads a token of CursorPattern's form; any other is
 // ErrInvalidCursor.
 func ParseCursor(token string) (Cursor, error) {
-	m := cursorForm.FindStringSubmatch(token)
-	if m == nil {
+	if !cursorForm.MatchString(token) {
 		return Cursor{}, ErrInvalidCursor
 	}
-	sec, err1 := strconv.ParseInt(m[1], 10, 64)
-	nsec, err2 := strconv.ParseInt(m[2], 10, 64)
+	stamp, id, _ := strings.Cut(token, "_")
+	secs, nanos, _ := strings.Cut(stamp, ".")
+	sec, err1 := strconv.ParseInt(secs, 10, 64)
+	nsec, err2 := strconv.ParseInt(nanos, 10, 64)
 	if err1 != nil || err2 != nil {
 		return Cursor{}, ErrInvalidCursor
 	}
-	return Cursor{UpdatedAt: time.Unix(sec, nsec).UTC(), ID: m[3]}, nil
+	return Cursor{UpdatedAt: time.Unix(sec, nsec).UTC(), ID: id}, nil
 }
 
 // Update is a partial change to a conversation; nil fields stay as they are.

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	"regintel/shared/auth"
@@ -38,7 +39,7 @@ func streamEventID(turn, seq int) string {
 
 // StreamEventIDPattern is the form of a stream event's id (TURN:SEQ), as
 // the API document states it for Last-Event-ID.
-const StreamEventIDPattern = `^([0-9]{1,10}):([0-9]{1,10})$`
+const StreamEventIDPattern = `^[0-9]{1,10}:[0-9]{1,10}$`
 
 var streamEventIDForm = regexp.MustCompile(StreamEventIDPattern)
 
@@ -48,12 +49,12 @@ var streamEventIDForm = regexp.MustCompile(StreamEventIDPattern)
 // none of ours (turn -1: the running turn from its start) and a place
 // beyond it is after every event.
 func parseStreamEventID(id string) (turn, seq int, ok bool) {
-	m := streamEventIDForm.FindStringSubmatch(id)
-	if m == nil {
+	if !streamEventIDForm.MatchString(id) {
 		return 0, 0, false
 	}
-	t, err1 := strconv.ParseInt(m[1], 10, 64)
-	s, err2 := strconv.ParseInt(m[2], 10, 64)
+	turns, places, _ := strings.Cut(id, ":")
+	t, err1 := strconv.ParseInt(turns, 10, 64)
+	s, err2 := strconv.ParseInt(places, 10, 64)
 	if err1 != nil || err2 != nil {
 		return 0, 0, false
 	}

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"regintel/api"
+	"regintel/shared/conversation"
+	"regintel/shared/httpapi"
 	"regintel/shared/llm/llmtest"
 )
 
@@ -63,4 +66,35 @@ func TestSuppliedKeyGivenTwiceStoresTheLast(t *testing.T) {
 			t.Fatalf("stored %+v, want the last item only", items)
 		}
 	})
+}
+
+// The document states the forms the server parses: the patterns are the
+// server's own (a resume point's may also be empty, meaning none).
+func TestDocumentStatesTheServersForms(t *testing.T) {
+	raw, err := api.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Pattern string `json:"pattern"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	orNone := func(form string) string {
+		return "^(" + strings.TrimSuffix(strings.TrimPrefix(form, "^"), "$") + ")?$"
+	}
+	for schema, want := range map[string]string{
+		"PageCursor":    conversation.CursorPattern,
+		"StreamEventID": orNone(httpapi.StreamEventIDPattern),
+		"ChangeCursor":  orNone(httpapi.ChangeCursorPattern),
+	} {
+		if got := doc.Components.Schemas[schema].Pattern; got != want {
+			t.Errorf("%s's pattern %q, want the server's %q", schema, got, want)
+		}
+	}
 }
