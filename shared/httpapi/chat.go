@@ -57,8 +57,9 @@ func (a *API) chat(w http.ResponseWriter, r *http.Request) error {
 		body.Retry = true
 	}
 	sentMessages := body.Messages.list != nil
-	if wantsUIMessageStream(r) || body.messagesOnly() {
-		// A useChat body is read as one whatever protocol answers it.
+	if body.Message == nil && (wantsUIMessageStream(r) || sentMessages) {
+		// A useChat body is read as one whatever protocol answers it; a
+		// body with a message is a ChatRequest on either protocol.
 		fromUIMessages(&body)
 	}
 	answersRequest := body.ContextSupply != nil && body.ContextSupply.RequestID != ""

@@ -49,6 +49,14 @@ func TestUseChatQuestionIsTheLastUserMessageWithText(t *testing.T) {
 	if resp.Status != http.StatusBadRequest || !strings.Contains(resp.Body, "no user message has text") {
 		t.Errorf("no question: %d %s, want 400 naming it", resp.Status, resp.Body)
 	}
+	// A body with a message is a ChatRequest on either protocol: messages
+	// go with stateless only.
+	raw, _ := json.Marshal(map[string]any{"message": "What is VAT?", "messages": []any{user("An old question")}})
+	for _, path := range []string{"/chat", "/chat?protocol=ui-message-stream"} {
+		if resp := e.post(path, "application/json", string(raw), nil); resp.Status != http.StatusBadRequest || !strings.Contains(resp.Body, "stateless") {
+			t.Errorf("POST %s with message and messages: %d %s, want 400 naming stateless", path, resp.Status, resp.Body)
+		}
+	}
 }
 
 // A supplied key given twice is one item, the last given.
