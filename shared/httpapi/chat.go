@@ -203,8 +203,8 @@ func (b *chatBody) messagesOnly() bool {
 }
 
 // readSDKBody reads what the AI SDK's transports leave unsaid. A trigger,
-// or a body of messages and no message (the question is the last message),
-// asks for the UI message stream. With no chat id (WorkflowChatTransport
+// or a useChat body (messagesOnly: the question is its last user message
+// with text), asks for the UI message stream when no protocol is named. With no chat id (WorkflowChatTransport
 // given only its URL), the chat's first message, which the client resends
 // every turn, names the chat.
 func readSDKBody(r *http.Request, body *chatBody) {
