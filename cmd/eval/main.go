@@ -102,15 +102,21 @@ func run(out, examplesPath string, w io.Writer, log *slog.Logger) ([]string, err
 	if err := eval.WriteCoverage(w, eval.Coverage(ds, today)); err != nil {
 		return nil, err
 	}
+	return failures, writeFeedbackAndJSON(w, out, feedback, reports)
+}
+
+// writeFeedbackAndJSON prints the feedback line and writes the JSON report:
+// each split's scores under its name, the feedback under "feedback".
+func writeFeedbackAndJSON(w io.Writer, out string, feedback eval.Feedback, reports map[string]eval.Report) error {
 	if err := eval.WriteFeedback(w, feedback); err != nil {
-		return nil, err
+		return err
 	}
 	fmt.Fprintln(w, "report:", out)
 	report := map[string]any{"feedback": feedback}
 	for name, rep := range reports {
 		report[name] = rep
 	}
-	return failures, eval.WriteJSON(out, report)
+	return eval.WriteJSON(out, report)
 }
 
 // readFeedback counts the users' feedback in the configured Postgres; with

@@ -279,32 +279,7 @@ func TestListIsPaginatedNewestFirst(t *testing.T) {
 		t.Errorf("archived=false listed %d conversations including the archived one", len(unarchived.Conversations))
 	}
 
-	// Any cursor of the stated form is a position, issued or not: the page
-	// after it holds the caller's own conversations only.
-	for name, c := range map[string]struct {
-		cursor string
-		want   []string
-	}{
-		"after c4":        {conversation.Cursor{UpdatedAt: base.Add(4 * time.Minute), ID: made[4].ID}.Encode(), want[2:]},
-		"upper-case id":   {conversation.Cursor{UpdatedAt: base.Add(4 * time.Minute), ID: strings.ToUpper(made[4].ID)}.Encode(), want[2:]},
-		"far future":      {"99999999999.999999999_ffffffff-ffff-ffff-ffff-ffffffffffff", want},
-		"before them all": {"0.000000000_00000000-0000-0000-0000-000000000000", nil},
-	} {
-		var page listBody
-		resp := f.get("/conversations?limit=100&cursor="+c.cursor, tenantA)
-		if resp.status != http.StatusOK {
-			t.Fatalf("%s: GET with cursor %s: %d %s", name, c.cursor, resp.status, resp.body)
-		}
-		resp.decode(t, &page)
-		var listed []string
-		for _, conv := range page.Conversations {
-			listed = append(listed, conv.ID)
-		}
-		if !slices.Equal(listed, c.want) {
-			t.Errorf("%s: listed %v, want %v", name, listed, c.want)
-		}
-	}
-
+	checkMadeUpCursors(t, f, base.Add(4*time.Minute), made[4].ID, want)
 	checkBadListQueries(t, f, base)
 }
 
@@ -337,6 +312,36 @@ func listInPagesOfTwo(t *testing.T, f *fixture) (got []string, pages int) {
 		cursor = *page.NextCursor
 	}
 	return got, pages
+}
+
+// checkMadeUpCursors: any cursor of the stated form is a position, issued
+// or not, and the page after it holds the caller's own conversations only.
+// The cursor (at, id) is the second of want, the listing newest first.
+func checkMadeUpCursors(t *testing.T, f *fixture, at time.Time, id string, want []string) {
+	t.Helper()
+	for name, c := range map[string]struct {
+		cursor string
+		want   []string
+	}{
+		"after the second": {conversation.Cursor{UpdatedAt: at, ID: id}.Encode(), want[2:]},
+		"upper-case id":    {conversation.Cursor{UpdatedAt: at, ID: strings.ToUpper(id)}.Encode(), want[2:]},
+		"far future":       {"99999999999.999999999_ffffffff-ffff-ffff-ffff-ffffffffffff", want},
+		"before them all":  {"0.000000000_00000000-0000-0000-0000-000000000000", nil},
+	} {
+		var page listBody
+		resp := f.get("/conversations?limit=100&cursor="+c.cursor, tenantA)
+		if resp.status != http.StatusOK {
+			t.Fatalf("%s: GET with cursor %s: %d %s", name, c.cursor, resp.status, resp.body)
+		}
+		resp.decode(t, &page)
+		var listed []string
+		for _, conv := range page.Conversations {
+			listed = append(listed, conv.ID)
+		}
+		if !slices.Equal(listed, c.want) {
+			t.Errorf("%s: listed %v, want %v", name, listed, c.want)
+		}
+	}
 }
 
 // checkBadListQueries: each malformed limit, filter or cursor is refused
