@@ -2,14 +2,16 @@
 // as `make dev` does (the seeded graph and the offline model unless
 // configured otherwise), asks both splits of the answer key through the
 // chat route, prints each split's scores, the key's disagreements with the
-// dataset and the dataset's coverage per family, and writes the reports as
-// JSON. It exits non-zero when the heldout split is below its thresholds or
+// dataset, the dataset's coverage per family and the users' feedback
+// (thumbs up and down on stored answers, from Postgres when DATABASE_URL is
+// set), and writes the reports as JSON. It exits non-zero when the heldout split is below its thresholds or
 // the key and the dataset disagree. With a real model (OPENAI_API_KEY) it
 // also scores the answers' numbers.
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -21,6 +23,7 @@ import (
 	"regintel/shared/config"
 	"regintel/shared/eval"
 	"regintel/shared/graph/seeddata"
+	"regintel/shared/pgpool"
 )
 
 func main() {
@@ -54,6 +57,11 @@ func run(out, examplesPath string, w io.Writer, log *slog.Logger) ([]string, err
 		return nil, err
 	}
 	defer a.Close()
+	// Read before the eval's own turns are stored (they are left out).
+	feedback, err := readFeedback(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
 	ds, err := seeddata.Load()
 	if err != nil {
 		return nil, err
@@ -94,8 +102,41 @@ func run(out, examplesPath string, w io.Writer, log *slog.Logger) ([]string, err
 	if err := eval.WriteCoverage(w, eval.Coverage(ds, today)); err != nil {
 		return nil, err
 	}
+	return failures, writeFeedbackAndJSON(w, out, feedback, reports)
+}
+
+// writeFeedbackAndJSON prints the feedback line and writes the JSON report:
+// each split's scores under its name, the feedback under "feedback".
+func writeFeedbackAndJSON(w io.Writer, out string, feedback eval.Feedback, reports map[string]eval.Report) error {
+	if err := eval.WriteFeedback(w, feedback); err != nil {
+		return err
+	}
 	fmt.Fprintln(w, "report:", out)
-	return failures, eval.WriteJSON(out, reports)
+	report := map[string]any{"feedback": feedback}
+	for name, rep := range reports {
+		report[name] = rep
+	}
+	return eval.WriteJSON(out, report)
+}
+
+// readFeedback counts the users' feedback in the configured Postgres; with
+// none configured it is empty (the report says there is no store), and
+// with a role that cannot see every tenant's rows it says why it is not
+// counted.
+func readFeedback(ctx context.Context, cfg config.Config) (eval.Feedback, error) {
+	if cfg.Postgres.URL == "" {
+		return eval.Feedback{}, nil
+	}
+	pool, err := pgpool.NewPool(ctx, app.PostgresConfig(cfg.Postgres))
+	if err != nil {
+		return eval.Feedback{}, fmt.Errorf("feedback: %w", err)
+	}
+	defer pool.Close()
+	f, err := eval.ReadFeedback(ctx, pool)
+	if errors.Is(err, eval.ErrFeedbackHidden) {
+		return eval.Feedback{Store: "postgres", Unread: err.Error()}, nil
+	}
+	return f, err
 }
 
 // calculators prints the calculator section: every published worked

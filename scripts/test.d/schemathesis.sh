@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Schemathesis, for `make test`: every check (but ignored_auth, which dev
-# auth makes meaningless) against `make dev`'s server, with the offline
-# model, on the memory store and on Postgres (TEST_DATABASE_URL). Each run
-# is deterministic and bounded by a count, never by time: Schemathesis's
+# auth makes meaningless) against `make dev`'s server, from the document
+# alone (no hooks: the dev headers are the only authentication), with the
+# offline model, on the memory store and on Postgres (TEST_DATABASE_URL).
+# Each run is deterministic and bounded by a count, never by time: Schemathesis's
 # deterministic generation, a fixed number of examples per operation and one
 # worker, so every machine sends the same requests and gets one verdict. It
 # must reach a 2xx on POST /chat. Installs every pinned package
@@ -43,7 +44,7 @@ run_against() {
   har="$STATE/$label.har"
   rm -f "$har"
   # Run from the state directory, where Schemathesis keeps its cache.
-  (cd "$STATE" && PYTHONPATH="$CONF" PYTHONDONTWRITEBYTECODE=1 SCHEMATHESIS_HOOKS=hooks \
+  (cd "$STATE" && PYTHONDONTWRITEBYTECODE=1 \
     "$STATE/bin/schemathesis" --config-file "$CONF/schemathesis.toml" run "$api/openapi.json" \
     --exclude-checks ignored_auth --max-examples "$MAX_EXAMPLES" --generation-deterministic --workers 1 \
     --request-timeout 30 -H "X-Tenant-Id: schemathesis" -H "X-User-Id: schemathesis-$label" \

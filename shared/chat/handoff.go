@@ -168,17 +168,12 @@ func (s *Supply) validate() error {
 	if len(s.Items) > MaxSuppliedItems {
 		return fmt.Errorf("%w: at most %d context items per supply", ErrInvalid, MaxSuppliedItems)
 	}
-	seen := map[string]bool{}
 	for i := range s.Items {
 		it := &s.Items[i]
 		key := normalizeKey(it.Key)
 		if key == "" {
 			return fmt.Errorf("%w: items[%d].key must be 1-%d letters, digits, _ . or -", ErrInvalid, i, MaxItemKeyChars)
 		}
-		if seen[key] {
-			return fmt.Errorf("%w: items[%d].key %q is given twice", ErrInvalid, i, key)
-		}
-		seen[key] = true
 		it.Key = key
 		if it.Kind != "" && !conversation.ValidKind(it.Kind) {
 			return fmt.Errorf("%w: items[%d].kind must be profile_fact, document or text", ErrInvalid, i)
@@ -191,7 +186,25 @@ func (s *Supply) validate() error {
 			return fmt.Errorf("%w: items[%d].content must not be empty", ErrInvalid, i)
 		}
 	}
+	s.Items = lastOfEachKey(s.Items)
 	return nil
+}
+
+// lastOfEachKey keeps, of items given under one key, the last: a later
+// item replaces an earlier one, as a later supply replaces a stored item.
+// The kept items stay in the order of their keys' first appearance.
+func lastOfEachKey(items []SuppliedInput) []SuppliedInput {
+	at := make(map[string]int, len(items))
+	kept := items[:0:0]
+	for _, it := range items {
+		if i, seen := at[it.Key]; seen {
+			kept[i] = it
+			continue
+		}
+		at[it.Key] = len(kept)
+		kept = append(kept, it)
+	}
+	return kept
 }
 
 // Handoff outcomes that reach the client as HTTP answers, before streaming.

@@ -92,3 +92,21 @@ func FuzzRequestContextArgs(f *testing.F) {
 		}
 	})
 }
+
+// TestSupplyKeyGivenTwiceKeepsTheLast: items under one key (after white
+// space becomes _) are one item, the last given, in the place of the first.
+func TestSupplyKeyGivenTwiceKeepsTheLast(t *testing.T) {
+	s := Supply{Items: []SuppliedInput{
+		{Key: "my note", Content: "first"},
+		{Key: "p60", Content: "P60 2024"},
+		{Key: "my_note", Kind: "text", Content: "second"},
+		{Key: "p60", Content: "P60 2025"},
+	}}
+	if err := s.validate(); err != nil {
+		t.Fatal(err)
+	}
+	want := []SuppliedInput{{Key: "my_note", Kind: "text", Content: "second"}, {Key: "p60", Content: "P60 2025"}}
+	if len(s.Items) != len(want) || s.Items[0] != want[0] || s.Items[1] != want[1] {
+		t.Fatalf("items = %+v, want %+v", s.Items, want)
+	}
+}

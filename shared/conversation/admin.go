@@ -2,10 +2,11 @@ package conversation
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -49,7 +50,7 @@ const (
 // MaxTitleRunes bounds a conversation title.
 const MaxTitleRunes = 200
 
-// ErrInvalidCursor is returned for a page cursor this package did not issue.
+// ErrInvalidCursor is returned for a page cursor not of CursorPattern's form.
 var ErrInvalidCursor = errors.New("invalid page cursor")
 
 // ListQuery selects one page of conversations.
@@ -123,28 +124,35 @@ func CursorAfter(c Conversation) Cursor {
 	return Cursor{UpdatedAt: c.UpdatedAt, ID: c.ID}
 }
 
-// Encode returns the cursor as an opaque URL-safe token.
+// CursorPattern is the form of a page cursor, as the API document states
+// it: the keyset position SECONDS.NANOSECONDS_ID (the last conversation's
+// updated_at in Unix time and its id). Any cursor of this form is a
+// position, issued or not: the page after it holds the caller's own
+// conversations only, so a made-up one shows nothing it should not.
+const CursorPattern = `^[0-9]{1,11}\.[0-9]{9}_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`
+
+var cursorForm = regexp.MustCompile(CursorPattern)
+
+// Encode returns the cursor as a URL-safe token of CursorPattern's form.
 func (c Cursor) Encode() string {
-	raw := c.UpdatedAt.UTC().Format(time.RFC3339Nano) + "|" + c.ID
-	return base64.RawURLEncoding.EncodeToString([]byte(raw))
+	at := c.UpdatedAt.UTC()
+	return fmt.Sprintf("%d.%09d_%s", at.Unix(), at.Nanosecond(), c.ID)
 }
 
-// ParseCursor decodes a token from Cursor.Encode. The id is returned as
-// written; stores check its form.
+// ParseCursor reads a token of CursorPattern's form; any other is
+// ErrInvalidCursor.
 func ParseCursor(token string) (Cursor, error) {
-	raw, err := base64.RawURLEncoding.DecodeString(token)
-	if err != nil {
+	if !cursorForm.MatchString(token) {
 		return Cursor{}, ErrInvalidCursor
 	}
-	stamp, id, ok := strings.Cut(string(raw), "|")
-	if !ok || id == "" {
+	stamp, id, _ := strings.Cut(token, "_")
+	secs, nanos, _ := strings.Cut(stamp, ".")
+	sec, err1 := strconv.ParseInt(secs, 10, 64)
+	nsec, err2 := strconv.ParseInt(nanos, 10, 64)
+	if err1 != nil || err2 != nil {
 		return Cursor{}, ErrInvalidCursor
 	}
-	at, err := time.Parse(time.RFC3339Nano, stamp)
-	if err != nil {
-		return Cursor{}, ErrInvalidCursor
-	}
-	return Cursor{UpdatedAt: at, ID: id}, nil
+	return Cursor{UpdatedAt: time.Unix(sec, nsec).UTC(), ID: id}, nil
 }
 
 // Update is a partial change to a conversation; nil fields stay as they are.

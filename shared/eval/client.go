@@ -48,7 +48,7 @@ type Client struct {
 }
 
 func (c Client) do(req *http.Request) *httptest.ResponseRecorder {
-	req.Header.Set("X-Tenant-Id", "eval")
+	req.Header.Set("X-Tenant-Id", Tenant)
 	req.Header.Set("X-User-Id", "eval")
 	rec := httptest.NewRecorder()
 	c.Handler.ServeHTTP(rec, req)

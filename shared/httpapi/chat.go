@@ -56,7 +56,10 @@ func (a *API) chat(w http.ResponseWriter, r *http.Request) error {
 	if regenerate {
 		body.Retry = true
 	}
-	if wantsUIMessageStream(r) {
+	sentMessages := body.Messages.list != nil
+	if body.Message == nil && (wantsUIMessageStream(r) || sentMessages) {
+		// A useChat body is read as one whatever protocol answers it; a
+		// body with a message is a ChatRequest on either protocol.
 		fromUIMessages(&body)
 	}
 	answersRequest := body.ContextSupply != nil && body.ContextSupply.RequestID != ""
@@ -67,6 +70,9 @@ func (a *API) chat(w http.ResponseWriter, r *http.Request) error {
 		body.Messages.list = nil
 	}
 	if body.Message == nil && !body.Retry && !answersRequest {
+		if sentMessages {
+			return reply.InvalidRequest.With("messages hold no question: no user message has text")
+		}
 		return reply.InvalidRequest.With("message is required")
 	}
 	c := caller(r)
@@ -190,14 +196,19 @@ func acceptPlainJSON(r *http.Request) bool {
 	return true
 }
 
+// messagesOnly reports whether the body is a useChat one: messages and no
+// message, retry or context supply.
+func (b *chatBody) messagesOnly() bool {
+	return b.Message == nil && b.Messages.list != nil && !b.Retry && b.ContextSupply == nil
+}
+
 // readSDKBody reads what the AI SDK's transports leave unsaid. A trigger,
-// or a body of messages and no message (the question is the last message),
-// asks for the UI message stream. With no chat id (WorkflowChatTransport
+// or a useChat body (messagesOnly: the question is its last user message
+// with text), asks for the UI message stream when no protocol is named. With no chat id (WorkflowChatTransport
 // given only its URL), the chat's first message, which the client resends
 // every turn, names the chat.
 func readSDKBody(r *http.Request, body *chatBody) {
-	messagesOnly := body.Message == nil && body.Messages.list != nil && !body.Retry && body.ContextSupply == nil
-	if !protocolAsked(r) && (body.Trigger != "" || messagesOnly) {
+	if !protocolAsked(r) && (body.Trigger != "" || body.messagesOnly()) {
 		chooseUIMessageStream(r)
 	}
 	if body.ID == "" && body.ConversationID == "" && !body.Stateless && wantsUIMessageStream(r) {

@@ -279,6 +279,7 @@ func TestListIsPaginatedNewestFirst(t *testing.T) {
 		t.Errorf("archived=false listed %d conversations including the archived one", len(unarchived.Conversations))
 	}
 
+	checkMadeUpCursors(t, f, base.Add(4*time.Minute), made[4].ID, want)
 	checkBadListQueries(t, f, base)
 }
 
@@ -313,19 +314,53 @@ func listInPagesOfTwo(t *testing.T, f *fixture) (got []string, pages int) {
 	return got, pages
 }
 
+// checkMadeUpCursors: any cursor of the stated form is a position, issued
+// or not, and the page after it holds the caller's own conversations only.
+// The cursor (at, id) is the second of want, the listing newest first.
+func checkMadeUpCursors(t *testing.T, f *fixture, at time.Time, id string, want []string) {
+	t.Helper()
+	for name, c := range map[string]struct {
+		cursor string
+		want   []string
+	}{
+		"after the second": {conversation.Cursor{UpdatedAt: at, ID: id}.Encode(), want[2:]},
+		"upper-case id":    {conversation.Cursor{UpdatedAt: at, ID: strings.ToUpper(id)}.Encode(), want[2:]},
+		"far future":       {"99999999999.999999999_ffffffff-ffff-ffff-ffff-ffffffffffff", want},
+		"before them all":  {"0.000000000_00000000-0000-0000-0000-000000000000", nil},
+	} {
+		var page listBody
+		resp := f.get("/conversations?limit=100&cursor="+c.cursor, tenantA)
+		if resp.status != http.StatusOK {
+			t.Fatalf("%s: GET with cursor %s: %d %s", name, c.cursor, resp.status, resp.body)
+		}
+		resp.decode(t, &page)
+		var listed []string
+		for _, conv := range page.Conversations {
+			listed = append(listed, conv.ID)
+		}
+		if !slices.Equal(listed, c.want) {
+			t.Errorf("%s: listed %v, want %v", name, listed, c.want)
+		}
+	}
+}
+
 // checkBadListQueries: each malformed limit, filter or cursor is refused
 // with its code; base is a time for a well-formed cursor.
 func checkBadListQueries(t *testing.T, f *fixture, base time.Time) {
 	t.Helper()
 	for path, code := range map[string]string{
-		"/conversations?limit=0":          "invalid_request",
-		"/conversations?limit=101":        "invalid_request",
-		"/conversations?limit=ten":        "invalid_request",
-		"/conversations?archived=maybe":   "invalid_request",
-		"/conversations?limit=":           "invalid_request",
-		"/conversations?archived=":        "invalid_request",
-		"/conversations?cursor=":          "invalid_cursor",
-		"/conversations?cursor=garbage!!": "invalid_cursor",
+		"/conversations?limit=0":                                         "invalid_request",
+		"/conversations?limit=101":                                       "invalid_request",
+		"/conversations?limit=ten":                                       "invalid_request",
+		"/conversations?archived=maybe":                                  "invalid_request",
+		"/conversations?limit=":                                          "invalid_request",
+		"/conversations?archived=":                                       "invalid_request",
+		"/conversations?cursor=":                                         "invalid_cursor",
+		"/conversations?cursor=garbage!!":                                "invalid_cursor",
+		"/conversations?cursor=1.5_11111111-1111-1111-1111-111111111111": "invalid_cursor",
+		"/conversations?cursor=1740830400.000000000_not-a-uuid":          "invalid_cursor",
+		"/conversations?cursor=123456789012.000000000_11111111-1111-1111-1111-111111111111":        "invalid_cursor",
+		"/conversations?cursor=MjAyNS0wMy0wMVQxMjowMDowMFp8YWJj":                                   "invalid_cursor",
 		"/conversations?cursor=" + conversation.Cursor{UpdatedAt: base, ID: "not-a-uuid"}.Encode(): "invalid_cursor",
 	} {
 		resp := f.get(path, tenantA)

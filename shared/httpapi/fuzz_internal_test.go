@@ -95,10 +95,12 @@ func FuzzChatRequestDecoder(f *testing.F) {
 }
 
 // FuzzUseChatBodyDecoder: the same for useChat's body; when a question is
-// taken from the messages it is the last user message's text.
+// taken from the messages it is the text of the last user message that has
+// any (not only white space).
 func FuzzUseChatBodyDecoder(f *testing.F) {
 	f.Add([]byte(`{"id":"c1","messages":[{"role":"user","parts":[{"type":"text","text":"What is VAT?"}]}],"trigger":"submit-message"}`))
 	f.Add([]byte(`{"stateless":true,"messages":[{"role":"user","parts":[{"type":"text","text":"a"}]},{"role":"assistant","parts":[{"type":"text","text":"b"}]},{"role":"user","parts":[{"type":"text","text":"c"},{"type":"text","text":"d"}]}]}`))
+	f.Add([]byte(`{"messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"user","parts":[{"type":"file"},{"type":"text","text":" "}]}]}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		body, status := decodeChatBody(raw, true)
 		checkDecoded(t, raw, body, status)
@@ -115,19 +117,23 @@ func FuzzUseChatBodyDecoder(f *testing.F) {
 		if sent.Message != nil {
 			return
 		}
-		last := sent.Messages[len(sent.Messages)-1]
-		var parts []string
-		for _, p := range last.Parts {
-			if p.Type == "text" {
-				parts = append(parts, p.Text)
+		want, found := "", false
+		for i := len(sent.Messages) - 1; i >= 0 && !found; i-- {
+			m := sent.Messages[i]
+			var parts []string
+			for _, p := range m.Parts {
+				if p.Type == "text" {
+					parts = append(parts, p.Text)
+				}
 			}
+			want = strings.Join(parts, "")
+			if m.Content != nil {
+				want = *m.Content
+			}
+			found = m.Role == llm.RoleUser && strings.TrimSpace(want) != ""
 		}
-		want := strings.Join(parts, "")
-		if last.Content != nil {
-			want = *last.Content
-		}
-		if last.Role != llm.RoleUser || *body.Message != want {
-			t.Fatalf("%q: question %q, want the last user message %q", raw, *body.Message, want)
+		if !found || *body.Message != want {
+			t.Fatalf("%q: question %q, want the last user message with text %q", raw, *body.Message, want)
 		}
 	})
 }

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -105,26 +106,36 @@ type PatchMeta struct {
 	GeneratedAt time.Time `json:"generatedAt"`
 }
 
-// EncodeCursor turns a cursor into an SSE id: opaque, one line.
+// ChangeCursorPattern is the form of a change feed cursor, as the API
+// document states it: MILLISECONDS.KEY, the key in unpadded base64url.
+// Any cursor of this form is a position in the feed (the public rules
+// graph), issued or not: the feed goes on after it.
+const ChangeCursorPattern = `^[0-9]{1,18}\.(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-]{2,3})?$`
+
+var changeCursorForm = regexp.MustCompile(ChangeCursorPattern)
+
+// EncodeCursor turns a cursor into an SSE id of ChangeCursorPattern's form.
 func EncodeCursor(c graph.ChangeCursor) string {
 	return strconv.FormatInt(c.UpdatedAt, 10) + "." + base64.RawURLEncoding.EncodeToString([]byte(c.Key))
 }
 
-// DecodeCursor parses an SSE id made by EncodeCursor.
+// DecodeCursor reads a cursor of ChangeCursorPattern's form; any other is
+// an error. A key that is not UTF-8 (none the feed issues) is read with
+// its bad bytes replaced, as the graph's keys are text.
 func DecodeCursor(s string) (graph.ChangeCursor, error) {
-	ts, key, ok := strings.Cut(s, ".")
-	if !ok {
+	if !changeCursorForm.MatchString(s) {
 		return graph.ChangeCursor{}, errors.New("malformed cursor")
 	}
-	ms, err := strconv.ParseInt(ts, 10, 64)
-	if err != nil || ms < 0 {
+	stamp, key, _ := strings.Cut(s, ".")
+	ms, err := strconv.ParseInt(stamp, 10, 64)
+	if err != nil {
 		return graph.ChangeCursor{}, errors.New("malformed cursor")
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(key)
 	if err != nil {
 		return graph.ChangeCursor{}, errors.New("malformed cursor")
 	}
-	return graph.ChangeCursor{UpdatedAt: ms, Key: string(raw)}, nil
+	return graph.ChangeCursor{UpdatedAt: ms, Key: strings.ToValidUTF8(string(raw), "\uFFFD")}, nil
 }
 
 // graphChanges serves GET /graph/changes: patches until the client goes
@@ -253,18 +264,26 @@ func changeQuery(r *http.Request, limit int) (q graph.ChangeQuery, snapshot bool
 			}
 		}
 	}
-	resume := r.Header.Get(HeaderLastEventID)
-	if resume == "" {
-		resume = r.URL.Query().Get("lastEventId")
+	// The header wins over the query parameter, but a malformed one of
+	// either is refused: each is stated with the cursor's form.
+	var resume *graph.ChangeCursor
+	for _, point := range []struct{ name, value string }{
+		{"lastEventId", r.URL.Query().Get("lastEventId")},
+		{HeaderLastEventID, r.Header.Get(HeaderLastEventID)},
+	} {
+		if point.value == "" {
+			continue
+		}
+		c, err := DecodeCursor(point.value)
+		if err != nil {
+			return q, false, point.name + " is not a cursor of this feed (MILLISECONDS.KEY)"
+		}
+		resume = &c
 	}
-	if resume == "" {
+	if resume == nil {
 		return q, true, ""
 	}
-	c, err := DecodeCursor(resume)
-	if err != nil {
-		return q, false, "Last-Event-ID is not a cursor of this feed"
-	}
-	q.After = c
+	q.After = *resume
 	return q, false, ""
 }
 

@@ -65,6 +65,17 @@ func TestFeedPolledAsJSONPages(t *testing.T) {
 	if resp.StatusCode != http.StatusBadRequest {
 		t.Fatalf("a malformed cursor: status %d, want 400", resp.StatusCode)
 	}
+
+	// A cursor of the stated form is a position, issued or not: before
+	// every change the page holds them all (not as a snapshot), after the
+	// last it is empty and the cursor stays.
+	if all := pollFeed(t, srv.URL, "0."); all.Patch.Meta.Snapshot || !hasNode(all.Patch.Nodes.Added, vat.ID) || !hasNode(all.Patch.Nodes.Added, vrt.ID) {
+		t.Fatalf("from the feed's start: %+v", all.Patch.Meta)
+	}
+	const future = "999999999999999999.YQ"
+	if none := pollFeed(t, srv.URL, future); none.Patch.Meta.Count != 0 || none.NextCursor != future {
+		t.Fatalf("after the last change: %+v, next %q", none.Patch.Meta, none.NextCursor)
+	}
 }
 
 // pollFeed reads one JSON page of the feed after cursor since.

@@ -353,6 +353,10 @@ func TestFeedRequestErrors(t *testing.T) {
 		{"/graph/changes?labels=", map[string]string{"X-Tenant-Id": "t", "X-User-Id": "u"}, http.StatusBadRequest},
 		{"/graph/changes?labels=Concept,,Rate&since=", map[string]string{"X-Tenant-Id": "t", "X-User-Id": "u"}, http.StatusBadRequest},
 		{"/graph/changes?labels=Concept,Rate&since=", map[string]string{"X-Tenant-Id": "t", "X-User-Id": "u"}, http.StatusOK},
+		// A malformed resume point is refused even where the other wins.
+		{"/graph/changes?lastEventId=garbage&since=", map[string]string{"X-Tenant-Id": "t", "X-User-Id": "u", "Last-Event-ID": "0."}, http.StatusBadRequest},
+		{"/graph/changes?lastEventId=0.&since=", map[string]string{"X-Tenant-Id": "t", "X-User-Id": "u", "Last-Event-ID": "0.YQ"}, http.StatusOK},
+		{"/graph/changes?since=1.A", map[string]string{"X-Tenant-Id": "t", "X-User-Id": "u"}, http.StatusBadRequest},
 		{"/graph/nodes?ids=a,b,c", map[string]string{"X-Tenant-Id": "t", "X-User-Id": "u"}, http.StatusBadRequest},
 		{"/graph/nodes", map[string]string{"X-Tenant-Id": "t", "X-User-Id": "u"}, http.StatusBadRequest},
 		{"/graph/nodes?ids=a", nil, http.StatusUnauthorized},
@@ -403,9 +407,17 @@ func TestCursorRoundTrip(t *testing.T) {
 	if err != nil || got != c {
 		t.Fatalf("round trip: %+v %v", got, err)
 	}
-	for _, bad := range []string{"", "12", "x.abc", "-1.YQ", "12.***"} {
+	for _, bad := range []string{"", "12", "x.abc", "-1.YQ", "+1.YQ", "12.***", "1.A", "1.YQ=", "1234567890123456789.YQ", "1.YQ\n"} {
 		if _, err := httpapi.DecodeCursor(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+	// Any cursor of the stated form is a position, a key that is not
+	// UTF-8 (none the feed issues) read with its bad bytes replaced.
+	if got, err := httpapi.DecodeCursor("0._w"); err != nil || got != (graph.ChangeCursor{UpdatedAt: 0, Key: "\uFFFD"}) {
+		t.Errorf("0._w: %+v %v", got, err)
+	}
+	if got, err := httpapi.DecodeCursor("7."); err != nil || got != (graph.ChangeCursor{UpdatedAt: 7}) {
+		t.Errorf("7.: %+v %v", got, err)
 	}
 }

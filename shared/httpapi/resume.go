@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -51,17 +52,31 @@ func streamEventID(turn, seq int) string {
 	return strconv.Itoa(turn) + ":" + strconv.Itoa(seq)
 }
 
-// parseStreamEventID reads an id streamEventID wrote. Turn numbers and
-// places are stored as integer columns, so an id beyond their range is
-// none of ours.
+// StreamEventIDPattern is the form of a stream event's id (TURN:SEQ), as
+// the API document states it for Last-Event-ID.
+const StreamEventIDPattern = `^[0-9]{1,10}:[0-9]{1,10}$`
+
+var streamEventIDForm = regexp.MustCompile(StreamEventIDPattern)
+
+// parseStreamEventID reads an id of StreamEventIDPattern's form; ok is
+// false for any other. Any such id is a resume point: turn numbers and
+// places are stored as integer columns, so a turn beyond their range is
+// none of ours (turn -1: the running turn from its start) and a place
+// beyond it is after every event.
 func parseStreamEventID(id string) (turn, seq int, ok bool) {
-	t, s, found := strings.Cut(id, ":")
-	if !found {
+	if !streamEventIDForm.MatchString(id) {
 		return 0, 0, false
 	}
-	turn, err1 := strconv.Atoi(t)
-	seq, err2 := strconv.Atoi(s)
-	return turn, seq, err1 == nil && err2 == nil && turn > 0 && seq >= 0 && turn <= math.MaxInt32 && seq <= math.MaxInt32
+	turns, places, _ := strings.Cut(id, ":")
+	t, err1 := strconv.ParseInt(turns, 10, 64)
+	s, err2 := strconv.ParseInt(places, 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, 0, false
+	}
+	if t < 1 || t > math.MaxInt32 {
+		t = -1
+	}
+	return int(t), int(min(s, math.MaxInt32)), true
 }
 
 // resumeStream serves GET /chat/{conversationId}/stream: 204 when no turn
@@ -187,12 +202,17 @@ func (p *followerPlace) leave() {
 // it names, or none (0, -1).
 func lastEventOf(r *http.Request) (turn, after int, err error) {
 	last := r.Header.Get(HeaderLastEventID)
-	if last == "" || wantsUIMessageStream(r) {
+	if last == "" {
 		return 0, -1, nil
 	}
 	turn, after, ok := parseStreamEventID(last)
 	if !ok {
 		return 0, -1, reply.InvalidRequest.With("Last-Event-ID must be an event id of this stream (TURN:SEQ)")
+	}
+	if wantsUIMessageStream(r) {
+		// Checked whatever the protocol; the UI message stream resumes by
+		// startIndex instead.
+		return 0, -1, nil
 	}
 	return turn, after, nil
 }

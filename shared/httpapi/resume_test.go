@@ -400,21 +400,25 @@ func TestPausingModelRecordsNoItemInPlainText(t *testing.T) {
 	})
 }
 
-// A Last-Event-ID beyond the stored columns' range, or not of the
-// TURN:SEQ form, is the client's error (400), on every store.
-func TestLastEventIDOutOfRangeIsInvalid(t *testing.T) {
+// A Last-Event-ID not of the TURN:SEQ form the document states is the
+// client's error (400), on every store; one of that form is a resume point
+// even beyond the stored columns' range (no turn of ours, or after every
+// event), so a finished turn's stream answers 204.
+func TestLastEventIDOfTheStatedFormResumes(t *testing.T) {
 	forEachStore(t, func(t *testing.T, postgres bool) {
 		e := newEnv(t, envOptions{postgres: postgres})
 		e.llm.Enqueue(llmtest.TextScript("VAT is 23%."))
 		id := e.chat(map[string]any{"message": "What is VAT?"}, nil).Header.Get("X-Conversation-Id")
-		for _, last := range []string{"1:2147483648", "2147483648:0", "1:9223372036854775807", "9223372036854775808:1", "1:-1", "one:two"} {
+		for _, last := range []string{"1:-1", "one:two", "+1:0", "1:0:0", "1 :0", "12345678901:0", "1:12345678901"} {
 			resp := e.get("/chat/"+id+"/stream", map[string]string{"Last-Event-ID": last})
 			if resp.Status != http.StatusBadRequest || !strings.Contains(resp.Body, `"code":"invalid_request"`) {
 				t.Errorf("Last-Event-ID %s: %d %s, want 400 invalid_request", last, resp.Status, resp.Body)
 			}
 		}
-		if resp := e.get("/chat/"+id+"/stream", map[string]string{"Last-Event-ID": "1:2147483647"}); resp.Status >= 400 {
-			t.Errorf("the largest id in range: %d %s", resp.Status, resp.Body)
+		for _, last := range []string{"1:2147483647", "1:2147483648", "2147483648:0", "0:0", "9999999999:9999999999"} {
+			if resp := e.get("/chat/"+id+"/stream", map[string]string{"Last-Event-ID": last}); resp.Status != http.StatusNoContent {
+				t.Errorf("Last-Event-ID %s after the turn ended: %d %s, want 204", last, resp.Status, resp.Body)
+			}
 		}
 	})
 }

@@ -304,18 +304,24 @@ func (m *chatMessages) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// fromUIMessages turns a useChat body into a chat request: the last user
-// message is the question; the rest is history only in stateless mode (the
-// server owns the history of a stored conversation).
+// fromUIMessages turns a body of messages and no message into a chat
+// request. In a useChat body (no retry or context supply either) the
+// question is the last user message with text (not only white space), so
+// messages a client appends after it (an assistant's, a user's file with no
+// text) are ignored. A retry asks the stored question again and a supply
+// the deferred one: their copy of the history is ignored. The messages
+// before the question are history only in stateless mode (the server owns
+// the history of a stored conversation).
 func fromUIMessages(body *chatBody) {
-	// A retry asks the stored question again; the client's copy is ignored.
 	msgs := body.Messages.list
-	if body.Message == nil && !body.Retry && len(msgs) > 0 {
-		last := msgs[len(msgs)-1]
-		if last.Role == llm.RoleUser {
-			text := last.Content
-			body.Message = &text
-			body.Messages.list = msgs[:len(msgs)-1]
+	if body.messagesOnly() {
+		for i := len(msgs) - 1; i >= 0; i-- {
+			if msgs[i].Role == llm.RoleUser && strings.TrimSpace(msgs[i].Content) != "" {
+				text := msgs[i].Content
+				body.Message = &text
+				body.Messages.list = msgs[:i]
+				break
+			}
 		}
 	}
 	if !body.Stateless || body.Retry {

@@ -41,7 +41,7 @@ var (
 	// series the graph lacks on the date.
 	InvalidInput         = &APIError{Status: http.StatusBadRequest, Code: "invalid_input", Message: "an input of the calculation is not valid"}
 	FactsMissing         = &APIError{Status: http.StatusBadRequest, Code: "facts_missing", Message: "the graph has no value for this date"}
-	InvalidCursor        = &APIError{Status: http.StatusBadRequest, Code: "invalid_cursor", Message: "the cursor is not one this API issued"}
+	InvalidCursor        = &APIError{Status: http.StatusBadRequest, Code: "invalid_cursor", Message: "the cursor is not a page position (a nextCursor: SECONDS.NANOSECONDS_ID)"}
 	Unauthorized         = &APIError{Status: http.StatusUnauthorized, Code: "unauthorized", Message: "a valid bearer token is required"}
 	MethodNotAllowed     = &APIError{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed", Message: "this method is not allowed here"}
 	CORSOriginRefused    = &APIError{Status: http.StatusForbidden, Code: "cors_origin_refused", Message: "CORS: this origin may not call the API (see CORS_ORIGINS)"}
