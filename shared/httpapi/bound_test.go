@@ -51,32 +51,40 @@ func TestAnswerIsCutPastItsBound(t *testing.T) {
 					t.Errorf("the stream carried %d bytes of a %d-character answer", len(resp.Body), len(tc.answer))
 				}
 				checkBoundedEnd(t, resp, tc.protocol, tc.cut)
-				held := e.export(resp.Header.Get("X-Conversation-Id"))
-				if len(held.Turns) != 1 {
-					t.Fatalf("stored %d turns", len(held.Turns))
-				}
-				stored := held.Turns[0]
-				want := conversation.TurnOK
-				if tc.cut {
-					want = conversation.TurnInterrupted
-				}
-				if stored.Status != want {
-					t.Errorf("stored status %q, want %q", stored.Status, want)
-				}
-				if !strings.HasPrefix(tc.answer, stored.AssistantText) {
-					t.Fatalf("stored text is not the answer so far (%d bytes)", len(stored.AssistantText))
-				}
-				if !tc.cut && stored.AssistantText != tc.answer {
-					t.Errorf("an answer within the bound was stored as %q", stored.AssistantText)
-				}
-				// Cut past 512 tokens (about 4 bytes each), not before, and
-				// not long after.
-				if tc.cut && (len(stored.AssistantText) < 2*allowance || len(stored.AssistantText) > 40*allowance) {
-					t.Errorf("stored %d bytes of the cut answer", len(stored.AssistantText))
-				}
+				checkStoredBound(t, e, resp.Header.Get("X-Conversation-Id"), tc.answer, tc.cut, allowance)
 			})
 		}
 	})
+}
+
+// checkStoredBound: a cut answer is stored interrupted with the text so
+// far, cut past twice the allowance (about 4 bytes a token) and not long
+// after; an answer within the bound is stored ok and whole.
+func checkStoredBound(t *testing.T, e *env, conversationID, answer string, cut bool, allowance int) {
+	t.Helper()
+	held := e.export(conversationID)
+	if len(held.Turns) != 1 {
+		t.Fatalf("stored %d turns", len(held.Turns))
+	}
+	stored := held.Turns[0]
+	want := conversation.TurnOK
+	if cut {
+		want = conversation.TurnInterrupted
+	}
+	if stored.Status != want {
+		t.Errorf("stored status %q, want %q", stored.Status, want)
+	}
+	if !strings.HasPrefix(answer, stored.AssistantText) {
+		t.Fatalf("stored text is not the answer so far (%d bytes)", len(stored.AssistantText))
+	}
+	if !cut && stored.AssistantText != answer {
+		t.Errorf("an answer within the bound was stored as %q", stored.AssistantText)
+	}
+	// Cut past 512 tokens (about 4 bytes each), not before, and
+	// not long after.
+	if cut && (len(stored.AssistantText) < 2*allowance || len(stored.AssistantText) > 40*allowance) {
+		t.Errorf("stored %d bytes of the cut answer", len(stored.AssistantText))
+	}
 }
 
 // textInDeltas streams text in deltas of n bytes.

@@ -13,6 +13,7 @@ import (
 	"regintel/shared/concept"
 	"regintel/shared/graph"
 	graphmem "regintel/shared/graph/memory"
+	"regintel/shared/pii"
 	"regintel/shared/pii/piicases"
 )
 
@@ -134,13 +135,13 @@ func TestAllowlistRules(t *testing.T) {
 }
 
 // TestCapturedUnlistedKindMakesNoNode: a well-shaped kind outside the
-// vocabulary (a name, a name with "claim" or "family trust", an email or a
-// street address written as words) in a form the detectors let through
+// vocabulary (a name, a name with "claim" or "family trust", a street
+// address written as words) in a form the detectors let through
 // passes the guard but makes no shared
 // node: it comes back held, and neither its id nor its text reaches the
 // graph or the log. A capture of a vocabulary kind is still written.
 func TestCapturedUnlistedKindMakesNoNode(t *testing.T) {
-	for _, kind := range []string{"JOHN MURPHY", "JOHN_MURPHY_CLAIM", "murphy family trust", "JANE AT EXAMPLE DOT COM", "12 MAIN STREET", "Respite Care Grant"} {
+	for _, kind := range []string{"JOHN MURPHY", "JOHN_MURPHY_CLAIM", "murphy family trust", "12 MAIN STREET", "Respite Care Grant"} {
 		t.Run(kind, func(t *testing.T) {
 			store := graphmem.New()
 			var logs bytes.Buffer
@@ -167,6 +168,19 @@ func TestCapturedUnlistedKindMakesNoNode(t *testing.T) {
 				t.Errorf("the kind reached the log: %s", logs.String())
 			}
 		})
+	}
+}
+
+// TestCapturedKindSpellingAnEmailIsRefused: an email written as words in
+// a kind reads, once normalised, as an email, so the guard refuses it
+// before it could be held or written.
+func TestCapturedKindSpellingAnEmailIsRefused(t *testing.T) {
+	for _, kind := range []string{"JANE AT EXAMPLE DOT COM", "jane_at_example_dot_ie"} {
+		c := concept.Concept{Domain: "WELFARE", Kind: kind, Jurisdiction: "IE", PrefLabel: "Carer support"}
+		var rej *Rejection
+		if err := CheckCaptured(c); !errors.As(err, &rej) || rej.Field != "kind" || rej.PIIKind != pii.KindEmail {
+			t.Errorf("%s: got %v, want the kind refused as an email", kind, err)
+		}
 	}
 }
 
