@@ -62,8 +62,8 @@ CHROMIUM="$(command -v chromium)" node "$STATE/recipes.mjs" "$api" "$page_port" 
 
 # The demo page's request code through a CloudFront + origin access control
 # stand-in (SigV4, the origin request policy's headers, the body hash), no
-# browser or packages needed.
-if node --test contract/oac.test.mjs >"$STATE/oac.log" 2>&1; then
+# browser or packages needed; and the stand-in's SigV4 against AWS's test suite.
+if node --test contract/oac.test.mjs contract/sigv4.test.mjs >"$STATE/oac.log" 2>&1; then
   awk '/^# pass /{p=$3} END {print p+0, 0}' "$STATE/oac.log" >>"$results"
 else
   cat "$STATE/oac.log" >&2
