@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatchactions"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsec2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdaeventsources"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
@@ -33,6 +34,8 @@ type Stack struct {
 	queues    map[string]awssqs.Queue
 	dlqs      map[string]awssqs.Queue
 	functions map[string]awslambda.Function
+	// functionRoles are the functions' execution roles (functionRole).
+	functionRoles []awsiam.Role
 	sends     map[string][]string // per function: the deployed queues it sends to
 	alarms    []awscloudwatch.Alarm
 	alarmByID map[string]awscloudwatch.Alarm // by s.alarm's id
@@ -275,6 +278,7 @@ func (s *Stack) addFunction(f functionSpec) error {
 		// INFO keeps the platform's REPORT lines (duration, max memory, init duration).
 		SystemLogLevelV2: awslambda.SystemLogLevel_INFO,
 		LogGroup:         logs,
+		Role:             s.functionRole(id, logs),
 	}
 	s.traceFunction(f, props)
 	if f.URL && cfg.ChatReservedConc > 0 {

@@ -326,6 +326,10 @@ var unscopable = map[string]bool{
 	"xray:PutTraceSegments": true, "xray:PutTelemetryRecords": true,
 	// CDK LogRetention helper (Aurora names its log group itself).
 	"logs:PutRetentionPolicy": true, "logs:DeleteRetentionPolicy": true,
+	// A VPC function's network interfaces (functionRole): Lambda checks
+	// them on any resource; the Describe actions take no resource.
+	"ec2:CreateNetworkInterface": true, "ec2:DescribeNetworkInterfaces": true, "ec2:DescribeSubnets": true,
+	"ec2:DeleteNetworkInterface": true, "ec2:AssignPrivateIpAddresses": true, "ec2:UnassignPrivateIpAddresses": true,
 }
 
 func TestIAMDataActionsAreScoped(t *testing.T) {
