@@ -36,10 +36,10 @@ type Stack struct {
 	functions map[string]awslambda.Function
 	// functionRoles are the functions' execution roles (functionRole).
 	functionRoles []awsiam.Role
-	sends     map[string][]string // per function: the deployed queues it sends to
-	alarms    []awscloudwatch.Alarm
-	alarmByID map[string]awscloudwatch.Alarm // by s.alarm's id
-	releases  map[string]*release            // functions behind their live alias, by logical id
+	sends         map[string][]string // per function: the deployed queues it sends to
+	alarms        []awscloudwatch.Alarm
+	alarmByID     map[string]awscloudwatch.Alarm // by s.alarm's id
+	releases      map[string]*release            // functions behind their live alias, by logical id
 
 	deployGroups []awscodedeploy.LambdaDeploymentGroup
 	topic        awssns.ITopic
