@@ -39,6 +39,11 @@ func suppressNag(s *Stack) {
 				"Resource::*"),
 		)
 	}
+	if s.migrateStepRole != nil {
+		suppress(s.migrateStepRole, true, nag("AwsSolutions-IAM5",
+			"The migrate step invokes the migrate version the deploy publishes (lambda:InvokeFunction on that function's qualified ARNs, <fn>:*); a version ARN is known only once it is published.",
+			"Resource::<MigrateFunction.Arn>:*"))
+	}
 	// The CDK LogRetention singleton sets the retention of the RDS log group
 	// that Aurora creates itself (we cannot pass a log group to the cluster).
 	for _, c := range *s.Node().Children() {

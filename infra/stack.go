@@ -18,7 +18,6 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
-	"github.com/aws/aws-cdk-go/awscdk/v2/triggers"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 )
@@ -45,7 +44,8 @@ type Stack struct {
 	topic        awssns.ITopic
 
 	sweepFailureQueue awssqs.Queue // failed scheduled sweeps, after Lambda's retries
-	migrateTrigger    triggers.Trigger
+	migrateStep       awscdk.CustomResource
+	migrateStepRole   awsiam.Role
 	edge              awscloudfront.Distribution // CloudFront in front of the chat URL, when on
 
 	createdSecrets []awssecretsmanager.Secret // third-party credentials the operator fills in
@@ -349,14 +349,9 @@ func (s *Stack) addFunction(f functionSpec) error {
 		}
 		// Invoked synchronously by a custom resource after the cluster (and
 		// its writer instance) exist; a function error fails the deployment
-		// and rolls it back. Runs again whenever the bootstrap changes.
-		s.migrateTrigger = triggers.NewTrigger(s.Stack, jsii.String(id+"Trigger"), &triggers.TriggerProps{
-			Handler:                fn,
-			ExecuteAfter:           &after,
-			ExecuteOnHandlerChange: jsii.Bool(true),
-			InvocationType:         triggers.InvocationType_REQUEST_RESPONSE,
-			Timeout:                seconds(f.Timeout),
-		})
+		// and rolls it back. Runs again when a newer version is published,
+		// never on the rollback's update (migratestep/index.mjs).
+		s.migrateStep = s.addMigrateStep(id, fn, f.Timeout, after)
 	}
 	return nil
 }
