@@ -18,7 +18,7 @@ const hoursPerMonth = 730
 // dollar figure of the README's idle cost table is a count from a
 // synthesized template times one of these.
 var unitPrices = struct {
-	NATHour, PublicIPv4Hour, ProxyACUHour, ProxyMinACU, AuroraACUHour float64
+	NATHour, PublicIPv4Hour, ProxyACUHour, ProxyMinACU, AuroraACUHour      float64
 	AlarmMetricMonth, InterfaceEndpointAZHour, SecretMonth, DashboardMonth float64
 }{
 	NATHour:                 0.045, // Amazon VPC pricing: NAT gateway per hour (data processed extra)
