@@ -113,6 +113,28 @@ test("a turn from the demo page streams through CloudFront with OAC in prod", as
   assert.equal(got["x-custom-debug"], undefined, "a header outside the origin request policy reached the origin");
 });
 
+test("the page's default settings send the token in both headers: through CloudFront and to a public URL", async (t) => {
+  const { origin, edge, firstRead } = await setup(t);
+  firstRead();
+  const viaEdge = page({ baseUrl: edge.url, token });
+  const resp = await viaEdge.request("/chat", { method: "POST", body: { message: "VAT on books" } });
+  assert.equal(resp.status, 200, "through CloudFront the token reached X-User-Authorization");
+  await resp.text();
+  // A public Function URL (no CloudFront) reads Authorization: the same page sends it there too.
+  const seen = [];
+  const publicURL = http.createServer((req, res) => {
+    seen.push(req.headers);
+    res.end();
+  });
+  await new Promise((ok) => publicURL.listen(0, "127.0.0.1", ok));
+  t.after(() => publicURL.close());
+  const direct = page({ baseUrl: `http://127.0.0.1:${publicURL.address().port}`, token });
+  await (await direct.request("/chat", { method: "POST", body: { message: "VAT on books" } })).text();
+  assert.equal(seen[0].authorization, "Bearer " + token);
+  assert.equal(seen[0]["x-user-authorization"], "Bearer " + token);
+  assert.equal(origin.seen.at(-1).headers["x-user-authorization"], "Bearer " + token);
+});
+
 test("the page with the public URL's header gets 401 through CloudFront", async (t) => {
   const { edge } = await setup(t);
   const { request } = page({ baseUrl: edge.url, token, tokenHeader: "Authorization" });

@@ -44,12 +44,14 @@ function render(messages) {
 const textMessage = (id, role, t) => ({ id, role, parts: [{ type: "text", text: t }] });
 
 // apiFetch sends what a stage expects of a client: the token (?token=) in
-// ?tokenHeader= (X-User-Authorization behind CloudFront), and the SHA-256
+// ?tokenHeader= (X-User-Authorization behind CloudFront; unset or "both":
+// in both headers, as the demo page does), and the SHA-256
 // of a body in x-amz-content-sha256 (origin access control needs it).
 async function apiFetch(url, init = {}) {
   const q = new URLSearchParams(location.search);
   const headers = new Headers(init.headers);
-  if (q.get("token")) headers.set(q.get("tokenHeader") || "Authorization", "Bearer " + q.get("token"));
+  const names = !q.get("tokenHeader") || q.get("tokenHeader") === "both" ? ["Authorization", "X-User-Authorization"] : [q.get("tokenHeader")];
+  if (q.get("token")) for (const name of names) headers.set(name, "Bearer " + q.get("token"));
   const method = (init.method || "GET").toUpperCase();
   if (method !== "GET" && method !== "HEAD") {
     const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(init.body ?? ""));

@@ -59,7 +59,7 @@ func newDatabase(s awscdk.Stack, cfg Config, n *network) *database {
 		}),
 		IamAuthentication:       jsii.Bool(true),
 		StorageEncrypted:        jsii.Bool(true),
-		Backup:                  &awsrds.BackupProps{Retention: awscdk.Duration_Days(jsii.Number(3))},
+		Backup:                  &awsrds.BackupProps{Retention: awscdk.Duration_Days(jsii.Number(backupRetentionDays(prod)))},
 		DeletionProtection:      jsii.Bool(cfg.DBDeletionProtection),
 		RemovalPolicy:           awscdk.RemovalPolicy_DESTROY,
 		CopyTagsToSnapshot:      jsii.Bool(true),
@@ -73,7 +73,6 @@ func newDatabase(s awscdk.Stack, cfg Config, n *network) *database {
 		},
 	}
 	if prod {
-		props.Backup.Retention = awscdk.Duration_Days(jsii.Number(14))
 		props.RemovalPolicy = awscdk.RemovalPolicy_SNAPSHOT
 	}
 	if cfg.DBMinCapacity == 0 {
@@ -155,4 +154,15 @@ func (d *database) tlsSettings(cfg Config, viaProxy bool) (mode, rootCert string
 	default:
 		return "require", ""
 	}
+}
+
+// backupRetentionDays is the cluster's point-in-time restore window:
+// Aurora's continuous backups let a restore pick any second from the
+// earliest restorable time (this many days back) to the latest (a few
+// minutes ago). infra/README.md's restore drill states the same numbers.
+func backupRetentionDays(prod bool) float64 {
+	if prod {
+		return 14
+	}
+	return 3
 }

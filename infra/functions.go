@@ -43,7 +43,7 @@ type functionSpec struct {
 	Consumes    *consumer
 	URL         bool // Function URL, streamed responses
 	Scheduled   bool // invoked on cfg.SweepSchedule
-	Migrations  bool // run as a CDK Trigger once the database is ready; failure fails the deploy
+	Migrations  bool // run by the migrate step (Custom::MigrateStep) once the database is ready; failure fails the deploy, a rollback does not re-run it
 	GraphSetup  bool // the graph step: outside the deploy, run by `make graph-setup` once Memgraph is reachable (output GraphSetupFunctionName)
 	Spans       bool // emits OpenTelemetry spans: traced (X-Ray Active, collector layer) when the stack's tracing is on
 	Env         func(Config) map[string]string

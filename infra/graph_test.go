@@ -38,7 +38,7 @@ func TestGraphStepCannotFailADeploy(t *testing.T) {
 	if !graphFunctions["GraphSetupFunction"] {
 		t.Fatal("the graph step does not reach Memgraph")
 	}
-	triggers := p.resources("Custom::Trigger")
+	triggers := p.resources("Custom::MigrateStep")
 	if len(triggers) == 0 {
 		t.Fatal("prod has no trigger at all: the migrate step is gone too")
 	}

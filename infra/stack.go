@@ -11,13 +11,13 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatchactions"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsec2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdaeventsources"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
-	"github.com/aws/aws-cdk-go/awscdk/v2/triggers"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 )
@@ -33,16 +33,19 @@ type Stack struct {
 	queues    map[string]awssqs.Queue
 	dlqs      map[string]awssqs.Queue
 	functions map[string]awslambda.Function
-	sends     map[string][]string // per function: the deployed queues it sends to
-	alarms    []awscloudwatch.Alarm
-	alarmByID map[string]awscloudwatch.Alarm // by s.alarm's id
-	releases  map[string]*release            // functions behind their live alias, by logical id
+	// functionRoles are the functions' execution roles (functionRole).
+	functionRoles []awsiam.Role
+	sends         map[string][]string // per function: the deployed queues it sends to
+	alarms        []awscloudwatch.Alarm
+	alarmByID     map[string]awscloudwatch.Alarm // by s.alarm's id
+	releases      map[string]*release            // functions behind their live alias, by logical id
 
 	deployGroups []awscodedeploy.LambdaDeploymentGroup
 	topic        awssns.ITopic
 
 	sweepFailureQueue awssqs.Queue // failed scheduled sweeps, after Lambda's retries
-	migrateTrigger    triggers.Trigger
+	migrateStep       awscdk.CustomResource
+	migrateStepRole   awsiam.Role
 	edge              awscloudfront.Distribution // CloudFront in front of the chat URL, when on
 
 	createdSecrets []awssecretsmanager.Secret // third-party credentials the operator fills in
@@ -275,6 +278,7 @@ func (s *Stack) addFunction(f functionSpec) error {
 		// INFO keeps the platform's REPORT lines (duration, max memory, init duration).
 		SystemLogLevelV2: awslambda.SystemLogLevel_INFO,
 		LogGroup:         logs,
+		Role:             s.functionRole(id, logs),
 	}
 	s.traceFunction(f, props)
 	if f.URL && cfg.ChatReservedConc > 0 {
@@ -345,14 +349,9 @@ func (s *Stack) addFunction(f functionSpec) error {
 		}
 		// Invoked synchronously by a custom resource after the cluster (and
 		// its writer instance) exist; a function error fails the deployment
-		// and rolls it back. Runs again whenever the bootstrap changes.
-		s.migrateTrigger = triggers.NewTrigger(s.Stack, jsii.String(id+"Trigger"), &triggers.TriggerProps{
-			Handler:                fn,
-			ExecuteAfter:           &after,
-			ExecuteOnHandlerChange: jsii.Bool(true),
-			InvocationType:         triggers.InvocationType_REQUEST_RESPONSE,
-			Timeout:                seconds(f.Timeout),
-		})
+		// and rolls it back. Runs again when a newer version is published,
+		// never on the rollback's update (migratestep/index.mjs).
+		s.migrateStep = s.addMigrateStep(id, fn, f.Timeout, after)
 	}
 	return nil
 }

@@ -1,7 +1,7 @@
 // Command migrate is the Lambda function that applies the Postgres schema
 // migrations, and the graph schema when the graph is reachable; the deploy
-// runs it as a CDK Trigger. In AWS it signs in with the master secret
-// (DB_SECRET_ARN), grants the runtime role DB_APP_USER and the sweep's role
+// runs it as its migrate step (a custom resource). In AWS it signs in with
+// the master secret (DB_SECRET_ARN), grants the runtime role DB_APP_USER and the sweep's role
 // DB_SWEEP_USER. Settings: the database, the graph and those three; see
 // shared/config. Outside Lambda (`make migrate`) it runs once, prints the
 // outcome and exits.

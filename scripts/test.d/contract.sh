@@ -3,8 +3,10 @@
 # (contract/sdk.mjs), headless Chromium loading the demo page from another
 # origin (contract/browser.mjs), and the AI SDK in Chromium reloading
 # mid-answer (contract/resume.mjs), the README's recipes extracted and run
-# in Chromium (contract/recipes.mjs), all against the built chat binary
-# with the scripted fake model (contract/fakellm). Installs what is missing:
+# in Chromium (contract/recipes.mjs), the demo page in prod mode through a
+# CloudFront + origin access control stand-in (contract/oac-browser.mjs),
+# all against the built chat binary with the scripted fake model
+# (contract/fakellm). Installs what is missing:
 # Debian's chromium, and the pinned npm packages under .testenv/contract.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -60,13 +62,25 @@ CHROMIUM="$(command -v chromium)" node "$STATE/recipes.mjs" "$api" "$page_port" 
 
 # The demo page's request code through a CloudFront + origin access control
 # stand-in (SigV4, the origin request policy's headers, the body hash), no
-# browser or packages needed.
-if node --test contract/oac.test.mjs >"$STATE/oac.log" 2>&1; then
-  echo "3 0" >>"$results"
+# browser or packages needed; and the stand-in's SigV4 against AWS's test suite.
+if node --test contract/oac.test.mjs contract/sigv4.test.mjs >"$STATE/oac.log" 2>&1; then
+  awk '/^# pass /{p=$3} END {print p+0, 0}' "$STATE/oac.log" >>"$results"
 else
   cat "$STATE/oac.log" >&2
   echo "0 1" >>"$results"
 fi
+
+# The same hop in Chromium, prod mode: the page served through the stand-in
+# by a chat server that reads the user's token from X-User-Authorization.
+oac_port="$(free_port)"
+export JWT_HS256_SECRET="contract-oac-secret-0123456789abcdef" JWT_ISSUER="https://issuer.contract.test" JWT_AUDIENCE="regintel-contract"
+PORT="$oac_port" LLM_PROVIDER=openai OPENAI_API_KEY=contract-test OPENAI_BASE_URL="$llm_url" LLM_MODEL=gpt-test \
+  DEMO_PAGE=true AUTH_MODE=jwt JWT_HEADER=X-User-Authorization DATABASE_URL= MEMGRAPH_URI= \
+  CONCEPTS_QUEUE_URL= ENRICHMENT_QUEUE_URL= LOG_LEVEL=warn \
+  "$STATE/chat" >"$STATE/chat-oac.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 600); do curl -fsS "http://127.0.0.1:$oac_port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
+CHROMIUM="$(command -v chromium)" EDGE_GO="$ROOT/infra/edge.go" node "$STATE/oac-browser.mjs" "http://127.0.0.1:$oac_port" || true
 
 read -r passed failed < <(awk '{p+=$1; f+=$2} END {print p+0, f+0}' "$results")
 [ -s "$results" ] || failed=1

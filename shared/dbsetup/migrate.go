@@ -1,6 +1,7 @@
 // Package dbsetup is the logic of the migrate function: apply the embedded
-// Postgres migrations on demand. At deploy a CDK Trigger invokes it after
-// the database is ready and fails the deploy when it returns an error.
+// Postgres migrations on demand. At deploy the migrate step (a custom
+// resource) invokes it after the database is ready and fails the deploy
+// when it returns an error.
 package dbsetup
 
 import (
@@ -53,7 +54,7 @@ type Handler struct {
 }
 
 // Invoke runs the migrations and returns the outcome as JSON. Any failure
-// is returned as the invocation's error, which a CDK Trigger turns into a
+// is returned as the invocation's error, which the migrate step turns into a
 // failed deploy.
 func (h *Handler) Invoke(ctx context.Context, _ []byte) ([]byte, error) {
 	outcome, err := h.Run(ctx)

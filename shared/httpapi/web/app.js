@@ -11,8 +11,10 @@ const state = { conversationId: null, abort: null, graphAbort: null, lastGraphId
 // The headers a stage reads the user's token from: Authorization where the
 // Function URL is public, X-User-Authorization behind CloudFront (prod),
 // where origin access control signs the request and overwrites
-// Authorization.
+// Authorization. The default sends the token in both, so one page works
+// with either stage: each stage reads its own header and ignores the other.
 const tokenHeaders = ["Authorization", "X-User-Authorization"];
+const bothTokenHeaders = "both";
 
 // Settings: ?api=, ?token= and ?tokenHeader= override what was saved (handy
 // for a link).
@@ -23,8 +25,13 @@ function settings() {
   return {
     baseUrl: (q.get("api") || saved.baseUrl || "").replace(/\/+$/, ""),
     token: q.get("token") || saved.token || "",
-    tokenHeader: tokenHeaders.find((h) => h.toLowerCase() === header.toLowerCase()) || "Authorization",
+    tokenHeader: tokenHeaders.find((h) => h.toLowerCase() === header.toLowerCase()) || bothTokenHeaders,
   };
+}
+
+// tokenHeaderNames lists the headers the token goes in for a setting.
+function tokenHeaderNames(setting) {
+  return setting === bothTokenHeaders ? tokenHeaders : [setting];
 }
 
 function initSettings() {
@@ -53,7 +60,7 @@ async function sha256Hex(text) {
 async function request(path, { method = "GET", body, signal, headers = {} } = {}) {
   const s = settings();
   const h = { ...headers };
-  if (s.token) h[s.tokenHeader] = "Bearer " + s.token;
+  if (s.token) for (const name of tokenHeaderNames(s.tokenHeader)) h[name] = "Bearer " + s.token;
   if (body !== undefined) h["Content-Type"] = "application/json";
   const payload = body === undefined ? undefined : JSON.stringify(body);
   if (method !== "GET" && method !== "HEAD") h["x-amz-content-sha256"] = await sha256Hex(payload ?? "");
