@@ -79,24 +79,12 @@ var answer = llmtest.TextScript("I cannot say.")
 // nodesAs is GET /graph/nodes as tenant sees it, raw and decoded.
 func (e *env) nodesAs(tenant string, ids ...string) (string, []graph.Node) {
 	e.t.Helper()
-	req, err := http.NewRequest(http.MethodGet, e.server.URL+"/graph/nodes?ids="+strings.Join(ids, ","), nil)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	for k, v := range asTenant(tenant) {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
+	status, raw := e.getAs(tenant, "/graph/nodes?ids="+strings.Join(ids, ","))
 	var body struct{ Nodes []graph.Node }
-	if err := json.Unmarshal(raw, &body); err != nil || resp.StatusCode != http.StatusOK {
-		e.t.Fatalf("GET /graph/nodes: %d %s", resp.StatusCode, raw)
+	if err := json.Unmarshal([]byte(raw), &body); err != nil || status != http.StatusOK {
+		e.t.Fatalf("GET /graph/nodes: %d %s", status, raw)
 	}
-	return string(raw), body.Nodes
+	return raw, body.Nodes
 }
 
 func TestCapturedTextNeverReachesAnotherTenant(t *testing.T) {

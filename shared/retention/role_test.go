@@ -2,13 +2,9 @@ package retention_test
 
 import (
 	"context"
-	"net/url"
-	"strings"
 	"testing"
 	"time"
 
-	"regintel/shared/dbsetup"
-	"regintel/shared/pgpool"
 	"regintel/shared/pgpool/pgtest"
 	"regintel/shared/retention"
 )
@@ -26,21 +22,7 @@ func TestSweepRunsAsItsOwnRole(t *testing.T) {
 		t.Errorf("the runtime role swept %+v (%v), want nothing", counts, err)
 	}
 
-	u, err := url.Parse(owner.Config().ConnString())
-	if err != nil {
-		t.Fatal(err)
-	}
-	role := "regintel_sweep_" + strings.TrimPrefix(u.Path, "/regintel_t_")
-	if err := dbsetup.EnsureSweepRole(ctx, owner, role); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pgtest.DropRole(t, owner, role) })
-	u.User = url.User(role)
-	sweeper, err := pgpool.NewPool(ctx, pgpool.Config{URL: u.String(), MaxConns: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sweeper.Close)
+	sweeper := sweepRolePool(t, owner)
 	if err := retention.CheckRole(ctx, runtime); err != retention.ErrNotSweepRole {
 		t.Errorf("CheckRole(runtime role) = %v, want ErrNotSweepRole", err)
 	}
