@@ -10,7 +10,7 @@
 // Usage: node browser.mjs <api base URL> <page port>
 import http from "node:http";
 import { createRequire } from "node:module";
-import puppeteer from "puppeteer-core";
+import { launchChromium } from "./chromium.mjs";
 import { check, summary } from "./report.mjs";
 import { apiFetch, tokenHeader } from "./api-fetch.mjs";
 
@@ -28,11 +28,7 @@ await new Promise((ok) => pageServer.listen(pagePort, "127.0.0.1", ok));
 const pageURL = `http://127.0.0.1:${pagePort}/?api=${encodeURIComponent(api)}&tokenHeader=${tokenHeader}` +
   (process.env.API_TOKEN ? `&token=${encodeURIComponent(process.env.API_TOKEN)}` : "");
 
-const browser = await puppeteer.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  headless: true,
-  args: ["--no-sandbox", "--disable-dev-shm-usage"],
-});
+const browser = await launchChromium();
 const page = await browser.newPage();
 await page.setViewport({ width: 1280, height: 800 });
 // Script errors and failed requests (a CORS refusal is one); the browser's

@@ -12,7 +12,7 @@ import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import puppeteer from "puppeteer-core";
+import { launchChromium } from "./chromium.mjs";
 import { check, summary } from "./report.mjs";
 import { startCloudFrontOAC } from "./cloudfront-oac.mjs";
 import { verify } from "./sigv4.mjs";
@@ -73,11 +73,7 @@ const token = hs256({
   iss: process.env.JWT_ISSUER, aud: process.env.JWT_AUDIENCE, sub: "user-oac", tenant_id: "tenant-oac", iat: now, exp: now + 600,
 });
 
-const browser = await puppeteer.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  headless: true,
-  args: ["--no-sandbox", "--disable-dev-shm-usage"],
-});
+const browser = await launchChromium();
 const page = await browser.newPage();
 const problems = [];
 page.on("pageerror", (e) => problems.push(String(e)));

@@ -9,7 +9,7 @@
 // Usage: node recipes.mjs <api base URL> <page port> <README path>
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { build } from "esbuild";
-import puppeteer from "puppeteer-core";
+import { launchChromium } from "./chromium.mjs";
 import { check, summary } from "./report.mjs";
 import { servePage } from "./testpage.mjs";
 
@@ -45,11 +45,7 @@ const script = bundle.outputFiles[0].text;
 const html = `<!doctype html><meta charset="utf-8"><title>recipes</title><div id="root"></div><script type="module" src="/page.js"></script>`;
 const pageServer = await servePage(pagePort, html, script);
 
-const browser = await puppeteer.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  headless: true,
-  args: ["--no-sandbox", "--disable-dev-shm-usage"],
-});
+const browser = await launchChromium();
 const page = await browser.newPage();
 const problems = [];
 page.on("pageerror", (e) => problems.push(String(e)));

@@ -4,7 +4,7 @@
 // must be on the page once and stored with status ok.
 // Usage: node resume.mjs <api base URL> <page port>
 import { build } from "esbuild";
-import puppeteer from "puppeteer-core";
+import { launchChromium } from "./chromium.mjs";
 import { check, summary } from "./report.mjs";
 import { servePage } from "./testpage.mjs";
 import { apiFetch, tokenHeader } from "./api-fetch.mjs";
@@ -18,11 +18,7 @@ const script = bundle.outputFiles[0].text;
 const html = `<!doctype html><meta charset="utf-8"><title>resume</title><div id="messages"></div><script type="module" src="/page.js"></script>`;
 const pageServer = await servePage(pagePort, html, script);
 
-const browser = await puppeteer.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  headless: true,
-  args: ["--no-sandbox", "--disable-dev-shm-usage"],
-});
+const browser = await launchChromium();
 const page = await browser.newPage();
 const problems = [];
 page.on("pageerror", (e) => problems.push(String(e)));
