@@ -88,13 +88,13 @@ func findDatesOfBirth(text string) []Match {
 	}
 	for _, loc := range numericDatePattern.FindAllStringSubmatchIndex(text, -1) {
 		d, m, y := atoi(text[loc[2]:loc[3]]), atoi(text[loc[4]:loc[5]]), atoi(text[loc[6]:loc[7]])
-		if (validDate(d, m, y) || validDate(m, d, y)) && y >= 1900 && y <= adultYear() {
+		if (validDate(d, m, y) || validDate(m, d, y)) && y >= 1900 && y <= adultYear() && !datedWords[wordBefore(text, loc[0])] {
 			out = append(out, Match{KindDOB, loc[0], loc[1]})
 		}
 	}
 	for _, loc := range isoDatePattern.FindAllStringSubmatchIndex(text, -1) {
 		y, m, d := atoi(text[loc[2]:loc[3]]), atoi(text[loc[4]:loc[5]]), atoi(text[loc[6]:loc[7]])
-		if validDate(d, m, y) && y >= 1900 && y <= adultYear() {
+		if validDate(d, m, y) && y >= 1900 && y <= adultYear() && !datedWords[wordBefore(text, loc[0])] {
 			out = append(out, Match{KindDOB, loc[0], loc[1]})
 		}
 	}
