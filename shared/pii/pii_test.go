@@ -76,6 +76,7 @@ func TestFindIgnoresRegulatoryText(t *testing.T) {
 		"amounts 0.123.4567 and 1.087.123.4567 are not phones", // dotted numbers, not phone-shaped
 		"TAX:TC75F918320A1B2C3D:VAT:THRESHOLD",                 // passes mod-97, but TC is not an IBAN country
 		"code GB82WEST1234569876543 is a digit short",          // GB IBANs have 22 characters
+		"contracts dated 01/07/1999 and ending 31.12.2005",     // dates of law, not of birth
 	}
 	for _, text := range texts {
 		if ms := Find(text); len(ms) != 0 {

@@ -310,7 +310,6 @@ var Legitimate = []string{
 	"Tá eolas ar fáil ag www.revenue.ie agus ag gov.ie.",
 	"Voir le point 4 et le taux à 20 % sur impots.gouv.fr.",
 	"The second reduced rate of 9% is valid from 2003-01-01 until 2011-06-30.",
-	"The scheme applied to contracts dated 01/07/1999 and ending 31.12.2005.",
 }
 
 // Reduce is how the probes look for a leaked value in output text: tag
