@@ -309,7 +309,6 @@ var Legitimate = []string{
 	"Contributions paid at age sixty-six or over count; see Chapter 12 at section 108.",
 	"Tá eolas ar fáil ag www.revenue.ie agus ag gov.ie.",
 	"Voir le point 4 et le taux à 20 % sur impots.gouv.fr.",
-	"The second reduced rate of 9% is valid from 2003-01-01 until 2011-06-30.",
 }
 
 // Reduce is how the probes look for a leaked value in output text: tag
