@@ -185,8 +185,9 @@ func (t *Turn) fit(g grounding, tools []llm.Tool) (prompt.Fitted, error) {
 		if t.retried && turn.Number == t.number {
 			continue
 		}
-		in.History = append(in.History, prompt.HistoryTurn{Number: turn.Number, UserText: e.redact.forLLM(turn.UserText),
-			AssistantText: e.redact.forLLM(turn.AssistantText), CutShort: turn.Status != conversation.TurnOK,
+		user, assistant := e.redact.historyForLLM(turn)
+		in.History = append(in.History, prompt.HistoryTurn{Number: turn.Number, UserText: user,
+			AssistantText: assistant, CutShort: turn.Status != conversation.TurnOK,
 			Facts: citedFacts(turn.Metadata.Citations, g.read), AsOf: asOfLineOf(turn.Metadata.AsOf)})
 	}
 	for _, it := range t.supplied {

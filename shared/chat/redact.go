@@ -62,6 +62,16 @@ func (r redactor) forLLM(text string) string {
 	return out
 }
 
+// historyForLLM is an earlier turn's question and answer as they may be
+// sent to the model. Text stored redacted under the detectors' current
+// version is sent as stored: a second pass would find nothing new.
+func (r redactor) historyForLLM(turn conversation.Turn) (user, assistant string) {
+	if r.llm && turn.Metadata.Redaction == pii.Version {
+		return turn.UserText, turn.AssistantText
+	}
+	return r.forLLM(turn.UserText), r.forLLM(turn.AssistantText)
+}
+
 // redact replaces personal data with typed markers; pii reads the text in
 // the folded form the graph guard checks, so a value disguised with
 // zero-width characters, other digits or look-alike letters is replaced

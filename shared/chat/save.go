@@ -9,6 +9,7 @@ import (
 
 	"regintel/shared/concept"
 	"regintel/shared/conversation"
+	"regintel/shared/pii"
 	"regintel/shared/prompt"
 	"regintel/shared/queue"
 )
@@ -35,7 +36,7 @@ func (t *Turn) save(ctx context.Context, out *conversed, fitted prompt.Fitted) s
 	// The answer as it was decided while streaming (and recorded): PII
 	// split across deltas is caught there, each part redacted once.
 	answer, _ := t.answer.whole()
-	storedQuestion := e.storedText(t.question)
+	storedQuestion := t.storedQuestion()
 	s := saved{status: conversation.TurnOK}
 	if out.err == nil && !out.interrupted && !out.cut && out.requested != nil {
 		s.request = t.createRequest(ctx, out.requested, storedQuestion)
@@ -86,6 +87,9 @@ func (t *Turn) metadata(out *conversed, fitted prompt.Fitted, refs []conversatio
 	}
 	if m.Warnings == nil {
 		m.Warnings = []string{}
+	}
+	if e.redact.store {
+		m.Redaction = pii.Version
 	}
 	if results := calculationsOf(out.calculations); len(results) > 0 {
 		m.Citations = withCalculationCitations(m.Citations, results)

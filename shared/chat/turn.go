@@ -90,6 +90,8 @@ type Turn struct {
 	// llmQuestion memoises the question as the model and the graph may see
 	// it: redaction scans the whole text, and a turn needs it twice.
 	llmQuestion *string
+	// storeQuestion memoises the question as it may be stored.
+	storeQuestion *redactedText
 	// supplied is the conversation's supplied context, oldest first.
 	supplied []conversation.SuppliedItem
 	// resumed is the fulfilled request this turn answers (nil if none).
@@ -200,7 +202,7 @@ func (t *Turn) turnStart() conversation.TurnStart {
 	case t.req.Retry:
 		start.Retry, start.Regenerate = true, t.req.Regenerate
 	default:
-		start.Reserve = &conversation.Turn{UserText: e.storedText(t.question), Profile: t.sentProfile()}
+		start.Reserve = &conversation.Turn{UserText: t.storedQuestion(), Profile: t.sentProfile()}
 	}
 	return start
 }
@@ -271,7 +273,7 @@ func (t *Turn) reserve(ctx context.Context) error {
 		t.number, t.retried, t.question = failed.Number, true, failed.UserText
 		return nil
 	}
-	n, err := e.store.ReserveTurn(sctx, tenant, conv, conversation.Turn{UserText: e.storedText(t.question), Profile: t.sentProfile()})
+	n, err := e.store.ReserveTurn(sctx, tenant, conv, conversation.Turn{UserText: t.storedQuestion(), Profile: t.sentProfile()})
 	if err != nil {
 		t.log.Error("start turn failed; the turn is stored when it ends", "err", err)
 		return nil
@@ -337,11 +339,29 @@ func (t *Turn) createAs(ctx context.Context, id string) error {
 // questionForLLM is the question redacted for the model and the graph.
 func (t *Turn) questionForLLM() string {
 	if t.llmQuestion == nil {
-		q := t.e.redact.forLLM(t.question)
+		q := t.question
+		if r := t.e.redact; r.llm && r.store {
+			q = t.storedQuestion() // the same redaction
+		} else {
+			q = r.forLLM(q)
+		}
 		t.llmQuestion = &q
 	}
 	return *t.llmQuestion
 }
+
+// storedQuestion is the question as it may be stored, redacted once for
+// the turn's reservation and its stored row (and, when both are redacted,
+// for the model).
+func (t *Turn) storedQuestion() string {
+	if m := t.storeQuestion; m == nil || m.of != t.question {
+		t.storeQuestion = &redactedText{of: t.question, text: t.e.storedText(t.question)}
+	}
+	return t.storeQuestion.text
+}
+
+// redactedText memoises the redaction of a text.
+type redactedText struct{ of, text string }
 
 // StoredText is a client's free text (a feedback comment) as the PII mode
 // lets it be stored, redacted as a question is.

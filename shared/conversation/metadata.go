@@ -30,6 +30,11 @@ type TurnMetadata struct {
 	// POST /calculate answers them (shared/calc's Result, kept as JSON: calc
 	// builds on this package).
 	Calculations json.RawMessage `json:"calculations,omitempty"`
+	// Redaction is the detector version (pii.Version) the stored question
+	// and answer were redacted under; empty when they were stored as
+	// written. A later turn sends such text to the model without a second
+	// pass while the version is the same.
+	Redaction string `json:"redaction,omitempty"`
 }
 
 // AsOf is a turn's as-of date (ISO), its source (request, question or

@@ -8,6 +8,7 @@ import (
 
 	"regintel/shared/chat"
 	"regintel/shared/llm/llmtest"
+	"regintel/shared/pii"
 )
 
 func TestPIIRedactionPerMode(t *testing.T) {
@@ -75,6 +76,9 @@ func checkStoredRedaction(t *testing.T, e *env, convID string, store bool) {
 		t.Fatalf("stored %d turns and %d supplied items, want 1 and 1", len(held.Turns), len(held.SuppliedItems))
 	}
 	userText, answerText := held.Turns[0].UserText, held.Turns[0].AssistantText
+	if stamped := held.Turns[0].Metadata.Redaction == pii.Version; stamped != store {
+		t.Errorf("turn stamped with the detector version: %v (store redaction %v)", stamped, store)
+	}
 	itemContent, itemRedacted := held.SuppliedItems[0].Content, held.SuppliedItems[0].Redacted
 	stored := map[string]bool{
 		"message": !strings.Contains(userText, piiEmail) && strings.Contains(userText, "[REDACTED:EMAIL]"),
