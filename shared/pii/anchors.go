@@ -11,24 +11,47 @@ package pii
 type anchorRule struct {
 	at            func(text string, i int) bool
 	before, after int
+	// fromMark are the offsets from a mark (see marksOf) where an anchor
+	// may stand: every place at holds is a mark plus one of them, so only
+	// those places are tried.
+	fromMark []int
 }
 
 var anchorRules = map[Kind]anchorRule{
 	// An e-mail address is one word around its '@'.
-	KindEmail: {at: func(t string, i int) bool { return t[i] == '@' }, before: narrowMargin, after: narrowMargin},
+	KindEmail: {at: func(t string, i int) bool { return t[i] == '@' }, before: narrowMargin, after: narrowMargin, fromMark: atMark},
 	// Digits joined by three dots (1.1.1.1), or two colons close
 	// together (::1, 2001:db8:...).
-	KindIP: {at: ipAnchor, before: narrowMargin, after: 40},
+	KindIP: {at: ipAnchor, before: narrowMargin, after: 40, fromMark: atMark},
 	// Two letters and two digits starting a word; the rest follows.
-	KindIBAN: {at: ibanAnchor, before: 0, after: 48},
+	KindIBAN: {at: ibanAnchor, before: 0, after: 48, fromMark: []int{-2}},
 	// Registrations, Eircodes and postcodes mix letters and digits in a
 	// word or across one space or dash.
-	KindVehicleReg: {at: letterByDigit, before: 10, after: 10},
-	KindEircode:    {at: letterByDigit, before: 10, after: 10},
-	KindPostcode:   {at: letterByDigit, before: 10, after: 10},
+	KindVehicleReg: {at: letterByDigit, before: 10, after: 10, fromMark: besideMark},
+	KindEircode:    {at: letterByDigit, before: 10, after: 10, fromMark: besideMark},
+	KindPostcode:   {at: letterByDigit, before: 10, after: 10, fromMark: besideMark},
 	// A house number starting a word, then a capitalised word; or the
 	// number of a flat, apartment or unit.
-	KindAddress: {at: addressAnchor, before: 12, after: 64},
+	KindAddress: {at: addressAnchor, before: 12, after: 64, fromMark: atMark},
+}
+
+// Where anchors stand relative to a mark: on it (an '@', a colon, a
+// house number's digit), or a letter one or two places from a digit.
+var (
+	atMark     = []int{0}
+	besideMark = []int{-2, -1, 1, 2}
+)
+
+// marksOf are the places of the digits, '@' and ':' of text, in order:
+// every anchor is at or near one, and most of a text is neither.
+func marksOf(text string) []int {
+	var out []int
+	for i := 0; i < len(text); i++ {
+		if c := text[i]; isDigit(c) || c == '@' || c == ':' {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 func ipAnchor(t string, i int) bool {
@@ -134,17 +157,29 @@ func flatWordBefore(t string, i int) bool {
 }
 
 // anchoredRegions are the regions of text around the anchors of rule,
-// widened to white space so no word is cut, overlapping ones merged.
-func anchoredRegions(text string, rule anchorRule) []region {
+// widened to white space so no word is cut, overlapping ones merged. Only
+// the places rule.fromMark names around the marks are tried.
+func anchoredRegions(text string, rule anchorRule, marks []int) []region {
 	var out []region
-	for i := 0; i < len(text); i++ {
-		if !rule.at(text, i) {
-			continue
+	// Marks and offsets both ascend, so the places tried ascend once the
+	// ones already tried are skipped; those are marks themselves or were
+	// tried from the mark before (the offsets reach two places either way).
+	tried := -1
+	for _, m := range marks {
+		for _, off := range rule.fromMark {
+			i := m + off
+			if i <= tried || i >= len(text) {
+				continue
+			}
+			tried = i
+			if !rule.at(text, i) {
+				continue
+			}
+			if n := len(out); n > 0 && i+1+rule.after <= out[n-1].end && i-rule.before >= out[n-1].start {
+				continue // inside the last region
+			}
+			out = addRegion(out, text, max(0, i-rule.before), min(len(text), i+1+rule.after))
 		}
-		if n := len(out); n > 0 && i+1+rule.after <= out[n-1].end && i-rule.before >= out[n-1].start {
-			continue // inside the last region
-		}
-		out = addRegion(out, text, max(0, i-rule.before), min(len(text), i+1+rule.after))
 	}
 	return out
 }

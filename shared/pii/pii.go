@@ -212,13 +212,32 @@ type kindRegions struct {
 	words        wordShape
 	narrow, wide []region
 	clusters     []cluster
+	anchored     map[Kind][]region
+	marks        []int
 }
+
+// sharedAnchors maps a kind to the kind whose anchor rule it uses.
+var sharedAnchors = map[Kind]Kind{KindEircode: KindVehicleReg, KindPostcode: KindVehicleReg}
 
 // spansFor returns the kind's regions, and whether their anchors or digit
 // groups already gate them (no shape needed).
 func (rs *kindRegions) spansFor(k Kind) ([]region, bool) {
 	if rule, ok := anchorRules[k]; ok {
-		return anchoredRegions(rs.text, rule), true
+		// Kinds with one anchor share its regions, and so the shapes
+		// read from them.
+		if same, ok := sharedAnchors[k]; ok {
+			k = same
+		}
+		if rs.anchored == nil {
+			rs.anchored = map[Kind][]region{}
+		}
+		if _, done := rs.anchored[k]; !done {
+			if rs.marks == nil {
+				rs.marks = marksOf(rs.text)
+			}
+			rs.anchored[k] = anchoredRegions(rs.text, rule, rs.marks)
+		}
+		return rs.anchored[k], true
 	}
 	if least := leastDigits[k]; least > 0 && !rs.words.cueFor(k) {
 		// Only the digit groups long enough for the kind.
@@ -242,7 +261,7 @@ func (rs *kindRegions) spansFor(k Kind) ([]region, bool) {
 
 // shapeGated are the kinds whose anchors are loose enough that a region's
 // shape (textShape.mayHold) still rules many out.
-var shapeGated = map[Kind]bool{KindVehicleReg: true, KindEircode: true, KindPostcode: true}
+var shapeGated = map[Kind]bool{KindVehicleReg: true, KindEircode: true, KindPostcode: true, KindAddress: true}
 
 // leastDigits is, for the kinds found by their digits alone, the fewest
 // grouped digits a match holds (see textShape.mayHold).
