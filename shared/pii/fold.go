@@ -3,6 +3,8 @@ package pii
 import (
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -27,7 +29,7 @@ type folded struct {
 }
 
 func fold(s string) folded {
-	if isPlainASCII(s) {
+	if isPlainASCII(s) || foldsToItself(s) {
 		return identity(s)
 	}
 	f := folded{start: make([]int, 0, len(s)), end: make([]int, 0, len(s))}
@@ -91,7 +93,45 @@ func untag(r rune) string {
 	return ""
 }
 
+// foldsToItself: every rune of s folds to itself (a euro sign, a
+// curly quote), so the form is s.
+func foldsToItself(s string) bool {
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r >= 0xE0000 && r <= 0xE007F || foldRune(r) != s[i:i+size] {
+			return false
+		}
+		i += size
+	}
+	return true
+}
+
+// foldedRunes remembers foldRune's answers for up to maxFoldedRunes
+// runes: a text repeats its few non-ASCII runes, and NFKC per rune is the
+// costly part of folding.
+var (
+	foldedRunes     sync.Map // rune -> string
+	foldedRuneCount atomic.Int64
+)
+
+const maxFoldedRunes = 4096
+
 func foldRune(r rune) string {
+	if out, ok := foldedRunes.Load(r); ok {
+		return out.(string)
+	}
+	out := foldRuneNFKC(r)
+	if foldedRuneCount.Add(1) <= maxFoldedRunes {
+		foldedRunes.Store(r, out)
+	}
+	return out
+}
+
+func foldRuneNFKC(r rune) string {
 	var b strings.Builder
 	for _, c := range norm.NFKC.String(string(r)) {
 		switch {
