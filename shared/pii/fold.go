@@ -26,6 +26,10 @@ func Fold(text string) string { return fold(text).text }
 type folded struct {
 	text       string
 	start, end []int
+	// joins, in a compacted form, are the places (ascending) where
+	// separators were taken out: a match that holds none is in the form
+	// it was compacted from too.
+	joins []int
 }
 
 func fold(s string) folded {
@@ -244,7 +248,25 @@ func (f folded) compact(digitLedOnly bool) folded {
 	if !slices.Contains(drop, true) {
 		return f
 	}
-	return f.keep(drop)
+	out := f.keep(drop)
+	kept := 0
+	for i := range drop {
+		if drop[i] {
+			if n := len(out.joins); n == 0 || out.joins[n-1] != kept {
+				out.joins = append(out.joins, kept)
+			}
+			continue
+		}
+		kept++
+	}
+	return out
+}
+
+// holdsJoin: [start, end) of a compacted form has a join inside it, so a
+// match there may be new to this form.
+func (f folded) holdsJoin(start, end int) bool {
+	i, _ := slices.BinarySearch(f.joins, start+1)
+	return i < len(f.joins) && f.joins[i] < end
 }
 
 // forms are the derived forms the detectors run on: the normal form (see

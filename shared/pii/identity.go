@@ -88,18 +88,22 @@ func findDatesOfBirth(text string) []Match {
 	}
 	for _, loc := range numericDatePattern.FindAllStringSubmatchIndex(text, -1) {
 		d, m, y := atoi(text[loc[2]:loc[3]]), atoi(text[loc[4]:loc[5]]), atoi(text[loc[6]:loc[7]])
-		if (validDate(d, m, y) || validDate(m, d, y)) && y >= 1900 && y <= adultYear() && !datedWords[wordBefore(text, loc[0])] {
+		if (validDate(d, m, y) || validDate(m, d, y)) && y >= 1900 && y <= adultYear() && !datedWords[wordBefore(text, loc[0])] && !inIdentifier(text, loc[0]) {
 			out = append(out, Match{KindDOB, loc[0], loc[1]})
 		}
 	}
 	for _, loc := range isoDatePattern.FindAllStringSubmatchIndex(text, -1) {
 		y, m, d := atoi(text[loc[2]:loc[3]]), atoi(text[loc[4]:loc[5]]), atoi(text[loc[6]:loc[7]])
-		if validDate(d, m, y) && y >= 1900 && y <= adultYear() && !datedWords[wordBefore(text, loc[0])] {
+		if validDate(d, m, y) && y >= 1900 && y <= adultYear() && !datedWords[wordBefore(text, loc[0])] && !inIdentifier(text, loc[0]) {
 			out = append(out, Match{KindDOB, loc[0], loc[1]})
 		}
 	}
 	return out
 }
+
+// inIdentifier: the date at i ends an identifier ("TAX:IE:VAT:RATE:2003-01-01"),
+// as a node id holds the date a rate took effect.
+func inIdentifier(text string, i int) bool { return i > 0 && text[i-1] == ':' }
 
 func adultBirthDate(d, m, y int) bool { return validDate(d, m, y) && y >= 1900 && y <= adultYear() }
 

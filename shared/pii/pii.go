@@ -89,7 +89,7 @@ func FindKinds(text string, kinds ...Kind) []Match {
 		if i > 0 {
 			w = compactWant
 		}
-		for _, m := range findIn(f.text, w, words) {
+		for _, m := range findIn(f, w, words) {
 			m.Start, m.End = f.span(m.Start, m.End)
 			all = append(all, m)
 		}
@@ -138,7 +138,8 @@ func priority(k Kind) int {
 // those detectors read only the regions around them (see regions), each
 // gated by its own shape: the work grows with the text, and most of a
 // regulatory answer (rates, years, section numbers) is gated out.
-func findIn(text string, want map[Kind]bool, words wordShape) []Match {
+func findIn(f folded, want map[Kind]bool, words wordShape) []Match {
+	text := f.text
 	acc := acceptor{text: text}
 	rs := kindRegions{text: text, words: words}
 	for _, k := range AllKinds {
@@ -154,6 +155,9 @@ func findIn(text string, want map[Kind]bool, words wordShape) []Match {
 		spans, gated := rs.spansFor(k)
 		for i := range spans {
 			r := &spans[i]
+			if f.joins != nil && !f.holdsJoin(r.start, r.end) {
+				continue // what it holds, the base form holds
+			}
 			if !gated || shapeGated[k] {
 				if r.shape == nil {
 					sh := shapeOf(text[r.start:r.end])

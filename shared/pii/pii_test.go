@@ -79,6 +79,7 @@ var regulatoryTexts = []string{
 	"code GB82WEST1234569876543 is a digit short",           // GB IBANs have 22 characters
 	"contracts dated 01/07/1999 and ending 31.12.2005",      // dates of law, not of birth
 	"the 9% rate is valid from 2003-01-01 until 2011-06-30", // as the offline answer cites a fact
+	"the rate [TAX:IE:VAT:RATE:REDUCED:2003-01-01] applies", // a node id ends with the date it took effect
 }
 
 func TestFindIgnoresRegulatoryText(t *testing.T) {

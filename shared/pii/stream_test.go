@@ -2,6 +2,7 @@ package pii
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -175,4 +176,25 @@ func BenchmarkStream(b *testing.B) {
 			cpu.report(b, kb)
 		})
 	}
+}
+
+// BenchmarkOfflineAnswers: the five answers the offline model gives to
+// make loadtest's questions (URLs, node ids, dates and rates), decided as
+// BenchmarkStream decides, in one 8 KB text.
+func BenchmarkOfflineAnswers(b *testing.B) {
+	raw, err := os.ReadFile("testdata/offline-answers.txt")
+	if err != nil {
+		b.Fatal(err)
+	}
+	text := string(raw)
+	b.SetBytes(int64(len(text)))
+	cpu := startCPU()
+	for b.Loop() {
+		var s Stream
+		s.Write(text)
+		s.Next(true)
+	}
+	kb := max(1, len(text)>>10)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(kb), "ns/KB")
+	cpu.report(b, kb)
 }

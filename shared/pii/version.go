@@ -5,4 +5,4 @@ package pii
 // the version with the text (a stored turn) can skip that second pass;
 // any change to what the detectors find must change it, and the package's
 // fingerprint test fails until it does.
-const Version = "2026-11-28.1"
+const Version = "2026-11-28.2"
