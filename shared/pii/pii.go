@@ -322,12 +322,13 @@ func clusterFits(text string, c cluster, k Kind) bool {
 	case KindNINO:
 		return letterBefore && letterAfter
 	case KindPassport:
-		// Two capitals, then seven digits, with at most a space between.
+		// Two capitals, then seven digits, with at most a space between
+		// (after the word passport, any number: see cueFor).
 		p := c.start
 		if p > 2 && text[p-1] == ' ' {
 			p--
 		}
-		return p > 1 && isLetter(text[p-1]) && isLetter(text[p-2]) && c.end-c.start >= 7 &&
+		return p > 1 && isUpper(text[p-1]) && isUpper(text[p-2]) && c.end-c.start >= 7 &&
 			isPlainDigits(text[c.start:c.start+7])
 	case KindDOB:
 		// A numeric date holds six digits; a date with the month in words
@@ -605,6 +606,7 @@ func shapeOf(text string) textShape {
 
 func isLetter(c byte) bool { return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' }
 func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
+func isUpper(c byte) bool  { return c >= 'A' && c <= 'Z' }
 func isHex(c byte) bool    { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
 
 // mayHold is a necessary condition for a match of kind k: the fewest
