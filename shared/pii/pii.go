@@ -71,6 +71,19 @@ func Find(text string) []Match { return FindKinds(text, AllKinds...) }
 // and forms), and each match is reported as the span of the original text
 // it came from, so a disguised value is found and redacted whole.
 func FindKinds(text string, kinds ...Kind) []Match {
+	if len(text) > memoMaxText {
+		return findKinds(text, kinds)
+	}
+	key := memoKey(text, kinds)
+	if ms, ok := shortTexts.get(key); ok {
+		return ms
+	}
+	ms := findKinds(text, kinds)
+	shortTexts.put(key, ms)
+	return ms
+}
+
+func findKinds(text string, kinds []Kind) []Match {
 	want := make(map[Kind]bool, len(kinds))
 	for _, k := range kinds {
 		want[k] = true
