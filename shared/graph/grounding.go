@@ -198,11 +198,15 @@ var bookkeepingProps = []string{
 // as epoch ms, lists as []string) and the edge that reaches it. Source URLs
 // and the verification time fall back to the concept's own.
 func NewFact(id, kind, relationship string, props map[string]any, conceptProps map[string]any) Fact {
-	f := Fact{NodeID: id, Kind: kind, Relationship: relationship, Properties: map[string]any{}}
+	f := Fact{NodeID: id, Kind: kind, Relationship: relationship, Properties: make(map[string]any, len(props))}
 	for k, v := range props {
-		if !slices.Contains(bookkeepingProps, k) {
-			f.Properties[k] = v
+		if slices.Contains(bookkeepingProps, k) {
+			continue
 		}
+		if list, ok := v.([]string); ok {
+			v = slices.Clone(list) // the fact is the caller's to change
+		}
+		f.Properties[k] = v
 	}
 	f.Label, _ = props["pref_label"].(string)
 	if f.Label == "" {

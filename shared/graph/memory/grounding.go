@@ -89,7 +89,7 @@ func (s *Store) grounded(n *node, mentioned bool, q graph.GroundingQuery) graph.
 		if kind == "" {
 			continue
 		}
-		facts = append(facts, graph.NewFact(target.id, kind, e.typ, target.toGraphNode().Properties, n.properties))
+		facts = append(facts, graph.NewFact(target.id, kind, e.typ, target.properties, n.properties))
 	}
 	return graph.GroundedConcept{Node: n.toGraphNode(), Facts: graph.SelectFactsOn(facts, q.AsOfDates(), q.MaxFacts()), Mentioned: mentioned}
 }
