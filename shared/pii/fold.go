@@ -248,17 +248,57 @@ func (f folded) compact(digitLedOnly bool) folded {
 	if !slices.Contains(drop, true) {
 		return f
 	}
-	out := f.keep(drop)
-	kept := 0
-	for i := range drop {
+	return f.joinedAround(drop)
+}
+
+// joinReach is how far from a join a match holding it may reach: the
+// longest compacted value (an IBAN) and the cue words before it.
+const joinReach = 64
+
+// joinedAround is the form without the bytes drop marks, and with only
+// the stretches within joinReach of a join (widened to white space), one
+// line each: the rest reads as in f, where the detectors read it already.
+func (f folded) joinedAround(drop []bool) folded {
+	t := f.text
+	fs, fe := f.spans()
+	out := folded{}
+	var b strings.Builder
+	keepTo := -1 // bytes before keepTo are in the current stretch
+	for i := 0; i < len(t); i++ {
 		if drop[i] {
-			if n := len(out.joins); n == 0 || out.joins[n-1] != kept {
-				out.joins = append(out.joins, kept)
+			if i >= keepTo {
+				// A new stretch, or the current one goes on.
+				from := max(0, i-joinReach)
+				for from > 0 && !isSpaceByte(t[from-1]) {
+					from--
+				}
+				if keepTo >= 0 && from > keepTo {
+					b.WriteByte('\n')
+					out.start = append(out.start, fs[keepTo-1])
+					out.end = append(out.end, fe[keepTo-1])
+				}
+				for k := max(from, keepTo); k < i; k++ {
+					b.WriteByte(t[k])
+					out.start = append(out.start, fs[k])
+					out.end = append(out.end, fe[k])
+				}
+			}
+			if n := len(out.joins); n == 0 || out.joins[n-1] != b.Len() {
+				out.joins = append(out.joins, b.Len())
+			}
+			keepTo = min(len(t), i+1+joinReach)
+			for keepTo < len(t) && !isSpaceByte(t[keepTo]) {
+				keepTo++
 			}
 			continue
 		}
-		kept++
+		if i < keepTo {
+			b.WriteByte(t[i])
+			out.start = append(out.start, fs[i])
+			out.end = append(out.end, fe[i])
+		}
 	}
+	out.text = b.String()
 	return out
 }
 
