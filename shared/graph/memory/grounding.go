@@ -80,9 +80,11 @@ func (s *Store) firstMention(id string, candidates map[string]int) (int, bool) {
 // date (caller holds the lock).
 func (s *Store) grounded(n *node, mentioned bool, q graph.GroundingQuery) graph.GroundedConcept {
 	var facts []graph.Fact
+	dates := q.AsOfDates()
+	windowFrom, windowTo := graph.FactWindowFor(dates)
 	for _, e := range s.out[n.id] {
 		target := s.nodes[e.to]
-		if target == nil || !graph.IsOfficial(target.properties) {
+		if target == nil || !graph.IsOfficial(target.properties) || !inWindow(target.properties, windowFrom, windowTo) {
 			continue
 		}
 		kind := graph.FactKind(target.labels)
@@ -91,7 +93,15 @@ func (s *Store) grounded(n *node, mentioned bool, q graph.GroundingQuery) graph.
 		}
 		facts = append(facts, graph.NewFact(target.id, kind, e.typ, target.properties, n.properties))
 	}
-	return graph.GroundedConcept{Node: n.toGraphNode(), Facts: graph.SelectFactsOn(facts, q.AsOfDates(), q.MaxFacts()), Mentioned: mentioned}
+	return graph.GroundedConcept{Node: n.toGraphNode(), Facts: graph.SelectFactsOn(facts, dates, q.MaxFacts()), Mentioned: mentioned}
+}
+
+// inWindow: a fact valid somewhere in [from, to], as the Bolt store reads
+// them (an undated end is open).
+func inWindow(props map[string]any, from, to string) bool {
+	validFrom, _ := props["valid_from"].(string)
+	validTo, _ := props["valid_to"].(string)
+	return validFrom <= to && (validTo == "" || validTo >= from)
 }
 
 // ResolveConcepts implements graph.ConceptResolver under one read lock.
