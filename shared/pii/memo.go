@@ -2,56 +2,42 @@ package pii
 
 import (
 	"slices"
+	"strconv"
 	"strings"
-	"sync"
 	"time"
+
+	"regintel/shared/memo"
 )
 
 // Short texts come back again and again (a concept's label, kind and
 // definition on every turn that names it), so FindKinds remembers what
 // it found in them. Detection is a function of the text, the kinds asked
-// for and the year (see adultYear); the memo is emptied when it is full
-// or the year turns.
-const (
-	memoMaxText    = 256
-	memoMaxEntries = 8192
-)
+// for and the year (see adultYear), which make the key.
+const memoMaxEntries = 8192
 
-type findMemo struct {
-	mu    sync.Mutex
-	year  int
-	found map[string][]Match
-}
-
-var shortTexts findMemo
+var shortTexts = memo.New[[]Match](memoMaxEntries)
 
 func memoKey(text string, kinds []Kind) string {
 	var b strings.Builder
-	b.Grow(len(text) + 1 + 4*len(kinds))
+	b.Grow(len(text) + 6 + 4*len(kinds))
+	b.WriteString(strconv.Itoa(time.Now().Year()))
 	for _, k := range kinds {
-		b.WriteString(string(k))
 		b.WriteByte(',')
+		b.WriteString(string(k))
 	}
 	b.WriteByte(0)
 	b.WriteString(text)
 	return b.String()
 }
 
-func (m *findMemo) get(key string) ([]Match, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.year != time.Now().Year() {
-		m.found, m.year = nil, time.Now().Year()
+// rememberedFind is findKinds through the memo; callers get their own
+// copy of the matches.
+func rememberedFind(text string, kinds []Kind) []Match {
+	key := memoKey(text, kinds)
+	if ms, ok := shortTexts.Get(key); ok {
+		return slices.Clone(ms)
 	}
-	ms, ok := m.found[key]
-	return slices.Clone(ms), ok
-}
-
-func (m *findMemo) put(key string, ms []Match) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.found == nil || len(m.found) >= memoMaxEntries {
-		m.found = make(map[string][]Match)
-	}
-	m.found[key] = slices.Clone(ms)
+	ms := findKinds(text, kinds)
+	shortTexts.Put(key, slices.Clone(ms))
+	return ms
 }

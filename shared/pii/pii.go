@@ -23,6 +23,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"regintel/shared/memo"
 )
 
 // Kind names a category of personal data. Its string is used in redaction
@@ -71,16 +73,10 @@ func Find(text string) []Match { return FindKinds(text, AllKinds...) }
 // and forms), and each match is reported as the span of the original text
 // it came from, so a disguised value is found and redacted whole.
 func FindKinds(text string, kinds ...Kind) []Match {
-	if len(text) > memoMaxText {
+	if len(text) > memo.ShortText {
 		return findKinds(text, kinds)
 	}
-	key := memoKey(text, kinds)
-	if ms, ok := shortTexts.get(key); ok {
-		return ms
-	}
-	ms := findKinds(text, kinds)
-	shortTexts.put(key, ms)
-	return ms
+	return rememberedFind(text, kinds)
 }
 
 func findKinds(text string, kinds []Kind) []Match {

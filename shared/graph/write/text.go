@@ -2,7 +2,9 @@ package write
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -10,6 +12,7 @@ import (
 
 	"regintel/shared/concept"
 	"regintel/shared/jurisdiction"
+	"regintel/shared/memo"
 	"regintel/shared/pii"
 )
 
@@ -62,8 +65,29 @@ func BareUnlessKnown(c concept.Concept) concept.Concept {
 	return c
 }
 
+// checkedTexts remembers checkConceptText's verdicts on short texts: the
+// same labels and definitions are checked on every turn that names them.
+var checkedTexts = memo.New[*Rejection](8192)
+
 // checkConceptText checks one label, alias or definition.
 func checkConceptText(field, s string) *Rejection {
+	if len(s) > memo.ShortText {
+		return checkConceptTextOnce(field, s)
+	}
+	key := strconv.Itoa(time.Now().Year()) + "\x00" + field + "\x00" + s
+	rej, ok := checkedTexts.Get(key)
+	if !ok {
+		rej = checkConceptTextOnce(field, s)
+		checkedTexts.Put(key, rej)
+	}
+	if rej == nil {
+		return nil
+	}
+	copied := *rej // the caller's to fill in
+	return &copied
+}
+
+func checkConceptTextOnce(field, s string) *Rejection {
 	rej := func(r Reason) *Rejection { return &Rejection{Label: "Concept", Field: field, Reason: r} }
 	n := norm.NFKC.String(s)
 	limit := MaxConceptLabelChars
