@@ -81,7 +81,7 @@ func (f folded) spans() (start, end []int) {
 		return f.start, f.end
 	}
 	start, end = make([]int, len(f.text)), make([]int, len(f.text))
-	for i := range f.text {
+	for i := 0; i < len(f.text); i++ {
 		start[i], end[i] = i, i+1
 	}
 	return start, end
