@@ -102,6 +102,13 @@ type fitter struct {
 	block int
 	// composition is whether the graph grounded the prompt as built.
 	composition bool
+	// largest is the turn's context with every fact new to the history,
+	// as rendered to size the fixed parts; the context sent is often the
+	// same, and then is not rendered again.
+	largest struct {
+		facts []FactGroup
+		turn  []Rendered
+	}
 }
 
 // fixedParts are the parts of a request that Fit never drops: the
@@ -145,6 +152,7 @@ func Fit(sheet *Sheet, tok *Tokenizer, budget int, in Input) (Fitted, error) {
 	if err != nil {
 		return Fitted{}, err
 	}
+	f.largest.facts, f.largest.turn = largest, turn
 	fixed := tok.Count(Join(parts.system)) + tok.Count(parts.personaNote) + tok.Count(Join(turn)) + tok.Count(question) + in.ToolTokens
 	history, err := f.historyCandidates()
 	if err != nil {
@@ -210,6 +218,14 @@ func chooseFacts(tok *Tokenizer, share int, facts []FactGroup, given map[string]
 		}
 	}
 	return out, dropped
+}
+
+// sameFacts: a and b hold the same facts in the same groups and order.
+func sameFacts(a, b []FactGroup) bool {
+	return slices.EqualFunc(a, b, func(x, y FactGroup) bool {
+		return x.ConceptID == y.ConceptID && x.Concept == y.Concept &&
+			slices.EqualFunc(x.Facts, y.Facts, func(p, q FactLine) bool { return p.NodeID == q.NodeID && p.Text() == q.Text() })
+	})
 }
 
 // newFacts are the facts of groups not in given, which they are added to.
@@ -458,9 +474,12 @@ func (f *fitter) addTurnContext(out *Fitted, data Data, given map[string]bool) e
 	for _, g := range data.Facts {
 		out.Facts = append(out.Facts, g.Facts...)
 	}
-	turn, err := f.sheet.TurnContext(data)
-	if err != nil {
-		return err
+	turn := f.largest.turn
+	if !sameFacts(data.Facts, f.largest.facts) {
+		var err error
+		if turn, err = f.sheet.TurnContext(data); err != nil {
+			return err
+		}
 	}
 	for _, section := range turnSections {
 		delete(f.usage.SectionTokens, section)
