@@ -3,7 +3,6 @@
 package concept
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -19,24 +18,43 @@ type Concept struct {
 	SourceURLs   []string `json:"sourceUrls,omitempty"`
 }
 
-var (
-	whitespace  = regexp.MustCompile(`\s+`)
-	disallowed  = regexp.MustCompile(`[^A-Za-z0-9_-]`)
-	repeatedSep = regexp.MustCompile(`_+`)
-)
-
-// IDPart normalises one part of a canonical id: trimmed, whitespace to "_",
-// characters outside [A-Za-z0-9_-] to "_", repeated "_" collapsed, upper-cased.
+// IDPart normalises one part of a canonical id: trimmed, every run of
+// characters outside [A-Za-z0-9-] (white space and "_" included) to one
+// "_", upper-cased.
 func IDPart(s, fallback string) string {
 	s = strings.TrimSpace(s)
-	s = whitespace.ReplaceAllString(s, "_")
-	s = disallowed.ReplaceAllString(s, "_")
-	s = repeatedSep.ReplaceAllString(s, "_")
-	s = strings.ToUpper(s)
-	if s == "" || s == "_" {
+	b := make([]byte, 0, len(s))
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z':
+			b = append(b, byte(r)-'a'+'A')
+		case r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-':
+			b = append(b, byte(r))
+		case len(b) == 0 || b[len(b)-1] != '_':
+			b = append(b, '_')
+		}
+	}
+	if len(b) == 0 || string(b) == "_" {
 		return fallback
 	}
-	return s
+	return string(b)
+}
+
+// collapseSpace trims s and writes each run of ASCII white space in it as
+// one space.
+func collapseSpace(s string) string {
+	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if !isSpace(s[i]) {
+			b = append(b, s[i])
+			continue
+		}
+		if len(b) > 0 && b[len(b)-1] != ' ' {
+			b = append(b, ' ')
+		}
+	}
+	return strings.TrimSpace(string(b))
 }
 
 // CanonicalID returns DOMAIN:JURISDICTION:KIND, defaulting missing parts to
@@ -48,7 +66,7 @@ func CanonicalID(domain, jurisdiction, kind string) string {
 // Normalize trims and collapses whitespace in every text field, de-duplicates
 // labels and URLs (case-insensitively for labels) and fills in the id.
 func Normalize(c Concept) Concept {
-	clean := func(s string) string { return strings.TrimSpace(whitespace.ReplaceAllString(s, " ")) }
+	clean := collapseSpace
 	out := Concept{
 		Domain:       IDPart(c.Domain, "GENERIC"),
 		Kind:         IDPart(c.Kind, "GENERIC"),
