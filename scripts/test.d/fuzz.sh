@@ -20,6 +20,7 @@ targets=(
   "./shared/httpapi FuzzSSEEncoder"
   "./shared/httpapi FuzzUIStreamEncoder"
   "./shared/concept FuzzCaptureArgs"
+  "./shared/concept FuzzIDPart"
   "./shared/chat FuzzRequestContextArgs"
   "./shared/graph/write FuzzGuardKeepsFlaggedTextOut"
   "./shared/sources FuzzSourceURL"
