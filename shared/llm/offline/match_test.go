@@ -49,7 +49,7 @@ func TestWholeWordMatchingEqualsRegexp(t *testing.T) {
 }
 
 func TestCountWordsIsFieldsLength(t *testing.T) {
-	for _, s := range []string{"", " ", "one", " two  words ", "tab\tand\nnew line", "ünï cödé\u00a0nbsp"} {
+	for _, s := range []string{"", " ", "one", " two  words ", "tab\tand\nnew line", "ünï cödé\u00a0nbsp", "v\vf\fr\r"} {
 		if got, want := countWords(s), len(strings.Fields(s)); got != want {
 			t.Errorf("countWords(%q) = %d, want %d", s, got, want)
 		}

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"regintel/shared/llm"
 )
@@ -389,8 +390,16 @@ func estimateTokens(req llm.Request) int {
 // countWords is len(strings.Fields(s)) without building the slice.
 func countWords(s string) int {
 	n, inWord := 0, false
-	for _, r := range s {
-		space := unicode.IsSpace(r)
+	for i := 0; i < len(s); {
+		var space bool
+		if c := s[i]; c < utf8.RuneSelf {
+			space = c == ' ' || c >= '\t' && c <= '\r'
+			i++
+		} else {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			space = unicode.IsSpace(r)
+			i += size
+		}
 		if !space && !inWord {
 			n++
 		}
