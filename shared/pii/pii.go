@@ -325,7 +325,8 @@ func clusterFits(text string, c cluster, k Kind) bool {
 		c.end+1 < len(text) && (isSeparator(text[c.end]) || text[c.end] == ' ') && isLetter(text[c.end+1])
 	switch k {
 	case KindPhone:
-		return c.start > 0 && text[c.start-1] == '+' || c.start > 1 && text[c.start-2] == '+' || groupStartsWithZero(text[c.start:c.end])
+		return c.start > 0 && text[c.start-1] == '+' || c.start > 1 && text[c.start-2] == '+' ||
+			digitsFromTrunkZero(text[c.start:c.end]) >= leastDigits[KindPhone]
 	case KindPPSN:
 		return letterAfter
 	case KindNINO:
@@ -380,15 +381,22 @@ func isPlainDigits(s string) bool {
 	return true
 }
 
-// groupStartsWithZero: some group of digits in s starts with 0 (a trunk
-// prefix, or the 00 of an international number).
-func groupStartsWithZero(s string) bool {
+// digitsFromTrunkZero counts the digits of s from its first group that
+// starts with 0 (a trunk prefix, or the 00 of an international number):
+// a national number holds them all ("2003-01-01" holds four).
+func digitsFromTrunkZero(s string) int {
 	for i := 0; i < len(s); i++ {
 		if s[i] == '0' && (i == 0 || !isDigit(s[i-1])) {
-			return true
+			n := 0
+			for ; i < len(s); i++ {
+				if isDigit(s[i]) {
+					n++
+				}
+			}
+			return n
 		}
 	}
-	return false
+	return 0
 }
 
 // holdsBirthYear: a group of four digits that is a year from 1900 to
@@ -556,6 +564,9 @@ type textShape struct {
 	dottedQuad bool
 	at         bool
 	ibanStart  bool // two letters then two digits at the start of a word
+	// inwardCode: a digit and two letters ending a word, as a UK
+	// postcode ends ("1AA").
+	inwardCode bool
 	words      wordShape
 }
 
@@ -589,6 +600,10 @@ func shapeOf(text string) textShape {
 			hex++
 		} else {
 			hex = -1
+		}
+		if !s.inwardCode && isDigit(c) && i+2 < len(text) && isLetter(text[i+1]) && isLetter(text[i+2]) &&
+			(i+3 == len(text) || !isWordByte(text[i+3])) {
+			s.inwardCode = true
 		}
 		switch {
 		case c >= '0' && c <= '9':
@@ -644,7 +659,7 @@ func (s textShape) mayHold(k Kind) bool {
 	case KindVehicleReg:
 		return s.words.capsNextToDigit
 	case KindPostcode:
-		return s.words.capsNextToDigit || s.words.lowerNextToDigit
+		return (s.words.capsNextToDigit || s.words.lowerNextToDigit) && s.inwardCode
 	case KindEircode:
 		return s.words.letterTwoDigits
 	case KindAddress:
