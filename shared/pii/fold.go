@@ -24,41 +24,125 @@ func Fold(text string) string { return fold(text).text }
 // of the original text it came from, so a match in the form can be
 // replaced in the original.
 type folded struct {
-	text       string
-	start, end []int
+	text string
+	// segments map the form back to the original, in order; none: byte i
+	// came from byte i.
+	segments []segment
 	// joins, in a compacted form, are the places (ascending) where
 	// separators were taken out: a match that holds none is in the form
 	// it was compacted from too.
 	joins []int
 }
 
+// segment is a run of a form's bytes, from at to the next segment's at, read
+// from the original's [from, to): byte for byte when copied, else each of
+// its bytes stands for the whole span (a folded rune, a decoded escape, a
+// number read from words).
+type segment struct {
+	at, from, to int
+	copied       bool
+}
+
+// mapBuilder builds a form's segments as its text grows.
+type mapBuilder struct {
+	segments []segment
+	n      int // bytes of the form mapped so far
+}
+
+// copied maps the next n bytes of the form to original bytes from on.
+func (m *mapBuilder) copied(from, n int) {
+	if n <= 0 {
+		return
+	}
+	if k := len(m.segments); k > 0 {
+		if last := &m.segments[k-1]; last.copied && last.to == from {
+			last.to += n
+			m.n += n
+			return
+		}
+	}
+	m.segments = append(m.segments, segment{at: m.n, from: from, to: from + n, copied: true})
+	m.n += n
+}
+
+// whole maps the next n bytes of the form each to the span [from, to).
+func (m *mapBuilder) whole(from, to, n int) {
+	if n <= 0 {
+		return
+	}
+	m.segments = append(m.segments, segment{at: m.n, from: from, to: to})
+	m.n += n
+}
+
+// takeFrom maps the next bytes of the form as f's bytes [start, end) map.
+func (m *mapBuilder) takeFrom(f folded, start, end int) {
+	if start >= end {
+		return
+	}
+	if f.segments == nil {
+		m.copied(start, end-start)
+		return
+	}
+	i := f.segmentAt(start)
+	for pos := start; pos < end; i++ {
+		p := f.segments[i]
+		stop := len(f.text)
+		if i+1 < len(f.segments) {
+			stop = f.segments[i+1].at
+		}
+		stop = min(stop, end)
+		if p.copied {
+			m.copied(p.from+pos-p.at, stop-pos)
+		} else {
+			m.whole(p.from, p.to, stop-pos)
+		}
+		pos = stop
+	}
+}
+
+// segmentAt is the index of the segment holding byte i.
+func (f folded) segmentAt(i int) int {
+	k, found := slices.BinarySearchFunc(f.segments, i, func(p segment, i int) int { return p.at - i })
+	if !found {
+		k--
+	}
+	return k
+}
+
 func fold(s string) folded {
 	if isPlainASCII(s) || foldsToItself(s) {
 		return identity(s)
 	}
-	f := folded{start: make([]int, 0, len(s)), end: make([]int, 0, len(s))}
+	var m mapBuilder
 	var b strings.Builder
 	b.Grow(len(s))
 	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			j := i + 1
+			for j < len(s) && s[j] < utf8.RuneSelf {
+				j++
+			}
+			b.WriteString(s[i:j])
+			m.copied(i, j-i)
+			i = j
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		var out string
-		switch {
-		case r < utf8.RuneSelf:
-			out = s[i : i+1]
-		case r >= 0xE0000 && r <= 0xE007F:
+		if r >= 0xE0000 && r <= 0xE007F {
 			out = untag(r)
-		default:
+		} else {
 			out = foldRune(r)
 		}
 		b.WriteString(out)
-		for range len(out) {
-			f.start = append(f.start, i)
-			f.end = append(f.end, i+size)
+		if out == s[i:i+size] {
+			m.copied(i, size)
+		} else {
+			m.whole(i, i+size, len(out))
 		}
 		i += size
 	}
-	f.text = b.String()
-	return f
+	return folded{text: b.String(), segments: m.segments}
 }
 
 // isPlainASCII: nothing to fold (the common case).
@@ -71,21 +155,8 @@ func isPlainASCII(s string) bool {
 	return true
 }
 
-// identity is s as its own form: byte i comes from byte i (no span
-// slices).
+// identity is s as its own form: byte i comes from byte i.
 func identity(s string) folded { return folded{text: s} }
-
-// spans returns the form's span slices, built for an identity form.
-func (f folded) spans() (start, end []int) {
-	if f.start != nil || f.text == "" {
-		return f.start, f.end
-	}
-	start, end = make([]int, len(f.text)), make([]int, len(f.text))
-	for i := 0; i < len(f.text); i++ {
-		start[i], end[i] = i, i+1
-	}
-	return start, end
-}
 
 // untag reads a tag character as the ASCII character it stands for
 // (U+E0041 is "A"); the tags that stand for no printable character
@@ -188,27 +259,18 @@ var lookAlikes = map[rune]rune{
 
 // span maps a byte range of the form back to the original text.
 func (f folded) span(start, end int) (int, int) {
-	if f.start == nil {
+	if f.segments == nil {
 		return start, end
 	}
-	return f.start[start], f.end[end-1]
-}
-
-// keep returns the form without the bytes drop marks.
-func (f folded) keep(drop []bool) folded {
-	fs, fe := f.spans()
-	out := folded{start: make([]int, 0, len(fs)), end: make([]int, 0, len(fe))}
-	var b strings.Builder
-	for i := 0; i < len(f.text); i++ {
-		if drop[i] {
-			continue
-		}
-		b.WriteByte(f.text[i])
-		out.start = append(out.start, fs[i])
-		out.end = append(out.end, fe[i])
+	first, last := f.segments[f.segmentAt(start)], f.segments[f.segmentAt(end-1)]
+	from, to := first.from, last.to
+	if first.copied {
+		from += start - first.at
 	}
-	out.text = b.String()
-	return out
+	if last.copied {
+		to = last.from + end - last.at
+	}
+	return from, to
 }
 
 func isSeparator(c byte) bool { return c == ' ' || c == '.' || c == '-' || c == '/' || c == '_' }
@@ -260,45 +322,55 @@ const joinReach = 64
 // line each: the rest reads as in f, where the detectors read it already.
 func (f folded) joinedAround(drop []bool) folded {
 	t := f.text
-	fs, fe := f.spans()
 	out := folded{}
+	var m mapBuilder
 	var b strings.Builder
 	keepTo := -1 // bytes before keepTo are in the current stretch
-	for i := 0; i < len(t); i++ {
-		if drop[i] {
-			if i >= keepTo {
-				// A new stretch, or the current one goes on.
-				from := max(0, i-joinReach)
-				for from > 0 && !isSpaceByte(t[from-1]) {
-					from--
-				}
-				if keepTo >= 0 && from > keepTo {
-					b.WriteByte('\n')
-					out.start = append(out.start, fs[keepTo-1])
-					out.end = append(out.end, fe[keepTo-1])
-				}
-				for k := max(from, keepTo); k < i; k++ {
-					b.WriteByte(t[k])
-					out.start = append(out.start, fs[k])
-					out.end = append(out.end, fe[k])
-				}
-			}
-			if n := len(out.joins); n == 0 || out.joins[n-1] != b.Len() {
-				out.joins = append(out.joins, b.Len())
-			}
-			keepTo = min(len(t), i+1+joinReach)
-			for keepTo < len(t) && !isSpaceByte(t[keepTo]) {
-				keepTo++
-			}
-			continue
-		}
-		if i < keepTo {
-			b.WriteByte(t[i])
-			out.start = append(out.start, fs[i])
-			out.end = append(out.end, fe[i])
+	kept := -1   // bytes before kept are written
+	flush := func(upTo int) {
+		if upTo > kept {
+			b.WriteString(t[kept:upTo])
+			m.takeFrom(f, kept, upTo)
+			kept = upTo
 		}
 	}
+	for i := 0; i < len(t); i++ {
+		if !drop[i] {
+			continue
+		}
+		if i >= keepTo {
+			// A new stretch, or the current one goes on.
+			from := max(0, i-joinReach)
+			for from > 0 && !isSpaceByte(t[from-1]) {
+				from--
+			}
+			if keepTo >= 0 {
+				flush(keepTo)
+				if from > keepTo {
+					b.WriteByte('\n')
+					m.takeFrom(f, keepTo-1, keepTo)
+				}
+			}
+			kept = max(from, kept)
+		}
+		flush(i)
+		kept = i + 1 // the dropped byte
+		if n := len(out.joins); n == 0 || out.joins[n-1] != b.Len() {
+			out.joins = append(out.joins, b.Len())
+		}
+		keepTo = min(len(t), i+1+joinReach)
+		for keepTo < len(t) && !isSpaceByte(t[keepTo]) {
+			keepTo++
+		}
+	}
+	if keepTo >= 0 {
+		flush(keepTo)
+	}
 	out.text = b.String()
+	out.segments = m.segments
+	if out.segments == nil {
+		out.segments = []segment{} // not the identity
+	}
 	return out
 }
 

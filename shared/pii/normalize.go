@@ -70,8 +70,7 @@ func (f folded) apply(edits []edit) folded {
 	if len(edits) == 0 {
 		return f
 	}
-	fs, fe := f.spans()
-	out := folded{start: make([]int, 0, len(fs)), end: make([]int, 0, len(fe))}
+	var m mapBuilder
 	var b strings.Builder
 	b.Grow(len(f.text))
 	last := 0
@@ -80,22 +79,20 @@ func (f folded) apply(edits []edit) folded {
 			continue
 		}
 		b.WriteString(f.text[last:e.start])
-		out.start = append(out.start, fs[last:e.start]...)
-		out.end = append(out.end, fe[last:e.start]...)
+		m.takeFrom(f, last, e.start)
 		if e.end > e.start {
 			s, en := f.span(e.start, e.end)
-			for range len(e.repl) {
-				out.start = append(out.start, s)
-				out.end = append(out.end, en)
-			}
+			m.whole(s, en, len(e.repl))
 		}
 		b.WriteString(e.repl)
 		last = e.end
 	}
 	b.WriteString(f.text[last:])
-	out.start = append(out.start, fs[last:]...)
-	out.end = append(out.end, fe[last:]...)
-	out.text = b.String()
+	m.takeFrom(f, last, len(f.text))
+	out := folded{text: b.String(), segments: m.segments}
+	if out.segments == nil {
+		out.segments = []segment{}
+	}
 	return out
 }
 
