@@ -220,11 +220,13 @@ func chooseFacts(tok *Tokenizer, share int, facts []FactGroup, given map[string]
 	return out, dropped
 }
 
-// sameFacts: a and b hold the same facts in the same groups and order.
+// sameFacts: a and b, both chosen from the fitter's input, hold the same
+// facts in the same groups and order (a fact of the input is known by its
+// node id there).
 func sameFacts(a, b []FactGroup) bool {
 	return slices.EqualFunc(a, b, func(x, y FactGroup) bool {
 		return x.ConceptID == y.ConceptID && x.Concept == y.Concept &&
-			slices.EqualFunc(x.Facts, y.Facts, func(p, q FactLine) bool { return p.NodeID == q.NodeID && p.Text() == q.Text() })
+			slices.EqualFunc(x.Facts, y.Facts, func(p, q FactLine) bool { return p.NodeID == q.NodeID })
 	})
 }
 
