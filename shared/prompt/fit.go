@@ -130,6 +130,11 @@ type fixedParts struct {
 // of the budget is cut with a marker. The result is counted as sent and
 // trimmed further if the joins cost more than the parts. Fit does no I/O.
 func Fit(sheet *Sheet, tok *Tokenizer, budget int, in Input) (Fitted, error) {
+	in.Facts = withText(in.Facts)
+	in.History = slices.Clone(in.History)
+	for i := range in.History {
+		in.History[i].Facts = withText(in.History[i].Facts)
+	}
 	f := &fitter{sheet: sheet, tok: tok, budget: budget, in: in, usage: Usage{
 		Budget: budget, Encoding: tok.Encoding(), HistoryWindow: in.HistoryWindow, ToolTokens: in.ToolTokens,
 		SectionTokens: map[string]int{}, TurnsIncluded: []int{}, TurnsDropped: []int{},

@@ -160,10 +160,34 @@ type FactLine struct {
 	// MayBeOutdated marks a value in force on the as-of date that was last
 	// checked at its source long before it: the line says so.
 	MayBeOutdated bool
+	// text is Text, rendered once a fit takes the line (see withText).
+	text string
 }
 
 // Text is the fact as one prompt line; its length is what the budget counts.
 func (f FactLine) Text() string {
+	if f.text != "" {
+		return f.text
+	}
+	return f.render()
+}
+
+// withText copies groups with each line's text rendered: a fit reads a
+// line's text several times (to count it, to choose, to render).
+func withText(groups []FactGroup) []FactGroup {
+	out := make([]FactGroup, len(groups))
+	for i, g := range groups {
+		out[i] = g
+		out[i].Facts = make([]FactLine, len(g.Facts))
+		for j, f := range g.Facts {
+			f.text = f.render()
+			out[i].Facts[j] = f
+		}
+	}
+	return out
+}
+
+func (f FactLine) render() string {
 	var b strings.Builder
 	b.WriteString("- ")
 	b.WriteString(f.Kind)
@@ -275,5 +299,6 @@ func fencedFact(f FactLine) FactLine {
 		sources[i] = fence(s)
 	}
 	f.Sources = sources
+	f.text = "" // rendered again from the fenced fields
 	return f
 }
