@@ -328,7 +328,8 @@ func clusterFits(text string, c cluster, k Kind) bool {
 		return c.start > 0 && text[c.start-1] == '+' || c.start > 1 && text[c.start-2] == '+' ||
 			digitsFromTrunkZero(text[c.start:c.end]) >= leastDigits[KindPhone]
 	case KindPPSN:
-		return letterAfter
+		// Seven digits in a row, then the check letter.
+		return letterAfter && c.end-c.start >= 7 && isPlainDigits(text[c.end-7:c.end])
 	case KindNINO:
 		return letterBefore && letterAfter
 	case KindPassport:
@@ -567,13 +568,21 @@ type textShape struct {
 	// inwardCode: a digit and two letters ending a word, as a UK
 	// postcode ends ("1AA").
 	inwardCode bool
-	words      wordShape
+	// regShape: two digits, then capitals (across at most one space or
+	// dash) and a digit, as an Irish registration has ("191-D-1", "08 KY
+	// 1"); or two capitals and two digits, as a UK one starts ("AB12").
+	regShape bool
+	// eircodeShape: a letter starting a word and two digits ("D6W" in
+	// their place), then (across at most one space or dash) four letters
+	// or digits ending a word ("D02 X285").
+	eircodeShape bool
+	words        wordShape
 }
 
 const maxDigitGap = 3
 
 func shapeOf(text string) textShape {
-	s := textShape{words: wordShapeOf(text)}
+	s := textShape{words: wordShapeOf(text), regShape: hasRegShape(text), eircodeShape: hasEircodeShape(text)}
 	run, gap := 0, 0
 	hex := -1 // hex digits since the last colon; -1: no colon open
 	dots, dotAfterDigit := 0, false
@@ -628,6 +637,65 @@ func shapeOf(text string) textShape {
 	return s
 }
 
+func hasRegShape(t string) bool {
+	for i := 0; i+3 < len(t); i++ {
+		if isUpper(t[i]) && isUpper(t[i+1]) && isDigit(t[i+2]) && isDigit(t[i+3]) {
+			return true
+		}
+		if !isDigit(t[i]) || !isDigit(t[i+1]) {
+			continue
+		}
+		j := i + 2
+		for j < len(t) && isDigit(t[j]) {
+			j++
+		}
+		j = skipOneSeparator(t, j)
+		caps := j
+		for j < len(t) && isUpper(t[j]) {
+			j++
+		}
+		if j == caps || j-caps > 2 {
+			continue
+		}
+		if j = skipOneSeparator(t, j); j < len(t) && isDigit(t[j]) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasEircodeShape(t string) bool {
+	for i := 0; i+2 < len(t); i++ {
+		if !isLetter(t[i]) || i > 0 && isAlnum(t[i-1]) {
+			continue
+		}
+		j := i + 3
+		switch {
+		case isDigit(t[i+1]) && isDigit(t[i+2]):
+		case (t[i] == 'D' || t[i] == 'd') && t[i+1] == '6' && (t[i+2] == 'W' || t[i+2] == 'w'):
+		default:
+			continue
+		}
+		j = skipOneSeparator(t, j)
+		k := j
+		for k < len(t) && isAlnum(t[k]) {
+			k++
+		}
+		if k-j == 4 {
+			return true
+		}
+	}
+	return false
+}
+
+// skipOneSeparator steps over one space or dash at j.
+func skipOneSeparator(t string, j int) int {
+	if j < len(t) && (t[j] == ' ' || t[j] == '-') {
+		return j + 1
+	}
+	return j
+}
+
 func isLetter(c byte) bool { return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' }
 func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
 func isUpper(c byte) bool  { return c >= 'A' && c <= 'Z' }
@@ -657,11 +725,11 @@ func (s textShape) mayHold(k Kind) bool {
 	case KindDOB:
 		return s.cluster >= 4 || s.words.birthCue
 	case KindVehicleReg:
-		return s.words.capsNextToDigit
+		return s.words.capsNextToDigit && s.regShape
 	case KindPostcode:
 		return (s.words.capsNextToDigit || s.words.lowerNextToDigit) && s.inwardCode
 	case KindEircode:
-		return s.words.letterTwoDigits
+		return s.words.letterTwoDigits && s.eircodeShape
 	case KindAddress:
 		return s.words.street
 	case KindName:

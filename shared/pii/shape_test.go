@@ -29,11 +29,17 @@ func TestShapeNeverHidesAMatch(t *testing.T) {
 	matched := map[Kind]int{}
 	for _, text := range texts {
 		shape := shapeOf(text)
+		words := wordShapeOf(text)
 		for _, k := range AllKinds {
 			if ms := detectors[k](text); len(ms) > 0 {
 				matched[k]++
 				if !shape.mayHold(k) {
 					t.Fatalf("%s in %q is skipped by the shape check", k, text)
+				}
+				// Nor may the regions, anchors and digit groups findIn
+				// reads hide it.
+				if len(findIn(identity(text), map[Kind]bool{k: true}, words)) == 0 {
+					t.Fatalf("%s in %q is skipped by the regions findIn reads", k, text)
 				}
 			}
 		}
