@@ -35,8 +35,9 @@ func (s *Store) Ground(ctx context.Context, q graph.GroundingQuery) ([]graph.Gro
 		pos int
 	}
 	var mentions []mention
-	for id, n := range s.nodes {
-		if included[id] || !slices.Contains(n.labels, "Concept") {
+	for _, n := range s.concepts {
+		id := n.id
+		if included[id] {
 			continue
 		}
 		j, _ := n.properties["jurisdiction"].(string)
@@ -117,10 +118,8 @@ func (s *Store) ResolveConcepts(ctx context.Context, concepts []concept.Concept)
 		names := graph.ResolutionLabelIDs(c)
 		var sameTriple []string
 		var byName []graph.NameMatch
-		for id, n := range s.nodes {
-			if !slices.Contains(n.labels, "Concept") {
-				continue
-			}
+		for _, n := range s.concepts {
+			id := n.id
 			p := n.properties
 			if id == c.ID || (p["domain"] == c.Domain && p["kind"] == c.Kind && p["jurisdiction"] == c.Jurisdiction) {
 				sameTriple = append(sameTriple, id)

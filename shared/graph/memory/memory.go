@@ -39,6 +39,10 @@ type Store struct {
 	mu    sync.RWMutex
 	nodes map[string]*node
 	out   map[string][]edge // outgoing edges by source id
+	// concepts are the nodes labelled Concept, in the order they became
+	// one: grounding and resolution read only those (nodes are never
+	// removed, nor labels taken off).
+	concepts []*node
 }
 
 var _ graph.Store = (*Store)(nil)
@@ -271,6 +275,9 @@ func (s *Store) merge(label, id string, ts int64) *node {
 	}
 	if !slices.Contains(n.labels, label) {
 		n.labels = append(n.labels, label)
+		if label == "Concept" {
+			s.concepts = append(s.concepts, n)
+		}
 	}
 	n.properties["updated_at"] = ts
 	return n
