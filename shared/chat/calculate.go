@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"regintel/shared/calc"
@@ -24,7 +25,10 @@ const CalculateToolName = "calculate"
 // "- name(field*: a|b, field)", * marking a required input and | the
 // choices; full JSON Schemas of every calculator would cost each turn
 // thousands of prompt tokens.
-func CalculateTool() llm.Tool {
+func CalculateTool() llm.Tool { return calculateTool() }
+
+// calculateTool is built once: the calculators are fixed at build time.
+var calculateTool = sync.OnceValue(func() llm.Tool {
 	var names []string
 	var lines []string
 	for _, c := range calc.All() {
@@ -47,7 +51,7 @@ func CalculateTool() llm.Tool {
 			},
 		},
 	}
-}
+})
 
 // inputSignature is "field*: a|b, field" for an inputs schema.
 func inputSignature(schema map[string]any) string {

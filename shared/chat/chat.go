@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -142,6 +143,8 @@ type Engine struct {
 	observe  TurnObserver
 	unpriced unpricedModels
 	words    ConceptMatcher
+	// toolCosts are the tokens of each tool's definition, by name.
+	toolCosts sync.Map
 }
 
 // Graph is what a turn reads from the rules graph: one grounding read

@@ -41,10 +41,21 @@ func CaptureConceptsTool() llm.Tool {
 // toolTokens estimates what the offered tools cost in the prompt: the
 // JSON of each name, description and schema, and, with lookup_facts
 // offered, the room its output may take (lookupReserve).
+// toolCost is the tokens a tool's definition costs, counted once per
+// tool name: a tool's definition does not change while the engine runs.
+func (e *Engine) toolCost(tool llm.Tool) int {
+	if n, ok := e.toolCosts.Load(tool.Name); ok {
+		return n.(int)
+	}
+	n := e.tokens.Count(tool.Name+" "+tool.Description) + e.tokens.Count(schemaJSON(tool.Parameters))
+	e.toolCosts.Store(tool.Name, n)
+	return n
+}
+
 func (t *Turn) toolTokens(tools []llm.Tool) int {
 	n := 0
 	for _, tool := range tools {
-		n += t.e.tokens.Count(tool.Name+" "+tool.Description) + t.e.tokens.Count(schemaJSON(tool.Parameters))
+		n += t.e.toolCost(tool)
 		if tool.Name == LookupFactsToolName {
 			n += t.lookupReserve()
 		}
