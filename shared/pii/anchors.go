@@ -23,7 +23,8 @@ var anchorRules = map[Kind]anchorRule{
 	// Digits joined by three dots (1.1.1.1), or two colons close
 	// together (::1, 2001:db8:...).
 	KindIP: {at: ipAnchor, before: narrowMargin, after: 40, fromMark: atMark},
-	// Two letters and two digits starting a word; the rest follows.
+	// A registry country's two letters and two digits starting a word;
+	// the rest follows.
 	KindIBAN: {at: ibanAnchor, before: 0, after: 48, fromMark: []int{-2}},
 	// Registrations, Eircodes and postcodes mix letters and digits in a
 	// word or across one space or dash.
@@ -82,8 +83,14 @@ func ipAnchor(t string, i int) bool {
 }
 
 func ibanAnchor(t string, i int) bool {
-	return i+3 < len(t) && isLetter(t[i]) && isLetter(t[i+1]) && isDigit(t[i+2]) && isDigit(t[i+3]) &&
-		(i == 0 || !isWordByte(t[i-1]))
+	if !(i+3 < len(t) && isLetter(t[i]) && isLetter(t[i+1]) && isDigit(t[i+2]) && isDigit(t[i+3]) &&
+		(i == 0 || !isWordByte(t[i-1]))) {
+		return false
+	}
+	// A country of the IBAN registry, as ibanAt requires.
+	country := [2]byte{t[i] &^ 0x20, t[i+1] &^ 0x20}
+	_, known := ibanLengths[string(country[:])]
+	return known
 }
 
 // letterByDigit: a letter with a digit next to it, or one space or dash

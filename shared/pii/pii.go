@@ -568,9 +568,10 @@ type textShape struct {
 	// inwardCode: a digit and two letters ending a word, as a UK
 	// postcode ends ("1AA").
 	inwardCode bool
-	// regShape: two digits, then capitals (across at most one space or
-	// dash) and a digit, as an Irish registration has ("191-D-1", "08 KY
-	// 1"); or two capitals and two digits, as a UK one starts ("AB12").
+	// regShape: two digits, then a county's mark (across at most one
+	// space or dash) and a digit, as an Irish registration has ("191-D-1",
+	// "08 KY 1"); or two capitals, two digits and three capitals, as a
+	// UK one ("AB12 CDE").
 	regShape bool
 	// eircodeShape: a letter starting a word and two digits ("D6W" in
 	// their place), then (across at most one space or dash) four letters
@@ -639,7 +640,7 @@ func shapeOf(text string) textShape {
 
 func hasRegShape(t string) bool {
 	for i := 0; i+3 < len(t); i++ {
-		if isUpper(t[i]) && isUpper(t[i+1]) && isDigit(t[i+2]) && isDigit(t[i+3]) {
+		if isUpper(t[i]) && isUpper(t[i+1]) && isDigit(t[i+2]) && isDigit(t[i+3]) && ukRegTail(t, i+4) {
 			return true
 		}
 		if !isDigit(t[i]) || !isDigit(t[i+1]) {
@@ -654,7 +655,7 @@ func hasRegShape(t string) bool {
 		for j < len(t) && isUpper(t[j]) {
 			j++
 		}
-		if j == caps || j-caps > 2 {
+		if j == caps || j-caps > 2 || !countyIndexMarks[t[caps:j]] {
 			continue
 		}
 		if j = skipOneSeparator(t, j); j < len(t) && isDigit(t[j]) {
@@ -663,6 +664,20 @@ func hasRegShape(t string) bool {
 	}
 	return false
 }
+
+// ukRegTail: three capitals ending a word at j, after at most one space
+// (the "CDE" of "AB12 CDE").
+func ukRegTail(t string, j int) bool {
+	if j < len(t) && t[j] == ' ' {
+		j++
+	}
+	return j+3 <= len(t) && isUpper(t[j]) && isUpper(t[j+1]) && isUpper(t[j+2]) && (j+3 == len(t) || !isWordByte(t[j+3]))
+}
+
+// countyIndexMarks are the county and city marks of an Irish
+// registration (as vehicleIEPattern lists them).
+var countyIndexMarks = setOf("CE", "CN", "CW", "DL", "KE", "KK", "KY", "LD", "LH", "LK", "LM", "LS", "MH", "MN", "MO",
+	"OY", "RN", "SO", "TN", "TS", "WD", "WH", "WW", "WX", "C", "D", "G", "L", "T", "W")
 
 func hasEircodeShape(t string) bool {
 	for i := 0; i+2 < len(t); i++ {
