@@ -167,7 +167,11 @@ func findIn(f folded, want map[Kind]bool, words wordShape) []Match {
 			if f.joins != nil && !f.holdsJoin(r.start, r.end) {
 				continue // what it holds, the base form holds
 			}
-			if !gated || shapeGated[k] {
+			if hold, known := quickMayHold(k, text[r.start:r.end]); known {
+				if !hold {
+					continue
+				}
+			} else if !gated || shapeGated[k] {
 				if r.shape == nil {
 					sh := shapeOf(text[r.start:r.end])
 					r.shape = &sh
@@ -270,6 +274,38 @@ func (rs *kindRegions) spansFor(k Kind) ([]region, bool) {
 		rs.narrow = regions(rs.text, narrowMargin, narrowMargin)
 	}
 	return rs.narrow, false
+}
+
+// quickMayHold is textShape.mayHold for the kinds whose shape one short
+// scan tells, without reading the whole shape; known is false for the
+// others.
+func quickMayHold(k Kind, t string) (hold, known bool) {
+	switch k {
+	case KindVehicleReg:
+		return hasRegShape(t), true
+	case KindEircode:
+		return hasEircodeShape(t), true
+	case KindPostcode:
+		if !hasInwardCode(t) {
+			return false, true
+		}
+		w := wordShapeOf(t)
+		return w.capsNextToDigit || w.lowerNextToDigit, true
+	case KindAddress:
+		return wordShapeOf(t).street, true
+	}
+	return false, false
+}
+
+// hasInwardCode: a digit and two letters ending a word, as a UK postcode
+// ends ("1AA").
+func hasInwardCode(t string) bool {
+	for i := 0; i+2 < len(t); i++ {
+		if isDigit(t[i]) && isLetter(t[i+1]) && isLetter(t[i+2]) && (i+3 == len(t) || !isWordByte(t[i+3])) {
+			return true
+		}
+	}
+	return false
 }
 
 // shapeGated are the kinds whose anchors are loose enough that a region's
@@ -583,7 +619,7 @@ type textShape struct {
 const maxDigitGap = 3
 
 func shapeOf(text string) textShape {
-	s := textShape{words: wordShapeOf(text), regShape: hasRegShape(text), eircodeShape: hasEircodeShape(text)}
+	s := textShape{words: wordShapeOf(text), regShape: hasRegShape(text), eircodeShape: hasEircodeShape(text), inwardCode: hasInwardCode(text)}
 	run, gap := 0, 0
 	hex := -1 // hex digits since the last colon; -1: no colon open
 	dots, dotAfterDigit := 0, false
@@ -610,10 +646,6 @@ func shapeOf(text string) textShape {
 			hex++
 		} else {
 			hex = -1
-		}
-		if !s.inwardCode && isDigit(c) && i+2 < len(text) && isLetter(text[i+1]) && isLetter(text[i+2]) &&
-			(i+3 == len(text) || !isWordByte(text[i+3])) {
-			s.inwardCode = true
 		}
 		switch {
 		case c >= '0' && c <= '9':
@@ -740,11 +772,11 @@ func (s textShape) mayHold(k Kind) bool {
 	case KindDOB:
 		return s.cluster >= 4 || s.words.birthCue
 	case KindVehicleReg:
-		return s.words.capsNextToDigit && s.regShape
+		return s.regShape
 	case KindPostcode:
 		return (s.words.capsNextToDigit || s.words.lowerNextToDigit) && s.inwardCode
 	case KindEircode:
-		return s.words.letterTwoDigits && s.eircodeShape
+		return s.eircodeShape
 	case KindAddress:
 		return s.words.street
 	case KindName:

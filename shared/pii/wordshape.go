@@ -20,9 +20,6 @@ type wordShape struct {
 	// lowerNextToDigit: one or two lower-case letters starting a word
 	// and glued to a digit, as a postcode written in lower case ("sw1a").
 	lowerNextToDigit bool
-	// letterTwoDigits: a letter starting a word and two digits, as an
-	// Eircode's routing key ("D02").
-	letterTwoDigits bool
 }
 
 var (
@@ -111,16 +108,13 @@ func wordShapeOf(text string) wordShape {
 }
 
 // checkCaps looks at the capitals run text[i:j] (a word) for the
-// registration, postcode and Eircode shapes.
+// registration and postcode shapes.
 func (s *wordShape) checkCaps(text string, i, j int) {
 	if j-i <= 3 && strings.ToUpper(text[i:j]) == text[i:j] && (digitNear(text, i-1, -1) || digitNear(text, j, 1)) {
 		s.capsNextToDigit = true
 	}
 	if j-i <= 2 && j < len(text) && isDigit(text[j]) && (i == 0 || !isWordByte(text[i-1])) && strings.ToLower(text[i:j]) == text[i:j] {
 		s.lowerNextToDigit = true
-	}
-	if j-i >= 1 && j+1 < len(text) && isDigit(text[j]) && isDigit(text[j+1]) {
-		s.letterTwoDigits = true
 	}
 }
 
