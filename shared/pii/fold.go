@@ -46,7 +46,7 @@ type segment struct {
 // mapBuilder builds a form's segments as its text grows.
 type mapBuilder struct {
 	segments []segment
-	n      int // bytes of the form mapped so far
+	n        int // bytes of the form mapped so far
 }
 
 // copied maps the next n bytes of the form to original bytes from on.
