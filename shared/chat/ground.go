@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -143,11 +144,23 @@ func renderValues(props map[string]any) string {
 		}
 	}
 	sort.Strings(keys)
-	parts := make([]string, 0, len(keys))
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%s: %v", k, props[k]))
+	var b strings.Builder
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(k)
+		b.WriteString(": ")
+		switch v := props[k].(type) {
+		case string:
+			b.WriteString(v)
+		case int64:
+			b.WriteString(strconv.FormatInt(v, 10))
+		default:
+			fmt.Fprint(&b, v)
+		}
 	}
-	return strings.Join(parts, "; ")
+	return b.String()
 }
 
 // fit renders the prompt within the token budget. Everything sent to the
