@@ -1,9 +1,13 @@
 package write
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
 	"regintel/shared/concept"
+	"regintel/shared/memo"
 	"regintel/shared/pii"
 )
 
@@ -73,8 +77,24 @@ func checkAllowlist(c concept.Concept) *Rejection {
 // one word).
 func findPII(s string) (pii.Kind, bool) { return findPIIIn(s, GuardedPIIKinds) }
 
+// foundPII remembers findPIIIn's answers on short texts (see memo).
+var foundPII = memo.New[pii.Kind](8192)
+
 // findPIIIn is findPII for the given kinds.
 func findPIIIn(s string, kinds []pii.Kind) (pii.Kind, bool) {
+	if len(s) > memo.ShortText {
+		return findPIIOnce(s, kinds)
+	}
+	key := strconv.Itoa(time.Now().Year()) + "\x00" + fmt.Sprint(kinds) + "\x00" + s
+	if kind, ok := foundPII.Get(key); ok {
+		return kind, kind != ""
+	}
+	kind, found := findPIIOnce(s, kinds)
+	foundPII.Put(key, kind)
+	return kind, found
+}
+
+func findPIIOnce(s string, kinds []pii.Kind) (pii.Kind, bool) {
 	if kind, found := pii.Contains(s, kinds...); found {
 		return kind, true
 	}
