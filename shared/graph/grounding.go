@@ -198,7 +198,8 @@ var bookkeepingProps = []string{
 // as epoch ms, lists as []string) and the edge that reaches it. Source URLs
 // and the verification time fall back to the concept's own.
 func NewFact(id, kind, relationship string, props map[string]any, conceptProps map[string]any) Fact {
-	f := Fact{NodeID: id, Kind: kind, Relationship: relationship, Properties: make(map[string]any, len(props))}
+	f := FactTimes(id, props)
+	f.Kind, f.Relationship, f.Properties = kind, relationship, make(map[string]any, len(props))
 	for k, v := range props {
 		if slices.Contains(bookkeepingProps, k) {
 			continue
@@ -223,6 +224,19 @@ func NewFact(id, kind, relationship string, props map[string]any, conceptProps m
 	if ok {
 		f.LastVerifiedAt = TimeFromTimestamp(verified)
 	}
+	f.OfficialID, _ = props["official_id"].(string)
+	if confidence, _ := props["confidence"].(string); confidence == ConfidenceCorroborated {
+		f.Confidence = confidence
+		f.SourceURLs = stringList(props["corroborating_urls"])
+	}
+	return f
+}
+
+// FactTimes is the part of a fact SelectFacts reads (its id, update time,
+// valid time, status and series), so a store can choose among many facts
+// before it builds the few it gives (see NewFact).
+func FactTimes(id string, props map[string]any) Fact {
+	f := Fact{NodeID: id}
 	if ts, ok := props["updated_at"].(int64); ok {
 		f.UpdatedAt = TimeFromTimestamp(ts)
 	}
@@ -230,11 +244,6 @@ func NewFact(id, kind, relationship string, props map[string]any, conceptProps m
 	f.ValidTo, _ = props["valid_to"].(string)
 	f.Status, _ = props["status"].(string)
 	f.Series, _ = props["series"].(string)
-	f.OfficialID, _ = props["official_id"].(string)
-	if confidence, _ := props["confidence"].(string); confidence == ConfidenceCorroborated {
-		f.Confidence = confidence
-		f.SourceURLs = stringList(props["corroborating_urls"])
-	}
 	return f
 }
 

@@ -80,7 +80,9 @@ func (s *Store) firstMention(id string, candidates map[string]int) (int, bool) {
 // grounded builds a concept with its official facts for the query's as-of
 // date (caller holds the lock).
 func (s *Store) grounded(n *node, mentioned bool, q graph.GroundingQuery) graph.GroundedConcept {
-	var facts []graph.Fact
+	// Choose on the facts' times, then build only the facts chosen.
+	var times []graph.Fact
+	reached := map[string]edge{}
 	dates := q.AsOfDates()
 	windowFrom, windowTo := graph.FactWindowFor(dates)
 	for _, e := range s.out[n.id] {
@@ -88,13 +90,22 @@ func (s *Store) grounded(n *node, mentioned bool, q graph.GroundingQuery) graph.
 		if target == nil || !graph.IsOfficial(target.properties) || !inWindow(target.properties, windowFrom, windowTo) {
 			continue
 		}
-		kind := graph.FactKind(target.labels)
-		if kind == "" {
+		if graph.FactKind(target.labels) == "" {
 			continue
 		}
-		facts = append(facts, graph.NewFact(target.id, kind, e.typ, target.properties, n.properties))
+		if _, seen := reached[e.to]; !seen {
+			reached[e.to] = e
+		}
+		times = append(times, graph.FactTimes(target.id, target.properties))
 	}
-	return graph.GroundedConcept{Node: n.toGraphNode(), Facts: graph.SelectFactsOn(facts, dates, q.MaxFacts()), Mentioned: mentioned}
+	chosen := graph.SelectFactsOn(times, dates, q.MaxFacts())
+	facts := make([]graph.Fact, len(chosen))
+	for i, c := range chosen {
+		target, e := s.nodes[c.NodeID], reached[c.NodeID]
+		facts[i] = graph.NewFact(target.id, graph.FactKind(target.labels), e.typ, target.properties, n.properties)
+		facts[i].Neighbour = c.Neighbour
+	}
+	return graph.GroundedConcept{Node: n.toGraphNode(), Facts: facts, Mentioned: mentioned}
 }
 
 // inWindow: a fact valid somewhere in [from, to], as the Bolt store reads
