@@ -32,11 +32,13 @@ func focusFacts(found []graph.GroundedConcept, question string, limit int) []gra
 	for i := range found {
 		facts := slices.Clone(found[i].Facts)
 		scope := make(map[string]int, len(facts))
+		inBand := make(map[string]int, len(facts))
 		for _, f := range facts {
 			scope[f.NodeID] = scopeMatches(f, words)
+			inBand[f.NodeID] = boolRank(bandHolds(f, numbers))
 		}
 		slices.SortStableFunc(facts, func(a, b graph.Fact) int {
-			if byBand := boolRank(bandHolds(b, numbers)) - boolRank(bandHolds(a, numbers)); byBand != 0 {
+			if byBand := inBand[b.NodeID] - inBand[a.NodeID]; byBand != 0 {
 				return byBand
 			}
 			if byScope := scope[b.NodeID] - scope[a.NodeID]; byScope != 0 {
