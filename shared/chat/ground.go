@@ -156,6 +156,8 @@ func renderValues(props map[string]any) string {
 			b.WriteString(v)
 		case int64:
 			b.WriteString(strconv.FormatInt(v, 10))
+		case float64:
+			b.WriteString(strconv.FormatFloat(v, 'g', -1, 64)) // as %v writes it
 		default:
 			fmt.Fprint(&b, v)
 		}

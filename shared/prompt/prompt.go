@@ -189,6 +189,11 @@ func withText(groups []FactGroup) []FactGroup {
 
 func (f FactLine) render() string {
 	var b strings.Builder
+	size := 80 + len(f.Kind) + len(f.Label) + len(f.Value) + len(f.NodeID)
+	for _, s := range f.Sources {
+		size += len(s) + 2
+	}
+	b.Grow(size)
 	b.WriteString("- ")
 	b.WriteString(f.Kind)
 	b.WriteString(": ")
