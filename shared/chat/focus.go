@@ -8,6 +8,7 @@ import (
 
 	"regintel/shared/graph"
 	"regintel/shared/graph/textindex"
+	"regintel/shared/memo"
 )
 
 // readFactsPerConcept is how many facts grounding reads for one concept;
@@ -64,7 +65,7 @@ func isGeneral(f graph.Fact) bool {
 // in its scope code (applies_to, snake_case).
 func scopeMatches(f graph.Fact, question []string) int {
 	code, _ := f.Properties["applies_to"].(string)
-	own := textindex.Words(f.Label + " " + strings.ReplaceAll(code, "_", " "))
+	own := scopeWords(f.Label + " " + strings.ReplaceAll(code, "_", " "))
 	n := 0
 	for _, w := range question {
 		if slices.Contains(own, w) {
@@ -72,6 +73,24 @@ func scopeMatches(f graph.Fact, question []string) int {
 		}
 	}
 	return n
+}
+
+// factScopeWords remembers the words of facts' labels and scopes: the
+// same facts are focused on every turn that grounds their concept.
+var factScopeWords = memo.New[[]string](4096)
+
+// scopeWords is textindex.Words of a fact's label and scope; the slice is
+// shared, to be read only.
+func scopeWords(text string) []string {
+	if len(text) > memo.ShortText {
+		return textindex.Words(text)
+	}
+	if words, ok := factScopeWords.Get(text); ok {
+		return words
+	}
+	words := textindex.Words(text)
+	factScopeWords.Put(text, words)
+	return words
 }
 
 // numbersIn returns the numbers in text, leaving out what reads as a year
