@@ -10,8 +10,8 @@ import (
 )
 
 // Short texts come back again and again (a concept's label, kind and
-// definition on every turn that names it), so FindKinds remembers what
-// it found in them. Detection is a function of the text, the kinds asked
+// definition on every turn that names it), so Contains remembers what it
+// found in them. Detection is a function of the text, the kinds asked
 // for and the year (see adultYear), which make the key.
 const memoMaxEntries = 8192
 

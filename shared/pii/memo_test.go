@@ -6,16 +6,16 @@ import "testing"
 // per set of kinds, and a caller's change to them does not reach the next.
 func TestShortTextsAreRemembered(t *testing.T) {
 	text := "call 087 123 4567 or mail a.b@example.ie"
-	first := FindKinds(text, KindPhone, KindEmail)
+	first := rememberedFind(text, []Kind{KindPhone, KindEmail})
 	if len(first) != 2 {
 		t.Fatalf("found %v", first)
 	}
 	first[0].Kind = KindName
-	again := FindKinds(text, KindPhone, KindEmail)
+	again := rememberedFind(text, []Kind{KindPhone, KindEmail})
 	if len(again) != 2 || again[0].Kind != KindPhone || again[1].Kind != KindEmail {
 		t.Fatalf("the second call found %v", again)
 	}
-	if only := FindKinds(text, KindEmail); len(only) != 1 || only[0].Kind != KindEmail {
+	if only := rememberedFind(text, []Kind{KindEmail}); len(only) != 1 || only[0].Kind != KindEmail {
 		t.Fatalf("restricted to e-mail: %v", only)
 	}
 	if _, ok := shortTexts.Get(memoKey(text, []Kind{KindPhone, KindEmail})); !ok {

@@ -72,12 +72,7 @@ func Find(text string) []Match { return FindKinds(text, AllKinds...) }
 // AllKinds). The detectors read every derived form of the text (see Fold
 // and forms), and each match is reported as the span of the original text
 // it came from, so a disguised value is found and redacted whole.
-func FindKinds(text string, kinds ...Kind) []Match {
-	if len(text) > memo.ShortText {
-		return findKinds(text, kinds)
-	}
-	return rememberedFind(text, kinds)
-}
+func FindKinds(text string, kinds ...Kind) []Match { return findKinds(text, kinds) }
 
 func findKinds(text string, kinds []Kind) []Match {
 	want := make(map[Kind]bool, len(kinds))
@@ -526,12 +521,20 @@ func regions(text string, before, after int) []region {
 }
 
 // Contains reports whether text holds personal data of any of the kinds
-// (all kinds when none are given) and, if so, the first kind found.
+// (all kinds when none are given) and, if so, the first kind found. It
+// remembers its answers on short texts (a concept's label, kind and
+// definition, checked on every turn that names them); text that is
+// redacted (messages, answers) is read afresh each time.
 func Contains(text string, kinds ...Kind) (Kind, bool) {
 	if len(kinds) == 0 {
 		kinds = AllKinds
 	}
-	ms := FindKinds(text, kinds...)
+	var ms []Match
+	if len(text) > memo.ShortText {
+		ms = findKinds(text, kinds)
+	} else {
+		ms = rememberedFind(text, kinds)
+	}
 	if len(ms) == 0 {
 		return "", false
 	}
