@@ -36,11 +36,7 @@ func (s *Stack) addMigrateStep(id string, migrate awslambda.Function, migrateTim
 		Description: jsii.String("regintel " + s.cfg.Stage + " migrate step: invoke migrate's versions, write its own log group"),
 		InlinePolicies: &map[string]awsiam.PolicyDocument{"InvokeMigrateAndLog": awsiam.NewPolicyDocument(&awsiam.PolicyDocumentProps{
 			Statements: &[]awsiam.PolicyStatement{
-				awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-					Sid:       jsii.String("WriteOwnLogGroup"),
-					Actions:   jsii.Strings(logWriteActions...),
-					Resources: jsii.Strings(*logs.LogGroupArn()),
-				}),
+				writeOwnLogGroup(logs),
 				awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 					Sid:       jsii.String("InvokeMigrateVersions"),
 					Actions:   jsii.Strings("lambda:InvokeFunction"),

@@ -20,6 +20,15 @@ var eniActions = []string{
 	"ec2:DeleteNetworkInterface", "ec2:AssignPrivateIpAddresses", "ec2:UnassignPrivateIpAddresses",
 }
 
+// writeOwnLogGroup lets a role write its own log group, and no other.
+func writeOwnLogGroup(logs awslogs.ILogGroup) awsiam.PolicyStatement {
+	return awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid:       jsii.String("WriteOwnLogGroup"),
+		Actions:   jsii.Strings(logWriteActions...),
+		Resources: jsii.Strings(*logs.LogGroupArn()),
+	})
+}
+
 // functionRole is a function's execution role in place of the managed
 // basic-execution and VPC-access policies: it may write only its own log
 // group, and manage the function's network interfaces. Both sit in the
@@ -28,11 +37,7 @@ var eniActions = []string{
 func (s *Stack) functionRole(id string, logs awslogs.ILogGroup) awsiam.Role {
 	doc := awsiam.NewPolicyDocument(&awsiam.PolicyDocumentProps{
 		Statements: &[]awsiam.PolicyStatement{
-			awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-				Sid:       jsii.String("WriteOwnLogGroup"),
-				Actions:   jsii.Strings(logWriteActions...),
-				Resources: jsii.Strings(*logs.LogGroupArn()),
-			}),
+			writeOwnLogGroup(logs),
 			awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 				Sid:       jsii.String("VpcNetworkInterfaces"),
 				Actions:   jsii.Strings(eniActions...),
