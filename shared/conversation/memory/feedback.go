@@ -18,22 +18,18 @@ func (s *Store) SetTurnFeedback(ctx context.Context, tenantID, conversationID st
 	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r, err := s.recordFor(ctx, tenantID, conversationID)
-	if err != nil {
-		return err
-	}
-	if !slices.ContainsFunc(r.turns, func(t conversation.Turn) bool { return t.Number == f.TurnNumber }) {
-		return conversation.ErrTurnNotFound
-	}
-	if r.feedback == nil {
-		r.feedback = map[int]conversation.Feedback{}
-	}
-	// Postgres keeps microseconds.
-	f.CreatedAt = time.Now().UTC().Truncate(time.Microsecond)
-	r.feedback[f.TurnNumber] = f
-	return nil
+	return s.update(ctx, tenantID, conversationID, func(r *record) error {
+		if !slices.ContainsFunc(r.turns, func(t conversation.Turn) bool { return t.Number == f.TurnNumber }) {
+			return conversation.ErrTurnNotFound
+		}
+		if r.feedback == nil {
+			r.feedback = map[int]conversation.Feedback{}
+		}
+		// Postgres keeps microseconds.
+		f.CreatedAt = time.Now().UTC().Truncate(time.Microsecond)
+		r.feedback[f.TurnNumber] = f
+		return nil
+	})
 }
 
 // sortedFeedback is the record's feedback by turn number, never nil.

@@ -210,22 +210,15 @@ func (s *Store) SupplyItems(ctx context.Context, tenantID, conversationID string
 
 // TouchSuppliedItems marks the items as used now.
 func (s *Store) TouchSuppliedItems(ctx context.Context, tenantID, conversationID string, itemIDs []string) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rec, err := s.recordFor(ctx, tenantID, conversationID)
-	if err != nil {
-		return err
-	}
-	now := time.Now()
-	for i := range rec.supplied {
-		if slices.Contains(itemIDs, rec.supplied[i].ID) {
-			rec.supplied[i].LastUsedAt = now
+	return s.update(ctx, tenantID, conversationID, func(rec *record) error {
+		now := time.Now()
+		for i := range rec.supplied {
+			if slices.Contains(itemIDs, rec.supplied[i].ID) {
+				rec.supplied[i].LastUsedAt = now
+			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // DeleteSuppliedItem removes one item.

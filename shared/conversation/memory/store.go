@@ -154,6 +154,20 @@ func (s *Store) recordFor(ctx context.Context, tenantID, conversationID string) 
 	return r, nil
 }
 
+// update runs fn on the caller's conversation under the write lock.
+func (s *Store) update(ctx context.Context, tenantID, conversationID string, fn func(*record) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, err := s.recordFor(ctx, tenantID, conversationID)
+	if err != nil {
+		return err
+	}
+	return fn(r)
+}
+
 // LoadTurnState returns the conversation, its last historyTurns turns
 // (oldest first), its context and its handoff state. The memory store
 // cannot fail to load either, so ContextErr and HandoffErr are never set.
@@ -259,17 +273,10 @@ func leaseDuration(d time.Duration) time.Duration {
 
 // EndTurn gives back the lease if it is still leaseID.
 func (s *Store) EndTurn(ctx context.Context, tenantID, conversationID, leaseID string) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r, err := s.recordFor(ctx, tenantID, conversationID)
-	if err != nil {
-		return err
-	}
-	r.endLease(leaseID)
-	return nil
+	return s.update(ctx, tenantID, conversationID, func(r *record) error {
+		r.endLease(leaseID)
+		return nil
+	})
 }
 
 func (r *record) endLease(leaseID string) {
