@@ -11,6 +11,7 @@
 import http from "node:http";
 import { createRequire } from "node:module";
 import { launchChromium } from "./chromium.mjs";
+import { askOnPage } from "./demopage.mjs";
 import { check, summary } from "./report.mjs";
 import { apiFetch, tokenHeader } from "./api-fetch.mjs";
 
@@ -48,24 +49,7 @@ page.on("response", (r) => r.status() >= 400 && !r.url().endsWith("/favicon.ico"
   problems.push(r.status() + " " + r.url()));
 const listed = () => page.$$eval("#conversations li", (els) => els.map((e) => e.dataset.id));
 
-// ask types a question, sends it, and waits for the turn to finish. It
-// returns the lengths the answer had as it grew.
-async function ask(question) {
-  await page.evaluate(() => {
-    window.__lengths = [];
-    const turns = document.querySelector("#turns");
-    new MutationObserver(() => {
-      const answers = turns.querySelectorAll(".answer");
-      const last = answers[answers.length - 1];
-      if (last) window.__lengths.push(last.textContent.length);
-    }).observe(turns, { childList: true, subtree: true, characterData: true });
-  });
-  await page.type("#question", question);
-  await page.keyboard.press("Enter");
-  await page.waitForFunction(() => !document.querySelector("#stop").disabled, { timeout: 30000 });
-  await page.waitForFunction(() => document.querySelector("#stop").disabled, { timeout: 20000 });
-  return page.evaluate(() => [...new Set(window.__lengths)]);
-}
+const ask = (question) => askOnPage(page, question);
 
 await check("demo page loads from another origin", async () => {
   await page.goto(pageURL, { waitUntil: "networkidle0" });

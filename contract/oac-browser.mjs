@@ -13,6 +13,7 @@ import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { launchChromium } from "./chromium.mjs";
+import { askOnPage } from "./demopage.mjs";
 import { check, summary } from "./report.mjs";
 import { startCloudFrontOAC } from "./cloudfront-oac.mjs";
 import { verify } from "./sigv4.mjs";
@@ -83,20 +84,7 @@ await check("prod mode: a turn from the demo page streams through CloudFront wit
   // The page as the distribution serves it; only the token is set (?token=),
   // the token header is the page's default.
   await page.goto(`${edge.url}/?token=${encodeURIComponent(token)}`, { waitUntil: "networkidle0" });
-  await page.evaluate(() => {
-    window.__lengths = [];
-    const turns = document.querySelector("#turns");
-    new MutationObserver(() => {
-      const answers = turns.querySelectorAll(".answer");
-      const last = answers[answers.length - 1];
-      if (last) window.__lengths.push(last.textContent.length);
-    }).observe(turns, { childList: true, subtree: true, characterData: true });
-  });
-  await page.type("#question", "What VAT rate applies to restaurant meals?");
-  await page.keyboard.press("Enter");
-  await page.waitForFunction(() => !document.querySelector("#stop").disabled, { timeout: 30000 });
-  await page.waitForFunction(() => document.querySelector("#stop").disabled, { timeout: 30000 });
-  const lengths = await page.evaluate(() => [...new Set(window.__lengths)].filter((n) => n > 0));
+  const lengths = (await askOnPage(page, "What VAT rate applies to restaurant meals?")).filter((n) => n > 0);
   if (lengths.length < 3) throw new Error("the answer did not arrive in parts; lengths seen: " + lengths);
   const answer = await page.$eval("#turns .answer", (e) => e.textContent);
   if (!answer.includes("23%")) throw new Error("answer: " + JSON.stringify(answer));
