@@ -166,7 +166,7 @@ func findIn(f folded, want map[Kind]bool, words wordShape) []Match {
 				if !hold {
 					continue
 				}
-			} else if !gated || shapeGated[k] {
+			} else if !gated {
 				if r.shape == nil {
 					sh := shapeOf(text[r.start:r.end])
 					r.shape = &sh
@@ -271,9 +271,10 @@ func (rs *kindRegions) spansFor(k Kind) ([]region, bool) {
 	return rs.narrow, false
 }
 
-// quickMayHold is textShape.mayHold for the kinds whose shape one short
-// scan tells, without reading the whole shape; known is false for the
-// others.
+// quickMayHold is a necessary condition for a match of the kinds whose
+// shape one short scan of a region tells (their anchors are loose: a
+// letter by a digit, a house number); known is false for the others,
+// which textShape.mayHold answers.
 func quickMayHold(k Kind, t string) (hold, known bool) {
 	switch k {
 	case KindVehicleReg:
@@ -302,10 +303,6 @@ func hasInwardCode(t string) bool {
 	}
 	return false
 }
-
-// shapeGated are the kinds whose anchors are loose enough that a region's
-// shape (textShape.mayHold) still rules many out.
-var shapeGated = map[Kind]bool{KindVehicleReg: true, KindEircode: true, KindPostcode: true, KindAddress: true}
 
 // leastDigits is, for the kinds found by their digits alone, the fewest
 // grouped digits a match holds (see textShape.mayHold).
@@ -604,25 +601,13 @@ type textShape struct {
 	dottedQuad bool
 	at         bool
 	ibanStart  bool // two letters then two digits at the start of a word
-	// inwardCode: a digit and two letters ending a word, as a UK
-	// postcode ends ("1AA").
-	inwardCode bool
-	// regShape: two digits, then a county's mark (across at most one
-	// space or dash) and a digit, as an Irish registration has ("191-D-1",
-	// "08 KY 1"); or two capitals, two digits and three capitals, as a
-	// UK one ("AB12 CDE").
-	regShape bool
-	// eircodeShape: a letter starting a word and two digits ("D6W" in
-	// their place), then (across at most one space or dash) four letters
-	// or digits ending a word ("D02 X285").
-	eircodeShape bool
-	words        wordShape
+	words      wordShape
 }
 
 const maxDigitGap = 3
 
 func shapeOf(text string) textShape {
-	s := textShape{words: wordShapeOf(text), regShape: hasRegShape(text), eircodeShape: hasEircodeShape(text), inwardCode: hasInwardCode(text)}
+	s := textShape{words: wordShapeOf(text)}
 	run, gap := 0, 0
 	hex := -1 // hex digits since the last colon; -1: no colon open
 	dots, dotAfterDigit := 0, false
@@ -774,14 +759,8 @@ func (s textShape) mayHold(k Kind) bool {
 		return s.cluster >= 7 || s.words.passportCue
 	case KindDOB:
 		return s.cluster >= 4 || s.words.birthCue
-	case KindVehicleReg:
-		return s.regShape
-	case KindPostcode:
-		return (s.words.capsNextToDigit || s.words.lowerNextToDigit) && s.inwardCode
-	case KindEircode:
-		return s.eircodeShape
-	case KindAddress:
-		return s.words.street
+	case KindVehicleReg, KindPostcode, KindEircode, KindAddress:
+		return true // their own scans say (see quickMayHold)
 	case KindName:
 		return s.words.mayHoldName()
 	}
