@@ -73,13 +73,17 @@ start_server() {
 stop_server() { kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""; }
 
 # load LABEL: one run against the started server; with PROFILE, a CPU
-# profile of its chat phase.
+# profile of its chat phase and the allocations made in the same window.
 load() {
   local label=$1 prof_pid=""
   if [ -n "${PROFILE:-}" ] && [ "$label" = postgres ]; then
     local pprof_url
     pprof_url="$(sed -n 's|^pprof: \(http://127\.0\.0\.1:[0-9]*/debug/pprof/\)$|\1|p' "$OUT/server.log" | head -1)"
-    (sleep $((DURATION + 1)); curl -fsS -o "$OUT/cpu.pprof" "${pprof_url}profile?seconds=$((DURATION > 4 ? DURATION - 2 : 2))") &
+    local window=$((DURATION > 4 ? DURATION - 2 : 2))
+    (sleep $((DURATION + 1))
+     curl -fsS -o "$OUT/allocs.pprof" "${pprof_url}allocs?seconds=$window" &
+     curl -fsS -o "$OUT/cpu.pprof" "${pprof_url}profile?seconds=$window"
+     wait) &
     prof_pid=$!
   fi
   local cpu="server=$server_pid"
@@ -89,7 +93,7 @@ load() {
   "$OUT/loadtest" -url "http://127.0.0.1:$port" -c "$C" -d "${DURATION}s" -followups "$FOLLOWUPS" -label "$label" -cpu "$cpu"
   if [ -n "$prof_pid" ]; then
     wait "$prof_pid"
-    echo "CPU profile of the chat phase ($OUT/cpu.pprof):"
+    echo "CPU profile of the chat phase ($OUT/cpu.pprof; allocations in $OUT/allocs.pprof):"
     go tool pprof -top -nodecount=30 "$OUT/chat" "$OUT/cpu.pprof" 2>/dev/null | sed -n '1,40p'
   fi
 }

@@ -28,7 +28,7 @@ type grounding struct {
 	// read is every fact the graph read, before the question chose the
 	// ones it is given: a history turn's facts are found here, so its
 	// replay does not depend on what the current question names.
-	read []prompt.FactGroup
+	read *readFacts
 }
 
 // ground reads, in one graph round trip, the conversation's active concepts
@@ -55,8 +55,9 @@ func (t *Turn) ground(ctx context.Context) grounding {
 	all := slices.Clone(found)
 	found = focusFacts(found, t.questionForLLM(), maxFactsPerConcept)
 	t.keepFacts(all)
-	return grounding{concepts: t.conceptLines(active, found), facts: factGroups(found, t.asOf().Date, e.now()),
-		read: factGroups(all, t.asOf().Date, e.now())}
+	lines := &factLines{asOfDate: t.asOf().Date, today: e.now()}
+	return grounding{concepts: t.conceptLines(active, found), facts: lines.groups(found),
+		read: &readFacts{lines: lines, found: orderedForPrompt(all)}}
 }
 
 // conceptLines names each active concept, in the context's order: by the
@@ -109,24 +110,87 @@ func cmp(a, b string) string {
 	return b
 }
 
-// factGroups orders the facts for the prompt: the concepts the question
-// names first, then the conversation's; each concept's facts as read
-// (newest first).
-func factGroups(found []graph.GroundedConcept, asOfDate, today time.Time) []prompt.FactGroup {
+// orderedForPrompt orders grounded concepts for the prompt: the concepts
+// the question names first, then the conversation's.
+func orderedForPrompt(found []graph.GroundedConcept) []graph.GroundedConcept {
 	ordered := slices.Clone(found)
 	sort.SliceStable(ordered, func(i, j int) bool { return ordered[i].Mentioned && !ordered[j].Mentioned })
+	return ordered
+}
+
+// factLines renders a turn's fact lines, each once: the facts the question
+// is given are among those a history turn's replay reads.
+type factLines struct {
+	asOfDate, today time.Time
+	rendered        map[[2]string]prompt.FactLine // by concept and fact node id
+}
+
+// line is the fact's line under its concept (whose id its validity marks read).
+func (l *factLines) line(conceptID string, f graph.Fact) prompt.FactLine {
+	key := [2]string{conceptID, f.NodeID}
+	if line, ok := l.rendered[key]; ok {
+		return line
+	}
+	line := withValidity(factLine(f), f, conceptID, l.asOfDate, l.today)
+	if l.rendered == nil {
+		l.rendered = map[[2]string]prompt.FactLine{}
+	}
+	l.rendered[key] = line
+	return line
+}
+
+// groups are the facts for the prompt, in orderedForPrompt's order; each
+// concept's facts as read (newest first).
+func (l *factLines) groups(found []graph.GroundedConcept) []prompt.FactGroup {
 	var out []prompt.FactGroup
-	for _, g := range ordered {
+	for _, g := range orderedForPrompt(found) {
 		if len(g.Facts) == 0 {
 			continue
 		}
-		group := prompt.FactGroup{ConceptID: g.Node.ID, Concept: cmp(g.Node.PrefLabel, g.Node.ID)}
+		group := prompt.FactGroup{ConceptID: g.Node.ID, Concept: conceptName(g.Node), Facts: make([]prompt.FactLine, 0, len(g.Facts))}
 		for _, f := range g.Facts {
-			group.Facts = append(group.Facts, withValidity(factLine(f), f, g.Node.ID, asOfDate, today))
+			group.Facts = append(group.Facts, l.line(g.Node.ID, f))
 		}
 		out = append(out, group)
 	}
 	return out
+}
+
+func conceptName(n graph.Node) string { return cmp(n.PrefLabel, n.ID) }
+
+// readFacts are the facts grounding read, found by node id for a history
+// turn's replay; the index is built on the first look-up and a line is
+// rendered only when a turn cites it.
+type readFacts struct {
+	lines *factLines
+	found []graph.GroundedConcept // in orderedForPrompt's order
+	byID  map[string]readFact
+}
+
+type readFact struct {
+	concept graph.Node
+	fact    graph.Fact
+}
+
+// find is the fact with this node id and its concept; a fact read under two
+// concepts is found under the later one.
+func (r *readFacts) find(nodeID string) (concept graph.Node, line prompt.FactLine, ok bool) {
+	if r == nil {
+		return graph.Node{}, prompt.FactLine{}, false
+	}
+	if r.byID == nil {
+		r.byID = map[string]readFact{}
+		for _, g := range r.found {
+			for _, f := range g.Facts {
+				r.byID[f.NodeID] = readFact{concept: g.Node, fact: f}
+			}
+		}
+	}
+	found, ok := r.byID[nodeID]
+	if !ok {
+		return graph.Node{}, prompt.FactLine{}, false
+	}
+	return found.concept, r.lines.line(found.concept.ID, found.fact), true
 }
 
 func factLine(f graph.Fact) prompt.FactLine {
@@ -219,29 +283,18 @@ func (t *Turn) fit(g grounding, tools []llm.Tool) (prompt.Fitted, error) {
 // a turn's citations open with the earlier turns' facts it was shown
 // again, so a concept of those and of its own facts is two groups, and
 // once the earlier ones are left out its own facts keep their place.
-func citedFacts(citations []conversation.Citation, facts []prompt.FactGroup) []prompt.FactGroup {
-	type grounded struct {
-		concept prompt.FactGroup
-		fact    prompt.FactLine
-	}
-	byID := map[string]grounded{}
-	for _, g := range facts {
-		for _, f := range g.Facts {
-			byID[f.NodeID] = grounded{concept: g, fact: f}
-		}
-	}
+func citedFacts(citations []conversation.Citation, facts *readFacts) []prompt.FactGroup {
 	var out []prompt.FactGroup
 	for _, c := range citations {
-		found, ok := byID[c.NodeID]
+		concept, fact, ok := facts.find(c.NodeID)
 		if !ok {
 			continue
 		}
-		if len(out) == 0 || out[len(out)-1].ConceptID != found.concept.ConceptID {
-			out = append(out, prompt.FactGroup{ConceptID: found.concept.ConceptID, Concept: found.concept.Concept})
+		if len(out) == 0 || out[len(out)-1].ConceptID != concept.ID {
+			out = append(out, prompt.FactGroup{ConceptID: concept.ID, Concept: conceptName(concept)})
 		}
 		// The mark is the one the turn was given, so its replay reads
 		// the same whatever this turn's date.
-		fact := found.fact
 		fact.MayBeOutdated = c.MayBeOutdated
 		out[len(out)-1].Facts = append(out[len(out)-1].Facts, fact)
 	}

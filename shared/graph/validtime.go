@@ -112,20 +112,35 @@ func DayBefore(date string) string {
 // before and after a change within a year of asOf, marked Neighbour.
 // Valid facts come first, newest first, then neighbours; at most limit.
 func SelectFacts(facts []Fact, asOf string, limit int) []Fact {
-	series := map[string][]Fact{}
-	var order []string
-	for _, f := range facts {
-		key := cmp.Or(f.Series, f.NodeID)
-		if _, ok := series[key]; !ok {
-			order = append(order, key)
+	// Each series' facts side by side, the series in first-seen order.
+	seriesOf := make(map[string]int, len(facts))
+	of := make([]int, len(facts))
+	var sizes []int
+	for i := range facts {
+		key := cmp.Or(facts[i].Series, facts[i].NodeID)
+		g, ok := seriesOf[key]
+		if !ok {
+			g = len(sizes)
+			seriesOf[key] = g
+			sizes = append(sizes, 0)
 		}
-		series[key] = append(series[key], f)
+		of[i] = g
+		sizes[g]++
 	}
+	starts := make([]int, len(sizes)+1)
+	for g, n := range sizes {
+		starts[g+1] = starts[g] + n
+	}
+	next := slices.Clone(starts[:len(sizes)])
+	bySeries := make([]Fact, len(facts))
+	for i, g := range of {
+		bySeries[next[g]] = facts[i]
+		next[g]++
+	}
+	from, to := FactWindow(asOf)
 	var valid, near []Fact
-	for _, key := range order {
-		v, n := selectInSeries(series[key], asOf)
-		valid = append(valid, v...)
-		near = append(near, n...)
+	for g := range sizes {
+		valid, near = selectInSeries(bySeries[starts[g]:starts[g+1]], asOf, from, to, valid, near)
 	}
 	valid = SortFacts(valid, limit)
 	slices.SortFunc(near, func(a, b Fact) int {
@@ -138,11 +153,11 @@ func SelectFacts(facts []Fact, asOf string, limit int) []Fact {
 	return out
 }
 
-// selectInSeries splits one series' facts into those valid on asOf and
-// its neighbours: the value before the latest change on or before asOf,
-// and the first value after asOf, each when the change is within a year.
-func selectInSeries(facts []Fact, asOf string) (valid, near []Fact) {
-	from, to := FactWindow(asOf)
+// selectInSeries appends one series' facts valid on asOf to valid and its
+// neighbours to near: the value before the latest change on or before
+// asOf, and the first value after asOf, each when the change is within a
+// year (from and to are asOf's FactWindow).
+func selectInSeries(facts []Fact, asOf, from, to string, valid, near []Fact) ([]Fact, []Fact) {
 	var current, after *Fact
 	for i := range facts {
 		f := &facts[i]

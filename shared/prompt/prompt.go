@@ -298,12 +298,17 @@ func fencedTurnData(d Data) Data {
 }
 
 func fencedFact(f FactLine) FactLine {
+	in := f
 	f.NodeID, f.Kind, f.Label, f.Value = fence(f.NodeID), fence(f.Kind), fence(f.Label), fence(f.Value)
+	changed := f.NodeID != in.NodeID || f.Kind != in.Kind || f.Label != in.Label || f.Value != in.Value
 	sources := make([]string, len(f.Sources))
 	for i, s := range f.Sources {
 		sources[i] = fence(s)
+		changed = changed || sources[i] != s
 	}
 	f.Sources = sources
-	f.text = "" // rendered again from the fenced fields
+	if changed {
+		f.text = "" // rendered again from the fenced fields
+	}
 	return f
 }
