@@ -1,6 +1,7 @@
 package prompt
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
@@ -12,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"text/template"
 	"time"
 )
@@ -232,12 +234,26 @@ func (s *Sheet) execute(section string, data any) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("no section %q", section)
 	}
-	var b strings.Builder
-	if err := t.Execute(&b, data); err != nil {
+	buf := renderBuffers.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer func() {
+		if buf.Cap() <= maxPooledRender {
+			renderBuffers.Put(buf)
+		}
+	}()
+	if err := t.Execute(buf, data); err != nil {
 		return "", err
 	}
-	return strings.TrimSpace(b.String()), nil
+	return string(bytes.TrimSpace(buf.Bytes())), nil
 }
+
+// renderBuffers hold a section while it renders: a template writes in many
+// small pieces, and a buffer kept from an earlier turn has room for them.
+var renderBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledRender bounds the buffers kept, so one huge turn does not pin
+// its memory.
+const maxPooledRender = 256 << 10
 
 // Rendered is one rendered system section.
 type Rendered struct {

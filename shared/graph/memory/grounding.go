@@ -81,11 +81,12 @@ func (s *Store) firstMention(id string, candidates map[string]int) (int, bool) {
 // date (caller holds the lock).
 func (s *Store) grounded(n *node, mentioned bool, q graph.GroundingQuery) graph.GroundedConcept {
 	// Choose on the facts' times, then build only the facts chosen.
-	var times []graph.Fact
-	reached := map[string]edge{}
+	edges := s.out[n.id]
+	times := make([]graph.Fact, 0, len(edges))
+	reached := make(map[string]edge, len(edges))
 	dates := q.AsOfDates()
 	windowFrom, windowTo := graph.FactWindowFor(dates)
-	for _, e := range s.out[n.id] {
+	for _, e := range edges {
 		target := s.nodes[e.to]
 		if target == nil || !graph.IsOfficial(target.properties) || !inWindow(target.properties, windowFrom, windowTo) {
 			continue
