@@ -3,7 +3,10 @@ package memory
 import (
 	"cmp"
 	"context"
+	"maps"
 	"slices"
+	"strings"
+	"sync"
 
 	"regintel/shared/concept"
 	"regintel/shared/graph"
@@ -80,11 +83,22 @@ func (s *Store) firstMention(id string, candidates map[string]int) (int, bool) {
 // grounded builds a concept with its official facts for the query's as-of
 // date (caller holds the lock).
 func (s *Store) grounded(n *node, mentioned bool, q graph.GroundingQuery) graph.GroundedConcept {
-	// Choose on the facts' times, then build only the facts chosen.
+	dates := q.AsOfDates()
+	key := chosenKey{concept: n.id, dates: strings.Join(dates, " "), limit: q.MaxFacts()}
+	facts, ok := s.chosen.get(key)
+	if !ok {
+		facts = s.choose(n, dates, q.MaxFacts())
+		s.chosen.put(key, facts)
+	}
+	return graph.GroundedConcept{Node: n.toGraphNode(), Facts: copyFacts(facts), Mentioned: mentioned}
+}
+
+// choose builds the concept's official facts for the dates (caller holds
+// the lock): it chooses on the facts' times, then builds only those chosen.
+func (s *Store) choose(n *node, dates []string, limit int) []graph.Fact {
 	edges := s.out[n.id]
 	times := make([]graph.Fact, 0, len(edges))
 	reached := make(map[string]edge, len(edges))
-	dates := q.AsOfDates()
 	windowFrom, windowTo := graph.FactWindowFor(dates)
 	for _, e := range edges {
 		target := s.nodes[e.to]
@@ -99,14 +113,74 @@ func (s *Store) grounded(n *node, mentioned bool, q graph.GroundingQuery) graph.
 		}
 		times = append(times, graph.FactTimes(target.id, target.properties))
 	}
-	chosen := graph.SelectFactsOn(times, dates, q.MaxFacts())
+	chosen := graph.SelectFactsOn(times, dates, limit)
 	facts := make([]graph.Fact, len(chosen))
 	for i, c := range chosen {
 		target, e := s.nodes[c.NodeID], reached[c.NodeID]
 		facts[i] = graph.NewFact(target.id, graph.FactKind(target.labels), e.typ, target.properties, n.properties)
 		facts[i].Neighbour = c.Neighbour
 	}
-	return graph.GroundedConcept{Node: n.toGraphNode(), Facts: facts, Mentioned: mentioned}
+	return facts
+}
+
+// chosenFacts remembers, for the store's current nodes and edges, the facts
+// grounding chose for a concept on its dates: a conversation asks about the
+// same concepts turn after turn, and the choice reads every fact of the
+// concept. Readers share it under the store's read lock, so it has a lock
+// of its own; a writer empties it under the write lock.
+type chosenFacts struct {
+	mu    sync.Mutex
+	facts map[chosenKey][]graph.Fact
+}
+
+type chosenKey struct {
+	concept, dates string
+	limit          int
+}
+
+// maxChosen bounds what chosenFacts holds; a full one is emptied.
+const maxChosen = 4096
+
+func (c *chosenFacts) get(key chosenKey) ([]graph.Fact, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	facts, ok := c.facts[key]
+	return facts, ok
+}
+
+// put keeps facts, which no caller gets: each gets a copy (see copyFacts).
+func (c *chosenFacts) put(key chosenKey, facts []graph.Fact) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.facts == nil || len(c.facts) >= maxChosen {
+		c.facts = map[chosenKey][]graph.Fact{}
+	}
+	c.facts[key] = facts
+}
+
+// changed empties the remembered choices: the caller holds the write lock
+// and is about to change a node or an edge.
+func (s *Store) changed() {
+	s.chosen.mu.Lock()
+	s.chosen.facts = nil
+	s.chosen.mu.Unlock()
+}
+
+// copyFacts copies facts deep enough for the caller to change them: their
+// values and their lists.
+func copyFacts(facts []graph.Fact) []graph.Fact {
+	out := make([]graph.Fact, len(facts))
+	for i, f := range facts {
+		f.Properties = maps.Clone(f.Properties)
+		for k, v := range f.Properties {
+			if list, ok := v.([]string); ok {
+				f.Properties[k] = slices.Clone(list)
+			}
+		}
+		f.SourceURLs = slices.Clone(f.SourceURLs)
+		out[i] = f
+	}
+	return out
 }
 
 // inWindow: a fact valid somewhere in [from, to], as the Bolt store reads

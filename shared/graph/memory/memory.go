@@ -43,6 +43,9 @@ type Store struct {
 	// one: grounding and resolution read only those (nodes are never
 	// removed, nor labels taken off).
 	concepts []*node
+	// chosen remembers the facts grounding chose (see grounded); every
+	// change to a node or an edge empties it (see changed).
+	chosen chosenFacts
 }
 
 var _ graph.Store = (*Store)(nil)
@@ -248,6 +251,7 @@ func (s *Store) MarkEnrichmentRequested(ctx context.Context, id string, now, not
 	if prev, ok := n.properties["enrichment_requested_at"].(int64); ok && prev >= graph.Timestamp(notBefore) {
 		return false, nil
 	}
+	s.changed()
 	n.properties["enrichment_requested_at"] = graph.Timestamp(now)
 	return true, nil
 }
@@ -260,6 +264,7 @@ func (s *Store) ClearEnrichmentRequested(ctx context.Context, id string, markedA
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if n, ok := s.nodes[id]; ok && n.properties["enrichment_requested_at"] == graph.Timestamp(markedAt) {
+		s.changed()
 		delete(n.properties, "enrichment_requested_at")
 	}
 	return nil
@@ -268,6 +273,7 @@ func (s *Store) ClearEnrichmentRequested(ctx context.Context, id string, markedA
 // merge finds or creates the node (caller holds the lock), adds the label,
 // sets created_at once and updated_at always.
 func (s *Store) merge(label, id string, ts int64) *node {
+	s.changed()
 	n, ok := s.nodes[id]
 	if !ok {
 		n = &node{id: id, properties: map[string]any{"created_at": ts}}
@@ -286,6 +292,7 @@ func (s *Store) merge(label, id string, ts int64) *node {
 // link merges the edge (caller holds the lock): created_at once, updated_at
 // and the given properties on every call.
 func (s *Store) link(from, typ, to string, ts int64, props map[string]any) {
+	s.changed()
 	edges := s.out[from]
 	i := slices.IndexFunc(edges, func(e edge) bool { return e.typ == typ && e.to == to })
 	if i < 0 {

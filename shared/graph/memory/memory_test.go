@@ -1,8 +1,12 @@
 package memory
 
 import (
+	"context"
+	"slices"
 	"testing"
 	"time"
+
+	"regintel/shared/graph"
 )
 
 // The behaviour shared with graph/bolt is tested by graphtest (see
@@ -15,5 +19,69 @@ func TestRejectsNonWhitelisted(t *testing.T) {
 	}
 	if err := s.UpsertEdge("a", "OWNS", "b"); err == nil {
 		t.Error("non-whitelisted relationship accepted")
+	}
+}
+
+// Grounding remembers what it chose for a concept; every way of writing a
+// fact must still show on the next turn, and a caller changing the facts
+// it got must not change what the next caller gets.
+func TestGroundingSeesEveryWriteAfterItRemembers(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	s, err := NewSeeded(now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const vat = "TAX:IE:VAT"
+	query := graph.GroundingQuery{ActiveIDs: []string{vat}, AsOf: now, MaxFactsPerConcept: 50}
+	factIDs := func() []string {
+		t.Helper()
+		found, err := s.Ground(ctx, query)
+		if err != nil || len(found) == 0 {
+			t.Fatalf("ground: %v, %d concepts", err, len(found))
+		}
+		var ids []string
+		for _, f := range found[0].Facts {
+			ids = append(ids, f.NodeID)
+		}
+		return ids
+	}
+	rate := func(id string) map[string]any {
+		return map[string]any{graph.ProvenanceKey: string(graph.ProvenanceOfficial), "percent": 7.5, "valid_from": "2026-01-01", "series": id}
+	}
+
+	first := factIDs()
+	found, _ := s.Ground(ctx, query)
+	found[0].Facts[0].Properties["percent"] = "changed by a caller"
+	found[0].Facts[0].SourceURLs = append(found[0].Facts[0].SourceURLs[:0], "https://changed.example")
+	again, _ := s.Ground(ctx, query)
+	if v := again[0].Facts[0].Properties["percent"]; v == "changed by a caller" {
+		t.Fatal("a caller's change to its facts reached the next caller")
+	}
+	if slices.Contains(again[0].Facts[0].SourceURLs, "https://changed.example") {
+		t.Fatal("a caller's change to a fact's sources reached the next caller")
+	}
+
+	if err := s.WriteNodesAndEdges(ctx, []graph.NodeWrite{{Label: "Rate", ID: "TEST:WRITTEN", Props: rate("TEST:WRITTEN")}},
+		[]graph.EdgeWrite{{FromID: vat, Type: "HAS_RATE", ToID: "TEST:WRITTEN"}}, now); err != nil {
+		t.Fatal(err)
+	}
+	if ids := factIDs(); !slices.Contains(ids, "TEST:WRITTEN") || slices.Contains(first, "TEST:WRITTEN") {
+		t.Fatalf("a fact written after grounding is not grounded: %v", ids)
+	}
+	if err := s.UpsertNode("Rate", "TEST:UPSERTED", rate("TEST:UPSERTED"), now); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.UpsertEdge(vat, "HAS_RATE", "TEST:UPSERTED"); err != nil {
+		t.Fatal(err)
+	}
+	if ids := factIDs(); !slices.Contains(ids, "TEST:UPSERTED") {
+		t.Fatalf("a fact upserted after grounding is not grounded: %v", ids)
+	}
+	if err := s.UpsertNode("Rate", "TEST:UPSERTED", map[string]any{"valid_to": "2025-01-01"}, now); err != nil {
+		t.Fatal(err)
+	}
+	if ids := factIDs(); slices.Contains(ids, "TEST:UPSERTED") {
+		t.Fatalf("a fact closed after grounding is still grounded: %v", ids)
 	}
 }
