@@ -17,7 +17,9 @@ const memoMaxEntries = 8192
 
 var shortTexts = memo.New[[]Match](memoMaxEntries)
 
-func memoKey(text string, kinds []Kind) string {
+// MemoKey is the key under which to remember a detection of kinds in
+// text: what detection is a function of.
+func MemoKey(text string, kinds []Kind) string {
 	var b strings.Builder
 	b.Grow(len(text) + 6 + 4*len(kinds))
 	b.WriteString(strconv.Itoa(time.Now().Year()))
@@ -33,7 +35,7 @@ func memoKey(text string, kinds []Kind) string {
 // rememberedFind is findKinds through the memo; callers get their own
 // copy of the matches.
 func rememberedFind(text string, kinds []Kind) []Match {
-	key := memoKey(text, kinds)
+	key := MemoKey(text, kinds)
 	if ms, ok := shortTexts.Get(key); ok {
 		return slices.Clone(ms)
 	}

@@ -18,7 +18,7 @@ func TestShortTextsAreRemembered(t *testing.T) {
 	if only := rememberedFind(text, []Kind{KindEmail}); len(only) != 1 || only[0].Kind != KindEmail {
 		t.Fatalf("restricted to e-mail: %v", only)
 	}
-	if _, ok := shortTexts.Get(memoKey(text, []Kind{KindPhone, KindEmail})); !ok {
+	if _, ok := shortTexts.Get(MemoKey(text, []Kind{KindPhone, KindEmail})); !ok {
 		t.Fatal("the text is not in the memo")
 	}
 }

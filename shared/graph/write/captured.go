@@ -1,10 +1,7 @@
 package write
 
 import (
-	"fmt"
-	"strconv"
 	"strings"
-	"time"
 
 	"regintel/shared/concept"
 	"regintel/shared/memo"
@@ -85,7 +82,7 @@ func findPIIIn(s string, kinds []pii.Kind) (pii.Kind, bool) {
 	if len(s) > memo.ShortText {
 		return findPIIOnce(s, kinds)
 	}
-	key := strconv.Itoa(time.Now().Year()) + "\x00" + fmt.Sprint(kinds) + "\x00" + s
+	key := pii.MemoKey(s, kinds)
 	if kind, ok := foundPII.Get(key); ok {
 		return kind, kind != ""
 	}

@@ -390,15 +390,13 @@ func estimateTokens(req llm.Request) int {
 // countWords is len(strings.Fields(s)) without building the slice.
 func countWords(s string) int {
 	n, inWord := 0, false
-	for i := 0; i < len(s); {
-		var space bool
-		if c := s[i]; c < utf8.RuneSelf {
-			space = c == ' ' || c >= '\t' && c <= '\r'
-			i++
-		} else {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		space := asciiSpace[c]
+		if c >= utf8.RuneSelf {
 			r, size := utf8.DecodeRuneInString(s[i:])
 			space = unicode.IsSpace(r)
-			i += size
+			i += size - 1
 		}
 		if !space && !inWord {
 			n++
@@ -407,6 +405,9 @@ func countWords(s string) int {
 	}
 	return n
 }
+
+// asciiSpace marks the ASCII bytes unicode.IsSpace reports.
+var asciiSpace = [256]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
 
 func sleep(ctx context.Context, d time.Duration) bool {
 	timer := time.NewTimer(d)
