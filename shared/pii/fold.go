@@ -275,14 +275,15 @@ func (f folded) span(start, end int) (int, int) {
 
 func isSeparator(c byte) bool { return c == ' ' || c == '.' || c == '-' || c == '/' || c == '_' }
 
-// compact drops runs of one or two separators (space, dot, dash, slash,
-// underscore) that sit inside a number or between a number and a letter:
-// after a digit always, before a digit too when digitLedOnly is false; a
-// run holding a space only between two digits. "087/123/4567" and
-// "1234567-T" read as "0871234567" and "1234567T".
-func (f folded) compact(digitLedOnly bool) folded {
+// compactions are the form's two compactions. Each drops the runs of one
+// or two separators (space, dot, dash, slash, underscore) that sit inside
+// a number or between a number and a letter: digitLed after a digit only,
+// all before a digit too; a run holding a space only between two digits.
+// "087/123/4567" and "1234567-T" read as "0871234567" and "1234567T". A
+// form with nothing to drop is its own compaction.
+func (f folded) compactions() (digitLed, all folded) {
 	t := f.text
-	drop := make([]bool, len(t))
+	var afterDigit, anyDigit []dropRun
 	for i := 0; i < len(t); {
 		if !isSeparator(t[i]) {
 			i++
@@ -292,35 +293,39 @@ func (f folded) compact(digitLedOnly bool) folded {
 		for j < len(t) && isSeparator(t[j]) {
 			j++
 		}
-		spaced := strings.Contains(t[i:j], " ")
 		if i > 0 && j < len(t) && j-i <= 2 && isAlnum(t[i-1]) && isAlnum(t[j]) {
 			// A space ends a word unless digits stand on both sides of it.
-			if spaced && !(isDigit(t[i-1]) && isDigit(t[j])) {
-				i = j
-				continue
-			}
-			if isDigit(t[i-1]) || (!digitLedOnly && isDigit(t[j])) {
-				for k := i; k < j; k++ {
-					drop[k] = true
-				}
+			spaced := t[i] == ' ' || t[j-1] == ' '
+			digitBefore, digitAfter := isDigit(t[i-1]), isDigit(t[j])
+			switch {
+			case spaced && !(digitBefore && digitAfter):
+			case digitBefore:
+				afterDigit = append(afterDigit, dropRun{i, j})
+				anyDigit = append(anyDigit, dropRun{i, j})
+			case digitAfter:
+				anyDigit = append(anyDigit, dropRun{i, j})
 			}
 		}
 		i = j
 	}
-	if !slices.Contains(drop, true) {
-		return f
-	}
-	return f.joinedAround(drop)
+	return f.joinedAround(afterDigit), f.joinedAround(anyDigit)
 }
+
+// dropRun is text[start:end], left out of a compacted form.
+type dropRun struct{ start, end int }
 
 // joinReach is how far from a join a match holding it may reach: the
 // longest compacted value (an IBAN) and the cue words before it.
 const joinReach = 64
 
-// joinedAround is the form without the bytes drop marks, and with only
-// the stretches within joinReach of a join (widened to white space), one
-// line each: the rest reads as in f, where the detectors read it already.
-func (f folded) joinedAround(drop []bool) folded {
+// joinedAround is the form without the runs drops marks (in order), and
+// with only the stretches within joinReach of a join (widened to white
+// space), one line each: the rest reads as in f, where the detectors read
+// it already.
+func (f folded) joinedAround(drops []dropRun) folded {
+	if len(drops) == 0 {
+		return f
+	}
 	t := f.text
 	out := folded{}
 	var m mapBuilder
@@ -334,13 +339,10 @@ func (f folded) joinedAround(drop []bool) folded {
 			kept = upTo
 		}
 	}
-	for i := 0; i < len(t); i++ {
-		if !drop[i] {
-			continue
-		}
-		if i >= keepTo {
+	for _, d := range drops {
+		if d.start >= keepTo {
 			// A new stretch, or the current one goes on.
-			from := max(0, i-joinReach)
+			from := max(0, d.start-joinReach)
 			for from > 0 && !isSpaceByte(t[from-1]) {
 				from--
 			}
@@ -353,12 +355,12 @@ func (f folded) joinedAround(drop []bool) folded {
 			}
 			kept = max(from, kept)
 		}
-		flush(i)
-		kept = i + 1 // the dropped byte
+		flush(d.start)
+		kept = d.end // the dropped run
 		if n := len(out.joins); n == 0 || out.joins[n-1] != b.Len() {
 			out.joins = append(out.joins, b.Len())
 		}
-		keepTo = min(len(t), i+1+joinReach)
+		keepTo = min(len(t), d.end+joinReach)
 		for keepTo < len(t) && !isSpaceByte(t[keepTo]) {
 			keepTo++
 		}
@@ -391,7 +393,8 @@ func forms(text string) []folded {
 	if mostGroupedDigits(base.text) < 6 {
 		return out
 	}
-	for _, f := range []folded{base.compact(true), base.compact(false)} {
+	digitLed, all := base.compactions()
+	for _, f := range []folded{digitLed, all} {
 		if f.text != out[len(out)-1].text {
 			out = append(out, f)
 		}

@@ -80,7 +80,12 @@ func (f folded) apply(edits []edit) folded {
 		}
 		b.WriteString(f.text[last:e.start])
 		m.takeFrom(f, last, e.start)
-		if e.end > e.start {
+		switch {
+		case e.end-e.start == 1 && len(e.repl) == 1:
+			// A byte for a byte maps where the one it replaces did, so
+			// the copied runs either side stay one segment.
+			m.takeFrom(f, e.start, e.end)
+		case e.end > e.start:
 			s, en := f.span(e.start, e.end)
 			m.whole(s, en, len(e.repl))
 		}
@@ -209,6 +214,11 @@ func foldString(s string) string {
 func defangEdits(t string) []edit {
 	var out []edit
 	for i := 0; i < len(t); i++ {
+		next := strings.IndexAny(t[i:], "[({<hH")
+		if next < 0 {
+			break
+		}
+		i += next
 		c := t[i]
 		if (c == 'h' || c == 'H') && i+4 <= len(t) && strings.EqualFold(t[i:i+4], "hxxp") && (i == 0 || !isLetter(t[i-1])) {
 			out = append(out, edit{i, i + 4, "http"})
@@ -261,13 +271,14 @@ func bracketedSign(t string, i int) (sign, word string, closeAt int, ok bool) {
 	for k < len(t) && k-j < 4 && (isLetter(t[k]) || t[k] == '.' || t[k] == '@') {
 		k++
 	}
-	word = strings.ToLower(t[j:k])
+	wordEnd := k
 	for k < len(t) && t[k] == ' ' {
 		k++
 	}
 	if k >= len(t) || t[k] != closer {
 		return "", "", 0, false
 	}
+	word = strings.ToLower(t[j:wordEnd])
 	switch word {
 	case "at", "@":
 		return "@", word, k, true
