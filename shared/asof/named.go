@@ -14,30 +14,30 @@ func init() {
 	rules = append(rules,
 		rule{regexp.MustCompile(`(?i)\bQ([1-4])\s?[-/]?\s?(\d{4})\b`), func(s string, l []int, _ env) (period, bool) {
 			return quarterPeriod(atoi(s, l, 2), atoi(s, l, 1))
-		}},
+		}, false},
 		rule{regexp.MustCompile(`(?i)\b(\d{4})\s?[-/]?\s?Q([1-4])\b`), func(s string, l []int, _ env) (period, bool) {
 			return quarterPeriod(atoi(s, l, 1), atoi(s, l, 2))
-		}},
+		}, false},
 		rule{regexp.MustCompile(`(?i)\b(first|second|third|fourth|final|last|1st|2nd|3rd|4th)\s+quarter\s+(?:of\s+)?(\d{4})\b`), func(s string, l []int, _ env) (period, bool) {
 			return quarterPeriod(atoi(s, l, 2), quarterNumber(group(s, l, 1)))
-		}},
+		}, false},
 		rule{regexp.MustCompile(`(?i)\b(` + namedDayPattern + `)(?:\s+of|,)?\s+(\d{4})\b`), func(s string, l []int, _ env) (period, bool) {
 			return namedDay(group(s, l, 1), atoi(s, l, 2))
-		}},
+		}, false},
 		rule{regexp.MustCompile(`(?i)\b(last|this|next)\s+(` + namedDayPattern + `)\b`), func(s string, l []int, e env) (period, bool) {
 			return relativeNamedDay(strings.ToLower(group(s, l, 1)), group(s, l, 2), e.today)
-		}},
+		}, true},
 		rule{regexp.MustCompile(`(?i)\b(a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d{1,2})\s+(year|month|week|day)s?\s+ago\b`), func(s string, l []int, e env) (period, bool) {
 			return agoPeriod(group(s, l, 1), strings.ToLower(group(s, l, 2)), e.today)
-		}},
+		}, true},
 		rule{regexp.MustCompile(`(?i)\bthis\s+time\s+last\s+year\b`), func(_ string, _ []int, e env) (period, bool) {
 			d := e.today.AddDate(-1, 0, 0)
 			return period{start: d, end: d, pick: d}, true
-		}},
+		}, true},
 		rule{regexp.MustCompile(`(?i)\b(last|previous|this|current|next|coming)\s+tax\s+year\b`), func(s string, l []int, e env) (period, bool) {
 			offsets := map[string]int{"last": -1, "previous": -1, "this": 0, "current": 0, "next": 1, "coming": 1}
 			return relativeTaxYear(offsets[strings.ToLower(group(s, l, 1))], e)
-		}},
+		}, true},
 	)
 }
 

@@ -36,6 +36,9 @@ type match struct {
 type rule struct {
 	re    *regexp.Regexp
 	build func(text string, loc []int, e env) (period, bool)
+	// wordsOnly: the shape holds no four-digit year, so it is the one rule
+	// to try on a question without one.
+	wordsOnly bool
 }
 
 // env is what reading a period may depend on beyond the text: the day it
@@ -51,35 +54,35 @@ const monthNames = `january|february|march|april|may|june|july|august|september|
 var rules = []rule{
 	{regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})\b`), func(s string, l []int, _ env) (period, bool) {
 		return dayPeriod(atoi(s, l, 1), atoi(s, l, 2), atoi(s, l, 3))
-	}},
+	}, false},
 	{regexp.MustCompile(`\b(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})\b`), func(s string, l []int, _ env) (period, bool) {
 		return dayPeriod(atoi(s, l, 3), atoi(s, l, 2), atoi(s, l, 1)) // day first, as written in Ireland and the UK
-	}},
+	}, false},
 	{regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(` + monthNames + `)\.?,?\s+(\d{4})\b`), func(s string, l []int, _ env) (period, bool) {
 		return dayPeriod(atoi(s, l, 3), monthNumber(group(s, l, 2)), atoi(s, l, 1))
-	}},
+	}, false},
 	{regexp.MustCompile(`(?i)\b(` + monthNames + `)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b`), func(s string, l []int, _ env) (period, bool) {
 		return dayPeriod(atoi(s, l, 3), monthNumber(group(s, l, 1)), atoi(s, l, 2))
-	}},
+	}, false},
 	{regexp.MustCompile(`(?i)\b(` + monthNames + `)\.?,?\s+(\d{4})\b`), func(s string, l []int, _ env) (period, bool) {
 		return monthPeriod(atoi(s, l, 2), monthNumber(group(s, l, 1)))
-	}},
+	}, false},
 	{regexp.MustCompile(`\b(\d{4})\s?[/-]\s?(\d{2}|\d{4})\b`), func(s string, l []int, _ env) (period, bool) {
 		return taxYearPeriod(atoi(s, l, 1), group(s, l, 2))
-	}},
+	}, false},
 	{regexp.MustCompile(`(?i)\bbudget\s+(\d{4})\b`), func(s string, l []int, _ env) (period, bool) {
 		return budgetPeriod(atoi(s, l, 1))
-	}},
+	}, false},
 	{regexp.MustCompile(`(?i)\b(last|previous|this|next|coming)\s+year\b`), func(s string, l []int, e env) (period, bool) {
 		offsets := map[string]int{"last": -1, "previous": -1, "this": 0, "next": 1, "coming": 1}
 		return yearPeriod(e.today.UTC().Year() + offsets[strings.ToLower(group(s, l, 1))])
-	}},
+	}, true},
 	{regexp.MustCompile(`\b(\d{4})\b`), func(s string, l []int, _ env) (period, bool) {
 		if !standsAlone(s, l[0], l[1]) {
 			return period{}, false
 		}
 		return yearPeriod(atoi(s, l, 1))
-	}},
+	}, false},
 }
 
 // FromQuestion returns the first date the question names, if any, reading
@@ -96,7 +99,11 @@ func FromQuestion(question string, today time.Time) (AsOf, bool) {
 func FromQuestionIn(question string, today time.Time, jurisdictions []string) (AsOf, bool) {
 	e := env{today: day(today), ukTaxYear: ukTaxYear(jurisdictions)}
 	var found []match
+	hasYear := holdsFourDigits(question)
 	for _, r := range rules {
+		if !hasYear && !r.wordsOnly {
+			continue
+		}
 		for _, loc := range r.re.FindAllStringSubmatchIndex(question, -1) {
 			if p, ok := r.build(question, loc, e); ok {
 				found = append(found, match{start: loc[0], end: loc[1], period: p})
@@ -119,6 +126,22 @@ func FromQuestionIn(question string, today time.Time, jurisdictions []string) (A
 	}
 	start, date := applyModifier(question, first, e.today)
 	return AsOf{Date: date, Source: SourceQuestion, Phrase: question[start:first.end]}, true
+}
+
+// holdsFourDigits: four digits stand in a row somewhere in text, as every
+// shape but a relative year ("last year") needs.
+func holdsFourDigits(text string) bool {
+	run := 0
+	for i := 0; i < len(text); i++ {
+		if text[i] < '0' || text[i] > '9' {
+			run = 0
+			continue
+		}
+		if run++; run == 4 {
+			return true
+		}
+	}
+	return false
 }
 
 // modifiers are the words that may precede a period, lower-case; the

@@ -59,20 +59,31 @@ func (t *Turn) keepFacts(found []graph.GroundedConcept) {
 	}
 }
 
+// validity marks fact lines for one as-of date and today (see withValidity),
+// worked out once for the many facts of a turn.
+type validity struct {
+	today string // today's date, ISO
+	check review.Check
+}
+
+func validityOn(asOfDate, today time.Time) validity {
+	return validity{today: today.UTC().Format(asof.DateLayout), check: review.On(asOfDate, today)}
+}
+
 // withValidity adds the fact's valid time to its prompt line; a value that
 // starts after today is marked as announced, not yet in force, and one
 // whose family has passed a review point since it was checked as possibly
-// out of date.
-func withValidity(line prompt.FactLine, f graph.Fact, conceptID string, asOfDate, today time.Time) prompt.FactLine {
+// out of date (review.MayBeOutdated, the rule calculation citations use too).
+func (v validity) withValidity(line prompt.FactLine, f graph.Fact, conceptID string) prompt.FactLine {
 	line.ValidFrom, line.ValidTo, line.Status = f.ValidFrom, f.ValidTo, f.Status
-	line.NotYetInForce = f.Status == "announced" || f.ValidFrom > today.UTC().Format(asof.DateLayout)
-	line.MayBeOutdated = mayBeOutdated(f, conceptID, asOfDate, today)
+	line.NotYetInForce = f.Status == "announced" || f.ValidFrom > v.today
+	line.MayBeOutdated = v.check.MayBeOutdated(f, conceptID)
 	return line
 }
 
-// mayBeOutdated: review.MayBeOutdated, the rule calculation citations use too.
+// mayBeOutdated is review.MayBeOutdated as a fact line is marked.
 func mayBeOutdated(f graph.Fact, conceptID string, asOfDate, today time.Time) bool {
-	return review.MayBeOutdated(f, conceptID, asOfDate, today)
+	return validityOn(asOfDate, today).withValidity(prompt.FactLine{}, f, conceptID).MayBeOutdated
 }
 
 // citations name every fact given to the model with its value, valid time

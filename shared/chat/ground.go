@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"regintel/shared/concept"
 	"regintel/shared/conversation"
@@ -55,7 +54,7 @@ func (t *Turn) ground(ctx context.Context) grounding {
 	all := slices.Clone(found)
 	found = focusFacts(found, t.questionForLLM(), maxFactsPerConcept)
 	t.keepFacts(all)
-	lines := &factLines{asOfDate: t.asOf().Date, today: e.now()}
+	lines := &factLines{marks: validityOn(t.asOf().Date, e.now())}
 	return grounding{concepts: t.conceptLines(active, found), facts: lines.groups(found),
 		read: &readFacts{lines: lines, found: orderedForPrompt(all)}}
 }
@@ -121,8 +120,8 @@ func orderedForPrompt(found []graph.GroundedConcept) []graph.GroundedConcept {
 // factLines renders a turn's fact lines, each once: the facts the question
 // is given are among those a history turn's replay reads.
 type factLines struct {
-	asOfDate, today time.Time
-	rendered        map[[2]string]prompt.FactLine // by concept and fact node id
+	marks    validity
+	rendered map[[2]string]prompt.FactLine // by concept and fact node id
 }
 
 // line is the fact's line under its concept (whose id its validity marks read).
@@ -131,7 +130,7 @@ func (l *factLines) line(conceptID string, f graph.Fact) prompt.FactLine {
 	if line, ok := l.rendered[key]; ok {
 		return line
 	}
-	line := withValidity(factLine(f), f, conceptID, l.asOfDate, l.today)
+	line := l.marks.withValidity(factLine(f), f, conceptID)
 	if l.rendered == nil {
 		l.rendered = map[[2]string]prompt.FactLine{}
 	}

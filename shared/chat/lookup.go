@@ -99,12 +99,13 @@ func (t *Turn) lookupOutput(ctx context.Context, argsJSON string) map[string]any
 	}
 	var facts []lookedUpFact
 	budget := t.lookupReserve()
+	marks := validityOn(date, t.e.now())
 	for _, g := range found {
 		for _, f := range g.Facts {
 			if len(facts) == lookupFacts {
 				break
 			}
-			line := withValidity(factLine(f), f, g.Node.ID, date, t.e.now())
+			line := marks.withValidity(factLine(f), f, g.Node.ID)
 			item := lookedUpFact{NodeID: f.NodeID, Concept: cmp(g.Node.PrefLabel, g.Node.ID), Label: line.Label, Value: line.Value,
 				ValidFrom: f.ValidFrom, ValidTo: f.ValidTo, Status: f.Status, Sources: f.SourceURLs}
 			b, _ := json.Marshal(item)

@@ -40,11 +40,12 @@ const (
 // ScheduleOf is the schedule of a concept's family, by its id
 // (DOMAIN:JURISDICTION:KIND).
 func ScheduleOf(conceptID string) Schedule {
-	parts := strings.Split(conceptID, ":")
-	if len(parts) < 3 {
+	_, rest, ok := strings.Cut(conceptID, ":")
+	jurisdiction, kind, ok2 := strings.Cut(rest, ":")
+	if !ok || !ok2 {
 		return CalendarYear
 	}
-	jurisdiction, kind := parts[1], parts[2]
+	kind, _, _ = strings.Cut(kind, ":")
 	switch {
 	case strings.Contains(kind, "WAGE"):
 		return WageFloor
@@ -100,15 +101,32 @@ func day(t time.Time) time.Time {
 // neighbour, is not in force on the date; a fact never checked has no
 // date to give. Chat citations and calculation citations both use it.
 func MayBeOutdated(f graph.Fact, conceptID string, asOfDate, today time.Time) bool {
-	if f.LastVerifiedAt.IsZero() || f.Neighbour || f.Status == "announced" || f.Status == "superseded" {
-		return false
-	}
-	if !f.ValidOn(asOfDate.UTC().Format(asof.DateLayout)) {
-		return false
-	}
+	return On(asOfDate, today).MayBeOutdated(f, conceptID)
+}
+
+// Check is MayBeOutdated for one as-of date and today, worked out once
+// for the many facts of a turn.
+type Check struct {
+	asOf string    // the as-of date, ISO
+	ref  time.Time // the day of the as-of date, or today when that is earlier
+}
+
+// On is the Check for asOfDate and today.
+func On(asOfDate, today time.Time) Check {
 	ref := day(asOfDate)
 	if t := day(today); t.Before(ref) {
 		ref = t
 	}
-	return Passed(ScheduleOf(conceptID), f.LastVerifiedAt, ref)
+	return Check{asOf: asOfDate.UTC().Format(asof.DateLayout), ref: ref}
+}
+
+// MayBeOutdated is the package's MayBeOutdated on the check's dates.
+func (c Check) MayBeOutdated(f graph.Fact, conceptID string) bool {
+	if f.LastVerifiedAt.IsZero() || f.Neighbour || f.Status == "announced" || f.Status == "superseded" {
+		return false
+	}
+	if !f.ValidOn(c.asOf) {
+		return false
+	}
+	return Passed(ScheduleOf(conceptID), f.LastVerifiedAt, c.ref)
 }
