@@ -144,7 +144,9 @@ func (t *Turn) call(ctx context.Context, sink Sink, req llm.Request, out *conver
 	if err != nil {
 		return "", nil, err
 	}
-	var text strings.Builder
+	// The call's text is the end of the answer it wrote to (see takeText).
+	callStart := out.answer.Len()
+	callText := func() string { return out.answer.String()[callStart:] }
 	var calls []llm.ToolCall
 	var used llm.Usage
 	usageArrived := false
@@ -166,7 +168,7 @@ func (t *Turn) call(ctx context.Context, sink Sink, req llm.Request, out *conver
 		}
 		switch ch.Type {
 		case llm.ChunkText:
-			t.takeText(ch.Delta, &text, sink, out, sent)
+			t.takeText(ch.Delta, sink, out, sent)
 		case llm.ChunkTool:
 			calls = append(calls, ch.ToolCall())
 			t.readToolCall(ctx, ch, out)
@@ -188,27 +190,33 @@ func (t *Turn) call(ctx context.Context, sink Sink, req llm.Request, out *conver
 	}
 	if !usageArrived {
 		// Cut off before its end: counted by our estimate.
-		used = t.estimateCall(req, text.String(), calls)
+		used = t.estimateCall(req, callText(), calls)
 	}
 	out.usage = out.usage.Plus(used)
 	out.callUsage = append(out.callUsage, used)
-	return text.String(), calls, err
+	return callText(), calls, err
 }
 
-// takeText takes a text delta into the call's text and the answer and
-// sends it, piece by piece, until the answer passes its bound.
-func (t *Turn) takeText(delta string, text *strings.Builder, sink Sink, out *conversed, sent func(error)) {
+// takeText takes a text delta into the answer and sends it, piece by
+// piece, until the answer passes its bound.
+func (t *Turn) takeText(delta string, sink Sink, out *conversed, sent func(error)) {
 	for _, piece := range pieces(delta) {
 		if out.cut {
 			return // what the model sends after the cut is not read
 		}
-		text.WriteString(piece)
+		if out.answer.Cap() == 0 {
+			out.answer.Grow(answerSizeHint)
+		}
 		out.answer.WriteString(piece)
 		t.answer.write(piece)
 		sent(sink.Event(EventMessage, TextDelta{Text: piece}))
 		t.checkBound(out)
 	}
 }
+
+// answerSizeHint is the room an answer's text is given at its first
+// words, so a usual answer grows its buffer once or not at all.
+const answerSizeHint = 4 << 10
 
 // checkBound stops the model once the answer passes its bound.
 func (t *Turn) checkBound(out *conversed) {

@@ -165,7 +165,7 @@ func (r *recorder) write(final bool) {
 	sctx, cancel := r.t.e.storeCtx(r.ctx)
 	defer cancel()
 	b := conversation.StreamBatch{TurnNumber: r.t.number, Events: r.unwritten, Format: r.client.Format(), Final: hasDone(r.unwritten)}
-	if hasMessage(r.unwritten) {
+	if hasMessage(r.unwritten) && !r.t.finished.Load() {
 		b.AnswerSoFar = &answer
 	}
 	stop, err := r.streams.AppendStream(sctx, r.t.req.TenantID, r.t.state.Conversation.ID, b)

@@ -143,6 +143,7 @@ func (t *Turn) store(ctx context.Context, turn conversation.Turn, f conversation
 	if t.number > 0 {
 		turn.Number = t.number
 		err := e.store.FinishTurn(sctx, tenant, conv, turn, f)
+		t.finished.Store(err == nil || errors.Is(err, conversation.ErrContextNotSaved))
 		switch {
 		case errors.Is(err, conversation.ErrContextNotSaved):
 			t.contextNotSaved(f, err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"regintel/shared/asof"
@@ -77,11 +78,14 @@ const disclaimerText = "This answer is research assistance, not legal, tax or fi
 // 409, 410, a partial supply's 202) happen in Prepare, before the first
 // byte is streamed.
 type Turn struct {
-	e        *Engine
-	log      *slog.Logger // the engine's, with the request id
-	req      Request
-	state    conversation.TurnState
-	persist  bool // false in stateless mode or when the conversation could not be created
+	e       *Engine
+	log     *slog.Logger // the engine's, with the request id
+	req     Request
+	state   conversation.TurnState
+	persist bool // false in stateless mode or when the conversation could not be created
+	// finished: the turn row holds its final answer, so the recorder no
+	// longer writes the answer so far (which only a streaming row takes).
+	finished atomic.Bool
 	warnings []string
 	started  time.Time
 	// question is the message answered: the request's, or the deferred

@@ -32,7 +32,16 @@ type Stream struct {
 const HoldBytes = 48
 
 // Write appends a piece of the text.
-func (s *Stream) Write(piece string) { s.raw.WriteString(piece) }
+func (s *Stream) Write(piece string) {
+	if s.raw.Cap() == 0 {
+		s.raw.Grow(firstRoom)
+	}
+	s.raw.WriteString(piece)
+}
+
+// firstRoom is the room a stream's text is given at its first piece, so
+// a usual answer grows its buffer once or not at all.
+const firstRoom = 4 << 10
 
 // Raw is the text written so far, as written.
 func (s *Stream) Raw() string { return s.raw.String() }
