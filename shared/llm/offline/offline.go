@@ -387,27 +387,30 @@ func estimateTokens(req llm.Request) int {
 	return words * 4 / 3
 }
 
-// countWords is len(strings.Fields(s)) without building the slice.
+// countWords is len(strings.Fields(s)) without building the slice: it
+// counts the words' first bytes, each a non-space after a space or the
+// start.
 func countWords(s string) int {
-	n, inWord := 0, false
+	n, prevSpace := 0, 1
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		space := asciiSpace[c]
+		space := int(asciiSpace[c])
 		if c >= utf8.RuneSelf {
 			r, size := utf8.DecodeRuneInString(s[i:])
-			space = unicode.IsSpace(r)
+			space = 0
+			if unicode.IsSpace(r) {
+				space = 1
+			}
 			i += size - 1
 		}
-		if !space && !inWord {
-			n++
-		}
-		inWord = !space
+		n += prevSpace &^ space
+		prevSpace = space
 	}
 	return n
 }
 
-// asciiSpace marks the ASCII bytes unicode.IsSpace reports.
-var asciiSpace = [256]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+// asciiSpace is 1 for the ASCII bytes unicode.IsSpace reports.
+var asciiSpace = [256]uint8{'\t': 1, '\n': 1, '\v': 1, '\f': 1, '\r': 1, ' ': 1}
 
 func sleep(ctx context.Context, d time.Duration) bool {
 	timer := time.NewTimer(d)
