@@ -356,10 +356,13 @@ func clusterFits(text string, c cluster, k Kind) bool {
 		return c.start > 0 && text[c.start-1] == '+' || c.start > 1 && text[c.start-2] == '+' ||
 			digitsFromTrunkZero(text[c.start:c.end]) >= leastDigits[KindPhone]
 	case KindPPSN:
-		// Seven digits in a row, then the check letter.
-		return letterAfter && c.end-c.start >= 7 && isPlainDigits(text[c.end-7:c.end])
+		// Seven digits in a row and no more (a word starts with them), then
+		// the check letter.
+		first := c.end - 7
+		return letterAfter && first >= c.start && isPlainDigits(text[first:c.end]) && (first == 0 || !isWordByte(text[first-1]))
 	case KindNINO:
-		return letterBefore && letterAfter
+		// Six digits between the letters: a letter ends a group of digits.
+		return letterBefore && letterAfter && c.n == 6
 	case KindPassport:
 		// Two capitals, then seven digits, with at most a space between
 		// (after the word passport, any number: see cueFor).
