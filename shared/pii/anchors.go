@@ -1,5 +1,10 @@
 package pii
 
+import (
+	"iter"
+	"slices"
+)
+
 // Anchors are the places a detector's match can start or hold, found in
 // one pass, so its pattern reads only a few words around each rather than
 // every byte of a text dense with numbers (a rules answer full of dates,
@@ -11,48 +16,107 @@ package pii
 type anchorRule struct {
 	at            func(text string, i int) bool
 	before, after int
-	// fromMark are the offsets from a mark (see marksOf) where an anchor
-	// may stand: every place at holds is a mark plus one of them, so only
-	// those places are tried.
-	fromMark []int
+	// places are, in ascending order, the only places at may hold: each
+	// rule's anchors stand at or beside the marks it names (see marks).
+	places func(m *marks) iter.Seq[int]
 }
 
 var anchorRules = map[Kind]anchorRule{
 	// An e-mail address is one word around its '@'.
-	KindEmail: {at: func(t string, i int) bool { return t[i] == '@' }, before: narrowMargin, after: narrowMargin, fromMark: atMark},
+	KindEmail: {at: func(t string, i int) bool { return t[i] == '@' }, before: narrowMargin, after: narrowMargin, places: atSigns},
 	// Digits joined by three dots (1.1.1.1), or two colons close
 	// together (::1, 2001:db8:...).
-	KindIP: {at: ipAnchor, before: narrowMargin, after: 40, fromMark: atMark},
+	KindIP: {at: ipAnchor, before: narrowMargin, after: 40, places: colonsAndRunStarts},
 	// A registry country's two letters and two digits starting a word;
 	// the rest follows.
-	KindIBAN: {at: ibanAnchor, before: 0, after: 48, fromMark: []int{-2}},
+	KindIBAN: {at: ibanAnchor, before: 0, after: 48, places: twoBeforeRuns},
 	// Registrations, Eircodes and postcodes mix letters and digits in a
 	// word or across one space or dash.
-	KindVehicleReg: {at: letterByDigit, before: 10, after: 10, fromMark: besideMark},
-	KindEircode:    {at: letterByDigit, before: 10, after: 10, fromMark: besideMark},
-	KindPostcode:   {at: letterByDigit, before: 10, after: 10, fromMark: besideMark},
+	KindVehicleReg: {at: letterByDigit, before: 10, after: 10, places: besideRuns},
+	KindEircode:    {at: letterByDigit, before: 10, after: 10, places: besideRuns},
+	KindPostcode:   {at: letterByDigit, before: 10, after: 10, places: besideRuns},
 	// A house number starting a word, then a capitalised word; or the
 	// number of a flat, apartment or unit.
-	KindAddress: {at: addressAnchor, before: 12, after: 64, fromMark: atMark},
+	KindAddress: {at: addressAnchor, before: 12, after: 64, places: runStarts},
 }
 
-// Where anchors stand relative to a mark: on it (an '@', a colon, a
-// house number's digit), or a letter one or two places from a digit.
-var (
-	atMark     = []int{0}
-	besideMark = []int{-2, -1, 1, 2}
-)
+// marks are the places of a text every anchor stands at or beside, found
+// in one pass: its '@' and ':' signs and the ends of its runs of digits.
+// An anchor on a digit is a run's first digit (nothing word-like before
+// it), and a letter by a digit stands just before a run or just after
+// one; most of a text is none of these.
+type marks struct {
+	atSigns, colons    []int
+	runStarts, runEnds []int // a run's first and last digit
+}
 
-// marksOf are the places of the digits, '@' and ':' of text, in order:
-// every anchor is at or near one, and most of a text is neither.
-func marksOf(text string) []int {
-	var out []int
+func marksOf(text string) marks {
+	var m marks
 	for i := 0; i < len(text); i++ {
-		if c := text[i]; isDigit(c) || c == '@' || c == ':' {
-			out = append(out, i)
+		switch c := text[i]; {
+		case isDigit(c):
+			if i == 0 || !isDigit(text[i-1]) {
+				m.runStarts = append(m.runStarts, i)
+			}
+			if i+1 == len(text) || !isDigit(text[i+1]) {
+				m.runEnds = append(m.runEnds, i)
+			}
+		case c == '@':
+			m.atSigns = append(m.atSigns, i)
+		case c == ':':
+			m.colons = append(m.colons, i)
 		}
 	}
-	return out
+	return m
+}
+
+func atSigns(m *marks) iter.Seq[int] { return slices.Values(m.atSigns) }
+
+func runStarts(m *marks) iter.Seq[int] { return slices.Values(m.runStarts) }
+
+// colonsAndRunStarts merges the two, in order.
+func colonsAndRunStarts(m *marks) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		a, b := m.colons, m.runStarts
+		for len(a) > 0 || len(b) > 0 {
+			var next int
+			if len(b) == 0 || len(a) > 0 && a[0] < b[0] {
+				next, a = a[0], a[1:]
+			} else {
+				next, b = b[0], b[1:]
+			}
+			if !yield(next) {
+				return
+			}
+		}
+	}
+}
+
+// twoBeforeRuns: where a word of two letters then digits starts.
+func twoBeforeRuns(m *marks) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for _, s := range m.runStarts {
+			if !yield(s - 2) {
+				return
+			}
+		}
+	}
+}
+
+// besideRuns: one or two places before each run and after it. They
+// ascend but where two runs are one place apart; the places given twice
+// there are digits, which no letter anchor stands on.
+func besideRuns(m *marks) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for r, s := range m.runStarts {
+			e := m.runEnds[r]
+			for _, i := range [4]int{s - 2, s - 1, e + 1, e + 2} {
+				if !yield(i) {
+					return
+				}
+			}
+		}
+	}
 }
 
 func ipAnchor(t string, i int) bool {
@@ -165,28 +229,22 @@ func flatWordBefore(t string, i int) bool {
 
 // anchoredRegions are the regions of text around the anchors of rule,
 // widened to white space so no word is cut, overlapping ones merged. Only
-// the places rule.fromMark names around the marks are tried.
-func anchoredRegions(text string, rule anchorRule, marks []int) []region {
+// the places the rule names are tried, each once.
+func anchoredRegions(text string, rule anchorRule, m *marks) []region {
 	var out []region
-	// Marks and offsets both ascend, so the places tried ascend once the
-	// ones already tried are skipped; those are marks themselves or were
-	// tried from the mark before (the offsets reach two places either way).
 	tried := -1
-	for _, m := range marks {
-		for _, off := range rule.fromMark {
-			i := m + off
-			if i <= tried || i >= len(text) {
-				continue
-			}
-			tried = i
-			if !rule.at(text, i) {
-				continue
-			}
-			if n := len(out); n > 0 && i+1+rule.after <= out[n-1].end && i-rule.before >= out[n-1].start {
-				continue // inside the last region
-			}
-			out = addRegion(out, text, max(0, i-rule.before), min(len(text), i+1+rule.after))
+	for i := range rule.places(m) {
+		if i <= tried || i >= len(text) {
+			continue
 		}
+		tried = i
+		if !rule.at(text, i) {
+			continue
+		}
+		if n := len(out); n > 0 && i+1+rule.after <= out[n-1].end && i-rule.before >= out[n-1].start {
+			continue // inside the last region
+		}
+		out = addRegion(out, text, max(0, i-rule.before), min(len(text), i+1+rule.after))
 	}
 	return out
 }

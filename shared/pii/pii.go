@@ -225,7 +225,7 @@ type kindRegions struct {
 	narrow, wide []region
 	clusters     []cluster
 	anchored     map[Kind][]region
-	marks        []int
+	marks        *marks
 }
 
 // sharedAnchors maps a kind to the kind whose anchor rule it uses.
@@ -245,7 +245,8 @@ func (rs *kindRegions) spansFor(k Kind) ([]region, bool) {
 		}
 		if _, done := rs.anchored[k]; !done {
 			if rs.marks == nil {
-				rs.marks = marksOf(rs.text)
+				m := marksOf(rs.text)
+				rs.marks = &m
 			}
 			rs.anchored[k] = anchoredRegions(rs.text, rule, rs.marks)
 		}
