@@ -13,7 +13,9 @@ import (
 )
 
 // Fact is one detail node one hop from a concept: a rate, threshold,
-// deadline, guidance...
+// deadline, guidance... Its Properties and SourceURLs may be shared with
+// the store that read it (the memory store remembers what it chose): read
+// them, and copy them before changing them.
 type Fact struct {
 	NodeID         string         `json:"nodeId"`
 	Kind           string         `json:"kind"`         // node label: Rate, Threshold, Timeline, Guidance, Rule, Section, Benefit, Relief

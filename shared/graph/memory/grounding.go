@@ -3,7 +3,6 @@ package memory
 import (
 	"cmp"
 	"context"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -148,7 +147,7 @@ func (c *chosenFacts) get(key chosenKey) ([]graph.Fact, bool) {
 	return facts, ok
 }
 
-// put keeps facts, which no caller gets: each gets a copy (see copyFacts).
+// put keeps facts; each caller gets a copy of the list (see copyFacts).
 func (c *chosenFacts) put(key chosenKey, facts []graph.Fact) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -166,21 +165,11 @@ func (s *Store) changed() {
 	s.chosen.mu.Unlock()
 }
 
-// copyFacts copies facts deep enough for the caller to change them: their
-// values and their lists.
+// copyFacts copies the list and each fact, so a caller may reorder the
+// list or set a fact's fields; the values and sources stay shared, which
+// callers only read (see graph.Fact).
 func copyFacts(facts []graph.Fact) []graph.Fact {
-	out := make([]graph.Fact, len(facts))
-	for i, f := range facts {
-		f.Properties = maps.Clone(f.Properties)
-		for k, v := range f.Properties {
-			if list, ok := v.([]string); ok {
-				f.Properties[k] = slices.Clone(list)
-			}
-		}
-		f.SourceURLs = slices.Clone(f.SourceURLs)
-		out[i] = f
-	}
-	return out
+	return slices.Clone(facts)
 }
 
 // inWindow: a fact valid somewhere in [from, to], as the Bolt store reads
