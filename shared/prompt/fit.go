@@ -203,9 +203,9 @@ func (f *fitter) question() (string, error) {
 // fits. It returns the kept facts and how many were left out for room.
 func chooseFacts(tok *Tokenizer, share int, facts []FactGroup, given map[string]bool) ([]FactGroup, int) {
 	used, dropped := 0, 0
-	var out []FactGroup
+	out := make([]FactGroup, 0, len(facts))
 	for _, g := range facts {
-		kept := FactGroup{ConceptID: g.ConceptID, Concept: g.Concept}
+		kept := FactGroup{ConceptID: g.ConceptID, Concept: g.Concept, Facts: make([]FactLine, 0, len(g.Facts))}
 		for _, fact := range g.Facts {
 			if given[fact.NodeID] {
 				continue
@@ -478,6 +478,11 @@ func (f *fitter) addHistory(out *Fitted, history []candidate, turns int, given m
 // scope, one fenced message each.
 func (f *fitter) addTurnContext(out *Fitted, data Data, given map[string]bool) error {
 	data.Facts, out.factsDropped = chooseFacts(f.tok, f.budget/4, f.in.Facts, given)
+	n := 0
+	for _, g := range data.Facts {
+		n += len(g.Facts)
+	}
+	out.Facts = slices.Grow(out.Facts, n)
 	for _, g := range data.Facts {
 		out.Facts = append(out.Facts, g.Facts...)
 	}
