@@ -402,11 +402,25 @@ func forms(text string) []folded {
 	return out
 }
 
-// mostGroupedDigits is the most digits of one cluster (see digitClusters).
+// mostGroupedDigits is the most digits of one cluster (see digitClusters),
+// counted without listing the clusters.
 func mostGroupedDigits(text string) int {
-	most := 0
-	for _, c := range digitClusters(text) {
-		most = max(most, c.n)
+	most, n, gap := 0, 0, 0
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case isDigit(c):
+			if n == 0 || gap > maxDigitGap {
+				n = 0
+			}
+			n++
+			gap = 0
+			most = max(most, n)
+		case n > 0 && (isSeparator(c) || c == '(' || c == ')'):
+			gap++
+		default:
+			n, gap = 0, 0
+		}
 	}
 	return most
 }

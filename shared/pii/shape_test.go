@@ -69,3 +69,30 @@ func TestShapeSparesRegulatoryProse(t *testing.T) {
 		t.Errorf("prose matched %v", got)
 	}
 }
+
+// The counting shortcuts read as the listings and case mappings they stand
+// for, on texts built from the pieces numbers and words are made of.
+func TestShortcutsReadAsWhatTheyStandFor(t *testing.T) {
+	pieces := []string{"0", "7", "12", " ", "  ", "-", ".", "/", "_", "(", ")", "a", "Z", "ab", "SW", "é", "É", "ß", "ǅ", "x1"}
+	rng := rand.New(rand.NewPCG(29, 3))
+	for range 20000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(16) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		text := b.String()
+		most := 0
+		for _, c := range digitClusters(text) {
+			most = max(most, c.n)
+		}
+		if got := mostGroupedDigits(text); got != most {
+			t.Fatalf("mostGroupedDigits(%q) = %d, clusters say %d", text, got, most)
+		}
+		if got, want := noneIn(text, 'a', 'z', strings.ToUpper), strings.ToUpper(text) == text; got != want {
+			t.Fatalf("noneIn(%q, lower) = %v, ToUpper says %v", text, got, want)
+		}
+		if got, want := noneIn(text, 'A', 'Z', strings.ToLower), strings.ToLower(text) == text; got != want {
+			t.Fatalf("noneIn(%q, upper) = %v, ToLower says %v", text, got, want)
+		}
+	}
+}

@@ -110,12 +110,26 @@ func wordShapeOf(text string) wordShape {
 // checkCaps looks at the capitals run text[i:j] (a word) for the
 // registration and postcode shapes.
 func (s *wordShape) checkCaps(text string, i, j int) {
-	if j-i <= 3 && strings.ToUpper(text[i:j]) == text[i:j] && (digitNear(text, i-1, -1) || digitNear(text, j, 1)) {
+	if j-i <= 3 && (digitNear(text, i-1, -1) || digitNear(text, j, 1)) && noneIn(text[i:j], 'a', 'z', strings.ToUpper) {
 		s.capsNextToDigit = true
 	}
-	if j-i <= 2 && j < len(text) && isDigit(text[j]) && (i == 0 || !isWordByte(text[i-1])) && strings.ToLower(text[i:j]) == text[i:j] {
+	if j-i <= 2 && j < len(text) && isDigit(text[j]) && (i == 0 || !isWordByte(text[i-1])) && noneIn(text[i:j], 'A', 'Z', strings.ToLower) {
 		s.lowerNextToDigit = true
 	}
+}
+
+// noneIn reports whether word is its own case mapping: for ASCII, that it
+// holds no byte from lo to hi; otherwise as mapping tells.
+func noneIn(word string, lo, hi byte, mapping func(string) string) bool {
+	for k := 0; k < len(word); k++ {
+		switch c := word[k]; {
+		case c >= utf8.RuneSelf:
+			return mapping(word) == word
+		case c >= lo && c <= hi:
+			return false
+		}
+	}
+	return true
 }
 
 // checkDigitsAround marks a capital glued to a digit inside a token
