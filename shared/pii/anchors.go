@@ -50,26 +50,6 @@ type marks struct {
 	runStarts, runEnds []int // a run's first and last digit
 }
 
-func marksOf(text string) marks {
-	var m marks
-	for i := 0; i < len(text); i++ {
-		switch c := text[i]; {
-		case isDigit(c):
-			if i == 0 || !isDigit(text[i-1]) {
-				m.runStarts = append(m.runStarts, i)
-			}
-			if i+1 == len(text) || !isDigit(text[i+1]) {
-				m.runEnds = append(m.runEnds, i)
-			}
-		case c == '@':
-			m.atSigns = append(m.atSigns, i)
-		case c == ':':
-			m.colons = append(m.colons, i)
-		}
-	}
-	return m
-}
-
 func atSigns(m *marks) iter.Seq[int] { return slices.Values(m.atSigns) }
 
 func runStarts(m *marks) iter.Seq[int] { return slices.Values(m.runStarts) }

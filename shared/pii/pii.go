@@ -228,6 +228,14 @@ type kindRegions struct {
 	marks        *marks
 }
 
+// scan finds the form's marks and digit clusters, once.
+func (rs *kindRegions) scan() {
+	if rs.marks == nil {
+		m, clusters := scanDigits(rs.text)
+		rs.marks, rs.clusters = &m, clusters
+	}
+}
+
 // sharedAnchors maps a kind to the kind whose anchor rule it uses.
 var sharedAnchors = map[Kind]Kind{KindEircode: KindVehicleReg, KindPostcode: KindVehicleReg}
 
@@ -244,19 +252,14 @@ func (rs *kindRegions) spansFor(k Kind) ([]region, bool) {
 			rs.anchored = map[Kind][]region{}
 		}
 		if _, done := rs.anchored[k]; !done {
-			if rs.marks == nil {
-				m := marksOf(rs.text)
-				rs.marks = &m
-			}
+			rs.scan()
 			rs.anchored[k] = anchoredRegions(rs.text, rule, rs.marks)
 		}
 		return rs.anchored[k], true
 	}
 	if least := leastDigits[k]; least > 0 && !rs.words.cueFor(k) {
 		// Only the digit groups long enough for the kind.
-		if rs.clusters == nil {
-			rs.clusters = digitClusters(rs.text)
-		}
+		rs.scan()
 		return clusterRegions(rs.text, rs.clusters, least, k), true
 	}
 	if rs.words.cueFor(k) {
@@ -314,35 +317,74 @@ var leastDigits = map[Kind]int{KindPhone: 8, KindCard: 13, KindPPSN: 7, KindNINO
 type cluster struct{ start, end, n int }
 
 func digitClusters(text string) []cluster {
-	out := []cluster{}
+	_, clusters := scanDigits(text)
+	return clusters
+}
+
+// scanDigits reads text once for its marks (see scanDigits) and its digit
+// clusters.
+func scanDigits(text string) (marks, []cluster) {
+	var m marks
+	clusters := []cluster{}
 	cur, gap := cluster{start: -1}, 0
 	for i := 0; i < len(text); i++ {
-		c := text[i]
-		switch {
-		case isDigit(c):
+		switch c := text[i]; digitScanClass[c] {
+		case scanDigit:
+			if i == 0 || !isDigit(text[i-1]) {
+				m.runStarts = append(m.runStarts, i)
+			}
+			if i+1 == len(text) || !isDigit(text[i+1]) {
+				m.runEnds = append(m.runEnds, i)
+			}
 			if cur.start < 0 || gap > maxDigitGap {
 				if cur.start >= 0 {
-					out = append(out, cur)
+					clusters = append(clusters, cur)
 				}
 				cur = cluster{start: i}
 			}
 			cur.n++
 			cur.end = i + 1
 			gap = 0
-		case cur.start >= 0 && (isSeparator(c) || c == '(' || c == ')'):
-			gap++
-		default:
+		case scanGap:
 			if cur.start >= 0 {
-				out = append(out, cur)
+				gap++
+			}
+		default:
+			switch c {
+			case '@':
+				m.atSigns = append(m.atSigns, i)
+			case ':':
+				m.colons = append(m.colons, i)
+			}
+			if cur.start >= 0 {
+				clusters = append(clusters, cur)
 			}
 			cur, gap = cluster{start: -1}, 0
 		}
 	}
 	if cur.start >= 0 {
-		out = append(out, cur)
+		clusters = append(clusters, cur)
 	}
-	return out
+	return m, clusters
 }
+
+// digitScanClass sorts bytes for scanDigits: digits, the separators and
+// brackets a digit group may hold, and the rest.
+var digitScanClass = func() (t [256]uint8) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = scanDigit
+	}
+	for _, c := range []byte{' ', '.', '-', '/', '_', '(', ')'} {
+		t[c] = scanGap
+	}
+	return t
+}()
+
+const (
+	scanOther = iota
+	scanDigit
+	scanGap
+)
 
 // clusterFits is what the digit group itself must show for a match of the
 // kind to hold it: a phone number's trunk 0 or '+', a PPSN's check letter
