@@ -321,7 +321,7 @@ func digitClusters(text string) []cluster {
 	return clusters
 }
 
-// scanDigits reads text once for its marks (see scanDigits) and its digit
+// scanDigits reads text once for its marks (see marks) and its digit
 // clusters.
 func scanDigits(text string) (marks, []cluster) {
 	var m marks
