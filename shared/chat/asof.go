@@ -51,10 +51,10 @@ func asOfLineOf(a *conversation.AsOf) prompt.AsOfLine {
 // keepFacts remembers the facts grounding read, by node id, for the
 // citations.
 func (t *Turn) keepFacts(found []graph.GroundedConcept) {
-	t.groundedFacts = map[string]graph.Fact{}
+	t.groundedFacts = map[string]*graph.Fact{}
 	for _, g := range found {
-		for _, f := range g.Facts {
-			t.groundedFacts[f.NodeID] = f
+		for i := range g.Facts {
+			t.groundedFacts[g.Facts[i].NodeID] = &g.Facts[i]
 		}
 	}
 }

@@ -163,12 +163,7 @@ func conceptName(n graph.Node) string { return cmp(n.PrefLabel, n.ID) }
 type readFacts struct {
 	lines *factLines
 	found []graph.GroundedConcept // in orderedForPrompt's order
-	byID  map[string]readFact
-}
-
-type readFact struct {
-	concept graph.Node
-	fact    graph.Fact
+	byID  map[string][2]int       // where found holds the fact: concept, fact
 }
 
 // find is the fact with this node id and its concept; a fact read under two
@@ -178,18 +173,19 @@ func (r *readFacts) find(nodeID string) (concept graph.Node, line prompt.FactLin
 		return graph.Node{}, prompt.FactLine{}, false
 	}
 	if r.byID == nil {
-		r.byID = map[string]readFact{}
-		for _, g := range r.found {
-			for _, f := range g.Facts {
-				r.byID[f.NodeID] = readFact{concept: g.Node, fact: f}
+		r.byID = map[string][2]int{}
+		for i, g := range r.found {
+			for j, f := range g.Facts {
+				r.byID[f.NodeID] = [2]int{i, j}
 			}
 		}
 	}
-	found, ok := r.byID[nodeID]
+	at, ok := r.byID[nodeID]
 	if !ok {
 		return graph.Node{}, prompt.FactLine{}, false
 	}
-	return found.concept, r.lines.line(found.concept.ID, found.fact), true
+	g := r.found[at[0]]
+	return g.Node, r.lines.line(g.Node.ID, g.Facts[at[1]]), true
 }
 
 func factLine(f graph.Fact) prompt.FactLine {

@@ -114,7 +114,7 @@ func (t *Turn) lookupOutput(ctx context.Context, argsJSON string) map[string]any
 			}
 			facts = append(facts, item)
 			t.lookedUp = append(t.lookedUp, line)
-			t.groundedFacts[f.NodeID] = f
+			t.groundedFacts[f.NodeID] = &f
 		}
 	}
 	if len(facts) == 0 {

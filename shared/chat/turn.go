@@ -111,7 +111,7 @@ type Turn struct {
 	// chosenAsOf is the date the answer is about (see asOf), and
 	// groundedFacts the facts grounding read, by node id, for citations.
 	chosenAsOf    *asof.AsOf
-	groundedFacts map[string]graph.Fact
+	groundedFacts map[string]*graph.Fact
 	// lookedUp are the fact lines lookup_facts calls returned: they join
 	// the turn's citations.
 	lookedUp []prompt.FactLine
