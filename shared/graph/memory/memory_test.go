@@ -72,6 +72,11 @@ func TestGroundingSeesEveryWriteAfterItRemembers(t *testing.T) {
 	if err := s.UpsertNode("Rate", "TEST:UPSERTED", rate("TEST:UPSERTED"), now); err != nil {
 		t.Fatal(err)
 	}
+	if ids := factIDs(); slices.Contains(ids, "TEST:UPSERTED") {
+		t.Fatalf("a fact no edge reaches is grounded: %v", ids)
+	}
+	// Grounded again before the edge: the edge alone must empty what
+	// grounding remembers.
 	if err := s.UpsertEdge(vat, "HAS_RATE", "TEST:UPSERTED"); err != nil {
 		t.Fatal(err)
 	}
