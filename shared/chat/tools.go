@@ -38,9 +38,6 @@ func CaptureConceptsTool() llm.Tool {
 	}
 }
 
-// toolTokens estimates what the offered tools cost in the prompt: the
-// JSON of each name, description and schema, and, with lookup_facts
-// offered, the room its output may take (lookupReserve).
 // toolCost is the tokens a tool's definition costs, counted once per
 // tool name: a tool's definition does not change while the engine runs.
 func (e *Engine) toolCost(tool llm.Tool) int {
@@ -52,6 +49,9 @@ func (e *Engine) toolCost(tool llm.Tool) int {
 	return n
 }
 
+// toolTokens estimates what the offered tools cost in the prompt: the
+// JSON of each name, description and schema, and, with lookup_facts
+// offered, the room its output may take (lookupReserve).
 func (t *Turn) toolTokens(tools []llm.Tool) int {
 	n := 0
 	for _, tool := range tools {
