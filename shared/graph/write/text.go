@@ -2,9 +2,7 @@ package write
 
 import (
 	"regexp"
-	"strconv"
 	"strings"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -74,7 +72,7 @@ func checkConceptText(field, s string) *Rejection {
 	if len(s) > memo.ShortText {
 		return checkConceptTextOnce(field, s)
 	}
-	key := strconv.Itoa(time.Now().Year()) + "\x00" + field + "\x00" + s
+	key := pii.MemoKey(field+"\x00"+s, nil) // the verdict reads dates of birth, so the year
 	rej, ok := checkedTexts.Get(key)
 	if !ok {
 		rej = checkConceptTextOnce(field, s)
