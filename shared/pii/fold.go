@@ -407,17 +407,18 @@ func forms(text string) []folded {
 func mostGroupedDigits(text string) int {
 	most, n, gap := 0, 0, 0
 	for i := 0; i < len(text); i++ {
-		c := text[i]
-		switch {
-		case isDigit(c):
+		switch digitScanClass[text[i]] {
+		case scanDigit:
 			if n == 0 || gap > maxDigitGap {
 				n = 0
 			}
 			n++
 			gap = 0
 			most = max(most, n)
-		case n > 0 && (isSeparator(c) || c == '(' || c == ')'):
-			gap++
+		case scanGap:
+			if n > 0 {
+				gap++
+			}
 		default:
 			n, gap = 0, 0
 		}

@@ -371,11 +371,13 @@ func scanDigits(text string) (marks, []cluster) {
 // digitScanClass sorts bytes for scanDigits: digits, the separators and
 // brackets a digit group may hold, and the rest.
 var digitScanClass = func() (t [256]uint8) {
-	for c := '0'; c <= '9'; c++ {
-		t[c] = scanDigit
-	}
-	for _, c := range []byte{' ', '.', '-', '/', '_', '(', ')'} {
-		t[c] = scanGap
+	for c := range 256 {
+		switch b := byte(c); {
+		case isDigit(b):
+			t[c] = scanDigit
+		case isSeparator(b) || b == '(' || b == ')':
+			t[c] = scanGap
+		}
 	}
 	return t
 }()
