@@ -2,6 +2,7 @@ package pii
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -17,15 +18,7 @@ func TestShapeNeverHidesAMatch(t *testing.T) {
 		"4111 1111 1111 1111", "1234567T", "AB 12 34 56 C", "192.168.1.20", "fe80::1ff:fe23:4567:890a", "+353 (1) (234) 5678",
 		"born 14 March 1985", "12 Main Street", "Mr Murphy", "PA1234567", "D02 X285", "SW1A 1AA", "191-D-12345",
 	}
-	rng := rand.New(rand.NewPCG(13, 1))
-	texts := append([]string{}, seeds...)
-	for range 20000 {
-		var b strings.Builder
-		for range 1 + rng.IntN(24) {
-			b.WriteString(pieces[rng.IntN(len(pieces))])
-		}
-		texts = append(texts, b.String())
-	}
+	texts := append(slices.Clone(seeds), builtTexts(rand.New(rand.NewPCG(13, 1)), pieces, 20000, 24)...)
 	matched := map[Kind]int{}
 	for _, text := range texts {
 		shape := shapeOf(text)
@@ -74,13 +67,7 @@ func TestShapeSparesRegulatoryProse(t *testing.T) {
 // for, on texts built from the pieces numbers and words are made of.
 func TestShortcutsReadAsWhatTheyStandFor(t *testing.T) {
 	pieces := []string{"0", "7", "12", " ", "  ", "-", ".", "/", "_", "(", ")", "a", "Z", "ab", "SW", "é", "É", "ß", "ǅ", "x1"}
-	rng := rand.New(rand.NewPCG(29, 3))
-	for range 20000 {
-		var b strings.Builder
-		for range 1 + rng.IntN(16) {
-			b.WriteString(pieces[rng.IntN(len(pieces))])
-		}
-		text := b.String()
+	for _, text := range builtTexts(rand.New(rand.NewPCG(29, 3)), pieces, 20000, 16) {
 		most := 0
 		for _, c := range digitClusters(text) {
 			most = max(most, c.n)
@@ -95,4 +82,17 @@ func TestShortcutsReadAsWhatTheyStandFor(t *testing.T) {
 			t.Fatalf("noneIn(%q, upper) = %v, ToLower says %v", text, got, want)
 		}
 	}
+}
+
+// builtTexts are n texts, each of 1 to most pieces drawn by rng.
+func builtTexts(rng *rand.Rand, pieces []string, n, most int) []string {
+	out := make([]string, n)
+	for i := range out {
+		var b strings.Builder
+		for range 1 + rng.IntN(most) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		out[i] = b.String()
+	}
+	return out
 }
